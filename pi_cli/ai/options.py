@@ -1,0 +1,27 @@
+"""Options passed from the agent loop to a provider for one request."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pi_cli.ai.abort import AbortSignal
+from pi_cli.ai.types import ThinkingLevel
+
+
+@dataclass(slots=True)
+class StreamOptions:
+    """Per-request knobs. ``reasoning`` None means thinking off."""
+
+    api_key: str | None = None
+    signal: AbortSignal | None = None
+    reasoning: ThinkingLevel | None = None
+    session_id: str | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    max_retry_delay_ms: int = 60_000
+    max_retries: int = 2
+    timeout_s: float = 300.0
+    on_payload: Callable[[dict[str, Any]], None] | None = None
