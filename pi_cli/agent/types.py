@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
 from pi_cli.ai.abort import AbortSignal
-from pi_cli.ai.types import AssistantMessage, Message, ToolCall, UserContent, Usage
+from pi_cli.ai.types import AssistantMessage, Message, ToolCall, Usage, UserContent
 
 # Any message with a ``role``: the three LLM messages plus custom ones (e.g. ``bashExecution``,
 # ``custom``) that ``convert_to_llm`` drops or translates before a request.
