@@ -1,0 +1,206 @@
+"""UI-neutral display facts shared by every mode that draws for a person (TUI and inline).
+
+Nothing here imports a UI toolkit: these functions turn session state and agent events into short
+strings — the footer facts, a tool call's one-line title, a result's text — so the full-screen
+and the inline front ends say the same things in the same words.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+TOOL_OUTPUT_PREVIEW_LINES = 5
+
+
+def format_tokens(count: float) -> str:
+    """Compact token count as pi prints it: ``950``, ``1.2k``, ``15k``, ``1.5M``."""
+    if count < 1000:
+        return str(int(count))
+    if count < 10_000:
+        return f"{count / 1000:.1f}k"
+    if count < 1_000_000:
+        return f"{round(count / 1000)}k"
+    return f"{count / 1_000_000:.1f}M"
+
+
+def home_relative(path: Path | str) -> str:
+    """``path`` with the home directory written as ``~``."""
+    text = str(path)
+    home = str(Path.home())
+    if text == home:
+        return "~"
+    if text.startswith(home + os.sep):
+        return "~" + text[len(home) :]
+    return text
+
+
+def git_branch(cwd: Path) -> str | None:
+    """The checked-out branch of the repository holding ``cwd``, read from ``.git/HEAD``.
+
+    Reads one small file instead of running git, so the footer costs nothing to refresh.
+    A detached HEAD gives the short commit id; outside a repository, None.
+    """
+    for directory in (cwd, *cwd.parents):
+        git = directory / ".git"
+        if git.is_file():  # worktree or submodule: "gitdir: <path>"
+            try:
+                target = git.read_text(encoding="utf-8").partition("gitdir:")[2].strip()
+            except OSError:
+                return None
+            git = (directory / target).resolve()
+        head = git / "HEAD"
+        if head.is_file():
+            try:
+                text = head.read_text(encoding="utf-8").strip()
+            except OSError:
+                return None
+            if text.startswith("ref: refs/heads/"):
+                return text[len("ref: refs/heads/") :]
+            return text[:7] or None
+    return None
+
+
+@dataclass(slots=True)
+class UsageTotals:
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost: float = 0.0
+
+
+def usage_totals(messages: list[Any]) -> UsageTotals:
+    """Summed usage over every assistant message of a transcript."""
+    totals = UsageTotals()
+    for message in messages:
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            continue
+        usage = message.get("usage") or {}
+        totals.input += int(usage.get("input", 0) or 0)
+        totals.output += int(usage.get("output", 0) or 0)
+        totals.cache_read += int(usage.get("cacheRead", 0) or 0)
+        totals.cache_write += int(usage.get("cacheWrite", 0) or 0)
+        totals.cost += float((usage.get("cost") or {}).get("total", 0.0) or 0.0)
+    return totals
+
+
+def context_tokens(messages: list[Any]) -> int | None:
+    """Tokens the last successful request used, or None before any (pi's context figure)."""
+    for message in reversed(messages):
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            continue
+        if message.get("stopReason") in ("error", "aborted"):
+            continue
+        usage = message.get("usage") or {}
+        total = int(usage.get("totalTokens", 0) or 0)
+        if not total:
+            total = sum(int(usage.get(k, 0) or 0) for k in ("input", "output", "cacheRead", "cacheWrite"))
+        return total
+    return None
+
+
+@dataclass(slots=True)
+class FooterFacts:
+    """The two footer lines, already formatted (left and right halves of line two)."""
+
+    location: str
+    usage: str
+    model: str
+
+    def one_line(self, width: int) -> str:
+        """Line two with the model pushed to the right edge (model wins when space is short)."""
+        gap = width - len(self.usage) - len(self.model)
+        if gap >= 1:
+            return self.usage + " " * gap + self.model
+        return self.model if len(self.model) <= width else self.model[:width]
+
+
+def footer_facts(
+    *,
+    cwd: Path,
+    messages: list[Any],
+    model: dict[str, Any] | None,
+    thinking_level: str,
+    session_name: str | None = None,
+    auto_compaction: bool = True,
+    branch: str | None = None,
+) -> FooterFacts:
+    """pi's footer: cwd (+branch, +session name); tokens, cost and context %; model and thinking."""
+    location = home_relative(cwd)
+    if branch:
+        location += f" ({branch})"
+    if session_name:
+        location += f" • {session_name}"
+    totals = usage_totals(messages)
+    parts: list[str] = []
+    if totals.input:
+        parts.append(f"↑{format_tokens(totals.input)}")
+    if totals.output:
+        parts.append(f"↓{format_tokens(totals.output)}")
+    if totals.cache_read:
+        parts.append(f"R{format_tokens(totals.cache_read)}")
+    if totals.cache_write:
+        parts.append(f"W{format_tokens(totals.cache_write)}")
+    if totals.cost:
+        parts.append(f"${totals.cost:.3f}")
+    window = int(model.get("contextWindow", 0) or 0) if model else 0
+    if window:
+        used = context_tokens(messages) or 0
+        auto = " (auto)" if auto_compaction else ""
+        parts.append(f"{used / window * 100:.1f}%/{format_tokens(window)}{auto}")
+    model_text = "no model"
+    if model:
+        model_text = str(model.get("id", "?"))
+        if model.get("reasoning"):
+            model_text += " • thinking off" if thinking_level == "off" else f" • {thinking_level}"
+    return FooterFacts(location=location, usage=" ".join(parts), model=model_text)
+
+
+def _short(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def tool_call_title(name: str, args: dict[str, Any]) -> str:
+    """One line naming what a tool call does: ``$ ls -la``, ``read src/a.py:10-20``, ``edit a.py``."""
+    path = str(args.get("path") or args.get("file_path") or "")
+    if name == "bash":
+        return "$ " + _short(str(args.get("command", "")), 120)
+    if name == "read":
+        offset, limit = args.get("offset"), args.get("limit")
+        if isinstance(offset, int) or isinstance(limit, int):
+            start = offset if isinstance(offset, int) else 1
+            end = f"{start + limit - 1}" if isinstance(limit, int) else ""
+            return f"read {path}:{start}-{end}"
+        return f"read {path}"
+    if name in ("write", "edit", "ls"):
+        return f"{name} {path or '.'}"
+    if name in ("grep", "find"):
+        where = f" in {path}" if path else ""
+        return f"{name} {_short(str(args.get('pattern', '')), 60)}{where}"
+    summary = ", ".join(f"{key}={_short(str(value), 30)}" for key, value in args.items())
+    return f"{name} {summary}".rstrip()
+
+
+def result_text(result: dict[str, Any] | None) -> str:
+    """Text blocks of a tool result (``AgentToolResult.to_json()`` shape); images named, not shown."""
+    if not result:
+        return ""
+    pieces: list[str] = []
+    for block in result.get("content") or []:
+        if block.get("type") == "text":
+            pieces.append(str(block.get("text", "")))
+        elif block.get("type") == "image":
+            pieces.append(f"[image {block.get('mimeType', '')}]")
+    return "\n".join(pieces)
+
+
+def preview_lines(text: str, keep: int = TOOL_OUTPUT_PREVIEW_LINES) -> tuple[list[str], int]:
+    """The last ``keep`` lines of ``text`` and how many earlier lines were left out."""
+    lines = text.rstrip("\n").split("\n") if text else []
+    if len(lines) <= keep:
+        return lines, 0
+    return lines[-keep:], len(lines) - keep

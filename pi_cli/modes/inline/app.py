@@ -1,0 +1,260 @@
+"""The prompt_toolkit application of inline mode: a live area, the editor and the footer at the
+bottom of the terminal, with finished output printed above into the normal scrollback.
+
+The application is not full-screen: prompt_toolkit redraws only its own rows, and scrollback
+output goes through ``run_in_terminal`` so it lands above them and stays after exit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from prompt_toolkit.application import Application, run_in_terminal
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.document import Document
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
+from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+from prompt_toolkit.layout.dimension import Dimension
+from prompt_toolkit.output import Output
+from prompt_toolkit.styles import Style
+from rich.console import Console, RenderableType
+
+from pi_cli.modes.display import footer_facts, git_branch
+from pi_cli.modes.inline.completion import InlineCompleter
+from pi_cli.modes.inline.controller import InlineController
+
+STYLE = Style.from_dict(
+    {
+        "thinking": "#888888 italic",
+        "tool": "bold",
+        "tool-output": "#888888",
+        "status": "#d7af00",
+        "queue": "#888888",
+        "rule": "#444444",
+        "footer": "#888888",
+        "prompt": "#00afff bold",
+    }
+)
+
+
+class InlineApp:
+    """Builds and runs the application for one session."""
+
+    def __init__(
+        self,
+        session: Any,
+        *,
+        input: Input | None = None,
+        output: Output | None = None,
+        scrollback: io.TextIOBase | None = None,
+        history: History | None = None,
+        width: Callable[[], int] | None = None,
+    ) -> None:
+        self.session = session
+        self._scrollback = scrollback
+        self._width = width or (lambda: shutil.get_terminal_size((80, 24)).columns)
+        self._branch = git_branch(Path(session.cwd))
+        self.buffer = Buffer(
+            multiline=True,
+            history=history or InMemoryHistory(),
+            completer=InlineCompleter(Path(session.cwd), self._command_names),
+            complete_while_typing=True,
+        )
+        self.controller = InlineController(session, self.print, self.invalidate, self.exit)
+        self.app: Application[int] = Application(
+            layout=self._layout(),
+            key_bindings=self._bindings(),
+            style=STYLE,
+            full_screen=False,
+            input=input,
+            output=output,
+            erase_when_done=True,
+        )
+
+    # --- output --------------------------------------------------------------------------
+
+    def _render_ansi(self, renderable: RenderableType) -> str:
+        buffer = io.StringIO()
+        console = Console(
+            file=buffer,
+            width=max(self._width(), 20),
+            force_terminal=self._scrollback is None,
+            color_system="auto" if self._scrollback is None else None,
+            soft_wrap=False,
+        )
+        console.print(renderable)
+        return buffer.getvalue()
+
+    def print(self, renderable: RenderableType) -> None:
+        """Commit ``renderable`` to scrollback above the live area."""
+        text = self._render_ansi(renderable)
+        if self._scrollback is not None:
+            self._scrollback.write(text)
+            return
+        if not self.app.is_running:
+            print(text, end="", flush=True)
+            return
+
+        def write() -> None:
+            print(text, end="", flush=True)
+
+        run_in_terminal(write, in_executor=False)
+
+    def invalidate(self) -> None:
+        if self.app.is_running:
+            self.app.invalidate()
+
+    def exit(self) -> None:
+        if self.app.is_running and not self.app.future.done():  # type: ignore[union-attr]
+            self.app.exit(result=self.controller.exit_code)
+
+    # --- layout --------------------------------------------------------------------------
+
+    def _command_names(self) -> list[tuple[str, str]]:
+        names = [("quit", "Quit pi"), ("model", "Switch model: /model <pattern>"), ("hotkeys", "Show keys")]
+        extra = getattr(self.session, "command_names", None)
+        if callable(extra):
+            names.extend(extra())
+        return names
+
+    def _live(self) -> StyleAndTextTuples:
+        fragments: StyleAndTextTuples = []
+        for style, text in self.controller.live_lines(self._width()):
+            fragments.append((style, text + "\n"))
+        return fragments
+
+    def _footer(self) -> StyleAndTextTuples:
+        session = self.session
+        facts = footer_facts(
+            cwd=Path(session.cwd),
+            messages=list(session.messages),
+            model=session.model,
+            thinking_level=str(session.thinking_level),
+            session_name=getattr(session, "session_name", None),
+            branch=self._branch,
+        )
+        width = self._width()
+        return [("class:footer", facts.location[:width] + "\n"), ("class:footer", facts.one_line(width))]
+
+    def _layout(self) -> Layout:
+        has_live = Condition(lambda: bool(self.controller.live_lines(self._width())))
+        rule = Window(height=1, char="─", style="class:rule")
+        prompt = Window(FormattedTextControl([("class:prompt", "› ")]), width=2, dont_extend_width=True)
+        editor = Window(
+            BufferControl(buffer=self.buffer),
+            height=Dimension(min=1, max=10),
+            wrap_lines=True,
+            dont_extend_height=True,
+        )
+        from prompt_toolkit.layout import VSplit
+        from prompt_toolkit.layout.menus import CompletionsMenu
+
+        body = HSplit(
+            [
+                ConditionalContainer(
+                    Window(FormattedTextControl(self._live), dont_extend_height=True, wrap_lines=False), has_live
+                ),
+                rule,
+                VSplit([prompt, editor]),
+                rule,
+                Window(FormattedTextControl(self._footer), height=2, dont_extend_height=True),
+                CompletionsMenu(max_height=8),
+            ]
+        )
+        return Layout(body, focused_element=editor)
+
+    # --- keys ----------------------------------------------------------------------------
+
+    def _set_text(self, text: str) -> None:
+        self.buffer.document = Document(text, len(text))
+
+    def _bindings(self) -> KeyBindings:
+        keys = KeyBindings()
+        ctl = self.controller
+
+        @keys.add("enter")
+        def _submit(event: KeyPressEvent) -> None:
+            if self.buffer.complete_state and self.buffer.complete_state.current_completion:
+                self.buffer.apply_completion(self.buffer.complete_state.current_completion)
+                return
+            self._send(follow_up=False)
+
+        @keys.add("escape", "enter")
+        def _follow_up(event: KeyPressEvent) -> None:
+            # Alt+Enter: queue a follow-up while running; idle, it sends like Enter (as pi).
+            self._send(follow_up=True)
+
+        @keys.add("c-j")
+        def _newline(event: KeyPressEvent) -> None:
+            self.buffer.insert_text("\n")
+
+        @keys.add("escape", "up")
+        def _restore(event: KeyPressEvent) -> None:
+            self._set_text(ctl.restore_queue(self.buffer.text))
+
+        @keys.add("c-c")
+        def _ctrl_c(event: KeyPressEvent) -> None:
+            self._set_text(ctl.ctrl_c(self.buffer.text))
+
+        @keys.add("c-d")
+        def _ctrl_d(event: KeyPressEvent) -> None:
+            if not ctl.ctrl_d(self.buffer.text):
+                self.buffer.delete()
+
+        @keys.add("escape", filter=Condition(lambda: ctl.running), eager=False)
+        def _escape(event: KeyPressEvent) -> None:
+            self._set_text(ctl.ctrl_c(self.buffer.text))
+
+        @keys.add("up", filter=Condition(lambda: self.buffer.document.cursor_position_row == 0))
+        def _history_back(event: KeyPressEvent) -> None:
+            self.buffer.history_backward()
+
+        @keys.add("down", filter=Condition(lambda: self.buffer.document.is_cursor_at_the_end))
+        def _history_forward(event: KeyPressEvent) -> None:
+            self.buffer.history_forward()
+
+        return keys
+
+    def _send(self, *, follow_up: bool) -> None:
+        text = self.buffer.text
+        if not text.strip():
+            return
+        self.buffer.append_to_history()
+        self.buffer.reset()
+        self.controller.submit(text, follow_up=follow_up)
+
+    async def run(self, initial_messages: list[str] | None = None) -> int:
+        """Run until the user quits; ``initial_messages`` are sent first, one after another."""
+
+        async def send_initial() -> None:
+            for text in initial_messages or []:
+                self.controller.submit(text)
+                while self.controller.running:
+                    await asyncio.sleep(0.02)
+
+        starter = asyncio.ensure_future(send_initial())
+        try:
+            code = await self.app.run_async()
+        finally:
+            starter.cancel()
+            await self.controller.shutdown()
+        return int(code or 0)
+
+
+def default_history(agent_dir: Path) -> History:
+    """Prompt history kept across runs in the agent dir (in memory when it cannot be written)."""
+    try:
+        agent_dir.mkdir(parents=True, exist_ok=True)
+        return FileHistory(str(agent_dir / "prompt-history"))
+    except OSError:
+        return InMemoryHistory()

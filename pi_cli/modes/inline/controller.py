@@ -1,0 +1,297 @@
+"""Inline mode's brain: turns session events into scrollback output and a live area, and turns
+keystrokes (submit, follow-up, abort, restore, quit) into session calls.
+
+It knows nothing about prompt_toolkit: the app hands it a ``print`` function for scrollback and an
+``invalidate`` function to redraw the live area, so the whole flow is testable with plain objects.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import RenderableType
+
+from pi_cli.modes.display import preview_lines, result_text, tool_call_title
+from pi_cli.modes.inline import render
+from pi_cli.modes.safe_text import safe
+
+QUIT_WINDOW_S = 1.0
+LIVE_TEXT_LINES = 12
+
+
+@dataclass(slots=True)
+class RunningTool:
+    name: str
+    args: dict[str, Any]
+    output: str = ""
+
+
+@dataclass(slots=True)
+class LiveState:
+    """What the bottom area shows while the agent works."""
+
+    text: list[str] = field(default_factory=list)  # streaming assistant text, as deltas
+    thinking: list[str] = field(default_factory=list)
+    tools: dict[str, RunningTool] = field(default_factory=dict)
+    status: str = ""
+
+    def clear(self) -> None:
+        self.text.clear()
+        self.thinking.clear()
+        self.tools.clear()
+        self.status = ""
+
+
+class InlineController:
+    """Wires one AgentSession to a scrollback printer and an input editor."""
+
+    def __init__(
+        self,
+        session: Any,
+        print_renderable: Callable[[RenderableType], None],
+        invalidate: Callable[[], None] = lambda: None,
+        exit_app: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.session = session
+        self._print = print_renderable
+        self._invalidate = invalidate
+        self._exit = exit_app
+        self.live = LiveState()
+        self._last_ctrl_c = 0.0
+        self._run: asyncio.Task[None] | None = None
+        self._abort_task: asyncio.Future[None] | None = None
+        self.exit_code = 0
+        self.unsubscribe = session.subscribe(self.on_event)
+
+    # --- state ---------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return bool(self.session.is_streaming) or (self._run is not None and not self._run.done())
+
+    def queued(self) -> tuple[list[str], list[str]]:
+        """Pending (steering, follow-up) texts."""
+        return list(self.session.steering_messages), list(self.session.follow_up_messages)
+
+    # --- events --------------------------------------------------------------------------
+
+    def on_event(self, event: dict[str, Any], *_: Any) -> None:
+        """Session listener: cheap bookkeeping, printing only at message boundaries."""
+        kind = event.get("type")
+        if kind == "message_update":
+            sub = event.get("assistantMessageEvent") or {}
+            if sub.get("type") == "text_delta":
+                self.live.text.append(sub.get("delta", ""))
+            elif sub.get("type") == "thinking_delta":
+                self.live.thinking.append(sub.get("delta", ""))
+        elif kind == "message_start":
+            self._on_message_start(event.get("message") or {})
+        elif kind == "message_end":
+            self._on_message_end(event.get("message") or {})
+        elif kind == "tool_execution_start":
+            call_id = str(event.get("toolCallId"))
+            self.live.tools[call_id] = RunningTool(str(event.get("toolName")), dict(event.get("args") or {}))
+        elif kind == "tool_execution_update":
+            tool = self.live.tools.get(str(event.get("toolCallId")))
+            if tool is not None:
+                tool.output = result_text(event.get("partialResult"))
+        elif kind == "tool_execution_end":
+            tool = self.live.tools.pop(str(event.get("toolCallId")), None)
+            name = tool.name if tool else str(event.get("toolName"))
+            args = tool.args if tool else {}
+            self._print(render.tool_block(name, args, event.get("result"), bool(event.get("isError"))))
+        elif kind == "auto_retry_start":
+            delay = int(event.get("delayMs", 0)) / 1000
+            self.live.status = (
+                f"Retrying ({event.get('attempt')}/{event.get('maxAttempts')}) in {delay:g}s... "
+                "(ctrl+c to cancel)"
+            )
+        elif kind == "auto_retry_end":
+            self.live.status = ""
+            if not event.get("success") and event.get("finalError"):
+                self._print(render.error_block(f"Retry failed: {event.get('finalError')}"))
+        elif kind == "compaction_start":
+            self.live.status = "Compacting context... (ctrl+c to cancel)"
+        elif kind == "compaction_end":
+            self.live.status = ""
+            if event.get("errorMessage"):
+                self._print(render.error_block(f"Compaction failed: {event['errorMessage']}"))
+            elif event.get("result"):
+                self._print(render.notice("Context compacted."))
+        elif kind == "agent_end":
+            self.live.clear()
+        self._invalidate()
+
+    def _on_message_start(self, message: dict[str, Any]) -> None:
+        role = message.get("role")
+        if role == "user":
+            self._print(render.user_block(_message_text(message)))
+        elif role == "assistant":
+            self.live.text.clear()
+            self.live.thinking.clear()
+
+    def _on_message_end(self, message: dict[str, Any]) -> None:
+        if message.get("role") != "assistant":
+            return
+        self.live.text.clear()
+        self.live.thinking.clear()
+        for block in message.get("content") or []:
+            if block.get("type") == "thinking" and block.get("thinking", "").strip():
+                self._print(render.thinking_block(block["thinking"]))
+            elif block.get("type") == "text" and block.get("text", "").strip():
+                self._print(render.assistant_text_block(block["text"]))
+        reason = message.get("stopReason")
+        if reason == "aborted":
+            self._print(render.error_block("Operation aborted"))
+        elif reason == "error":
+            self._print(render.error_block(f"Error: {message.get('errorMessage') or 'unknown error'}"))
+
+    # --- live area -----------------------------------------------------------------------
+
+    def live_lines(self, width: int) -> list[tuple[str, str]]:
+        """(style, text) lines for the bottom area: streaming text tail, running tools, queue."""
+        out: list[tuple[str, str]] = []
+        if self.live.thinking and not self.live.text:
+            tail = _tail_lines(safe("".join(self.live.thinking)), 3, width)
+            out.extend(("class:thinking", line) for line in tail)
+        if self.live.text:
+            out.extend(("", line) for line in _tail_lines(safe("".join(self.live.text)), LIVE_TEXT_LINES, width))
+        for tool in self.live.tools.values():
+            out.append(("class:tool", _clip(safe(tool_call_title(tool.name, tool.args)), width)))
+            lines, _hidden = preview_lines(safe(tool.output), 3)
+            out.extend(("class:tool-output", _clip("  " + line, width)) for line in lines)
+        if self.running:
+            out.append(("class:status", self.live.status or "Working... (ctrl+c to abort)"))
+        steering, follow_up = self.queued()
+        for text in steering:
+            out.append(("class:queue", _clip(f"Steering: {_one_line(text)}", width)))
+        for text in follow_up:
+            out.append(("class:queue", _clip(f"Follow-up: {_one_line(text)}", width)))
+        if steering or follow_up:
+            out.append(("class:queue", "↳ Alt+Up to edit all queued messages"))
+        return out
+
+    # --- input actions -------------------------------------------------------------------
+
+    def submit(self, text: str, *, follow_up: bool = False) -> None:
+        """Enter (or Alt+Enter with ``follow_up``): prompt when idle, queue while running."""
+        text = text.strip()
+        if not text:
+            return
+        if self.running:
+            if follow_up:
+                self.session.follow_up(text)
+            else:
+                self.session.steer(text)
+            self._invalidate()
+            return
+        if text in ("/quit", "/exit"):
+            self._exit()
+            return
+        if text.startswith("!"):
+            exclude = text.startswith("!!")
+            command = text[2:] if exclude else text[1:]
+            self._run = asyncio.ensure_future(self._bash(command.strip(), exclude))
+            return
+        self._run = asyncio.ensure_future(self._prompt(text))
+
+    async def _prompt(self, text: str) -> None:
+        try:
+            await self.session.prompt(text)
+        except Exception as exc:  # a refused prompt (no model, bad template) is shown, not raised
+            self._print(render.error_block(str(exc)))
+        finally:
+            self._invalidate()
+
+    async def _bash(self, command: str, exclude: bool) -> None:
+        if not command:
+            return
+        try:
+            result = await self.session.run_bash(command, exclude_from_context=exclude)
+        except Exception as exc:
+            self._print(render.error_block(str(exc)))
+            return
+        self._print(
+            render.bash_run_block(
+                command,
+                str(getattr(result, "output", "")),
+                getattr(result, "exit_code", None),
+                bool(getattr(result, "cancelled", False)),
+            )
+        )
+        self._invalidate()
+
+    def restore_queue(self, current: str) -> str:
+        """Alt+Up: pull every queued message back into the editor text."""
+        steering, follow_up = self.queued()
+        if not steering and not follow_up:
+            return current
+        self.session.clear_queues()
+        texts = [*steering, *follow_up]
+        if current.strip():
+            texts.append(current)
+        self._invalidate()
+        return "\n\n".join(texts)
+
+    def ctrl_c(self, current: str) -> str:
+        """Ctrl-C: abort when running (queued text returns to the editor); else clear, twice quits."""
+        if self.running:
+            restored = self.restore_queue(current)
+            self._abort_task = asyncio.ensure_future(self.session.abort())
+            return restored
+        now = time.monotonic()
+        if not current and now - self._last_ctrl_c < QUIT_WINDOW_S:
+            self._exit()
+        self._last_ctrl_c = now
+        return ""
+
+    def ctrl_d(self, current: str) -> bool:
+        """Ctrl-D: quit when the editor is empty; returns True when it quit."""
+        if current:
+            return False
+        self._exit()
+        return True
+
+    async def shutdown(self) -> None:
+        """Abort any run and stop listening."""
+        if self.running:
+            await self.session.abort()
+        if self._run is not None:
+            try:
+                await asyncio.wait_for(self._run, timeout=2)
+            except (TimeoutError, asyncio.CancelledError):
+                self._run.cancel()
+            except Exception:  # the run already reported its own error
+                pass
+        self.unsubscribe()
+
+
+def _message_text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") for b in content or [] if b.get("type") == "text")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(width - 1, 1)] + "…"
+
+
+def _tail_lines(text: str, keep: int, width: int) -> list[str]:
+    """The last ``keep`` screen rows of ``text`` wrapped at ``width`` (cheap: only the tail is wrapped)."""
+    width = max(width, 10)
+    rows: list[str] = []
+    for line in reversed(text.split("\n")[-keep:]):
+        chunks = [line[i : i + width] for i in range(0, len(line), width)] or [""]
+        rows[:0] = chunks
+        if len(rows) >= keep:
+            break
+    return rows[-keep:]

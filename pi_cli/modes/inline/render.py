@@ -1,0 +1,67 @@
+"""rich renderables for what inline mode commits to the terminal's scrollback.
+
+Every function returns a renderable and touches no terminal; the controller decides when to print.
+Model and tool text is stripped of terminal control sequences first, so nothing a model or a
+command prints can move the cursor, set the title or write the clipboard.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.markdown import Markdown
+from rich.padding import Padding
+from rich.text import Text
+
+from pi_cli.modes.display import preview_lines, result_text, tool_call_title
+from pi_cli.modes.safe_text import safe
+
+
+def user_block(text: str) -> RenderableType:
+    """A user message: a tinted bar so turns are easy to find when scrolling back."""
+    body = Text(safe(text), style="bold")
+    return Padding(Group(Text("› ", style="cyan bold", end=""), body), (1, 0, 0, 0))
+
+
+def assistant_text_block(text: str) -> RenderableType:
+    return Padding(Markdown(safe(text)), (1, 0, 0, 0))
+
+
+def thinking_block(text: str) -> RenderableType:
+    return Padding(Text(safe(text).strip(), style="dim italic"), (1, 0, 0, 0))
+
+
+def tool_block(name: str, args: dict[str, Any], result: dict[str, Any] | None, is_error: bool) -> RenderableType:
+    """A finished tool call: its title, then the last lines of its output, collapsed."""
+    title = Text(safe(tool_call_title(name, args)), style="bold red" if is_error else "bold")
+    output = safe(result_text(result))
+    lines, hidden = preview_lines(output)
+    parts: list[RenderableType] = [title]
+    if hidden:
+        parts.append(Text(f"  … ({hidden} earlier lines)", style="dim"))
+    style = "red" if is_error else "grey62"
+    parts.extend(Text("  " + line, style=style) for line in lines)
+    return Padding(Group(*parts), (1, 0, 0, 0))
+
+
+def notice(text: str, style: str = "yellow") -> RenderableType:
+    return Padding(Text(safe(text), style=style), (1, 0, 0, 0))
+
+
+def error_block(text: str) -> RenderableType:
+    return notice(text, "bold red")
+
+
+def bash_run_block(command: str, output: str, exit_code: int | None, cancelled: bool) -> RenderableType:
+    """A user's ``!cmd`` run."""
+    parts: list[RenderableType] = [Text(f"$ {safe(command)}", style="bold magenta")]
+    lines, hidden = preview_lines(safe(output), 20)
+    if hidden:
+        parts.append(Text(f"  … ({hidden} earlier lines)", style="dim"))
+    parts.extend(Text("  " + line) for line in lines)
+    if cancelled:
+        parts.append(Text("  (cancelled)", style="yellow"))
+    elif exit_code:
+        parts.append(Text(f"  Command exited with code {exit_code}", style="red"))
+    return Padding(Group(*parts), (1, 0, 0, 0))
