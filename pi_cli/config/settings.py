@@ -1,0 +1,300 @@
+"""``settings.json``: pi's settings, global (``<agentDir>/settings.json``) merged with project
+(``<cwd>/.pi/settings.json``; project wins, nested objects merged key by key).
+
+Attributes are snake_case; the JSON keys are pi's camelCase names (each field's alias), and at
+runtime ``settings.defaultModel`` reads ``settings.default_model`` too. Keys this model does not
+know are kept (``model_extra``) and written back untouched.
+
+Bad input never raises out of :func:`load_settings`: a file that is not valid JSON is ignored
+(defaults for that file) and a field of the wrong type falls back to its default; each problem
+becomes one line naming the file and the line/column or field.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
+
+from pi_cli.config import paths
+
+ThinkingLevelSetting = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+QueueMode = Literal["all", "one-at-a-time"]
+
+
+class _Section(BaseModel):
+    """Base of every settings object: camelCase JSON keys, unknown keys kept, snake or camel input."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+
+    if not TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any:
+            # Let callers that think in pi's JSON names (settings.defaultModel) read the field.
+            snake = _camel_to_snake(name)
+            if snake != name and snake in type(self).model_fields:
+                return getattr(self, snake)
+            return super().__getattr__(name)
+
+
+def _camel_to_snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
+
+
+class CompactionSettings(_Section):
+    enabled: bool = True
+    reserve_tokens: int = 16384
+    keep_recent_tokens: int = 20000
+
+
+class BranchSummarySettings(_Section):
+    reserve_tokens: int = 16384
+    skip_prompt: bool = False
+
+
+class ProviderRetrySettings(_Section):
+    timeout_ms: int | None = None
+    max_retries: int | None = None
+    max_retry_delay_ms: int = 60000
+
+
+class RetrySettings(_Section):
+    enabled: bool = True
+    max_retries: int = 3
+    base_delay_ms: int = 2000  # backoff 2 s, 4 s, 8 s
+    max_delay_ms: int = 60000  # longest server-requested delay honoured before giving up
+    provider: ProviderRetrySettings = Field(default_factory=ProviderRetrySettings)
+
+
+class TerminalSettings(_Section):
+    show_images: bool = True
+    image_width_cells: int | None = None
+    clear_on_shrink: bool = False
+    show_terminal_progress: bool | None = None
+
+
+class ImageSettings(_Section):
+    auto_resize: bool = True
+    block_images: bool = False
+
+
+class ThinkingBudgets(_Section):
+    minimal: int | None = None
+    low: int | None = None
+    medium: int | None = None
+    high: int | None = None
+
+
+class MarkdownSettings(_Section):
+    code_block_indent: str = "  "
+
+
+class Settings(_Section):
+    """Every setting pi 0.73.1 documents, with pi's defaults (plus ``ui``, pi_cli's TUI choice)."""
+
+    last_changelog_version: str | None = None
+    default_provider: str | None = None
+    default_model: str | None = None
+    default_thinking_level: ThinkingLevelSetting | None = None  # None → "medium" (pi's default)
+    transport: Literal["sse", "websocket", "auto"] = "sse"
+    steering_mode: QueueMode = "one-at-a-time"
+    follow_up_mode: QueueMode = "one-at-a-time"
+    theme: str = "dark"
+    compaction: CompactionSettings = Field(default_factory=CompactionSettings)
+    branch_summary: BranchSummarySettings = Field(default_factory=BranchSummarySettings)
+    retry: RetrySettings = Field(default_factory=RetrySettings)
+    hide_thinking_block: bool = False
+    shell_path: str | None = None
+    shell_command_prefix: str | None = None
+    npm_command: list[str] | None = None
+    quiet_startup: bool = False
+    collapse_changelog: bool = False
+    enable_install_telemetry: bool | None = None
+    packages: list[str | dict[str, Any]] = Field(default_factory=list)
+    extensions: list[str] = Field(default_factory=list)
+    skills: list[str] = Field(default_factory=list)
+    prompts: list[str] = Field(default_factory=list)
+    themes: list[str] = Field(default_factory=list)
+    enable_skill_commands: bool = True
+    terminal: TerminalSettings = Field(default_factory=TerminalSettings)
+    images: ImageSettings = Field(default_factory=ImageSettings)
+    enabled_models: list[str] | None = None
+    double_escape_action: Literal["fork", "tree", "none"] = "tree"
+    tree_filter_mode: Literal["default", "no-tools", "user-only", "labeled-only", "all"] = "default"
+    thinking_budgets: ThinkingBudgets | None = None
+    editor_padding_x: int = 0
+    autocomplete_max_visible: int = 5
+    show_hardware_cursor: bool = False
+    markdown: MarkdownSettings = Field(default_factory=MarkdownSettings)
+    session_dir: str | None = None
+    warnings: dict[str, Any] = Field(default_factory=dict)
+    ui: Literal["tui", "inline"] = "tui"
+
+    def to_json(self) -> dict[str, Any]:
+        """The settings as pi's JSON object (camelCase keys, unknown keys included)."""
+        return self.model_dump(by_alias=True, mode="json")
+
+
+class SettingsError(ValueError):
+    """A settings file could not be written; the message is one line naming the file."""
+
+
+# --- reading --------------------------------------------------------------------------------
+
+
+def _read_json_object(path: Path) -> tuple[dict[str, Any], str | None]:
+    """The file's top-level object, or ``({}, error line)``; a missing or blank file is ``{}``."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}, None
+    except (OSError, UnicodeDecodeError) as exc:
+        return {}, f"Could not read {path}: {exc.__class__.__name__}: {exc}; using defaults for this file"
+    text = text.removeprefix("\ufeff")
+    if not text.strip():
+        return {}, None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return {}, (
+            f"Invalid JSON in {path}: line {exc.lineno}, column {exc.colno}: {exc.msg}; using defaults for this file"
+        )
+    if not isinstance(data, dict):
+        return {}, f"Invalid settings in {path}: expected a JSON object, got {type(data).__name__}; using defaults"
+    return data, None
+
+
+def _drop_path(data: dict[str, Any], loc: tuple[int | str, ...]) -> bool:
+    """Remove the value at ``loc`` (stopping at the last key before a list index); True if removed."""
+    keys: list[str] = []
+    for part in loc:
+        if not isinstance(part, str):
+            break
+        keys.append(part)
+    node: Any = data
+    for key in keys[:-1]:
+        if not isinstance(node, dict) or key not in node:
+            return False
+        node = node[key]
+    if keys and isinstance(node, dict) and keys[-1] in node:
+        del node[keys[-1]]
+        return True
+    return False
+
+
+def _validated(data: dict[str, Any], path: Path, errors: list[str]) -> dict[str, Any]:
+    """``data`` with every invalid field removed (one error line each), so the defaults apply."""
+    cleaned: dict[str, Any] = json.loads(json.dumps(data))
+    for _ in range(20):  # each pass removes at least one field; settings objects are small
+        try:
+            Settings.model_validate(cleaned)
+            return cleaned
+        except ValidationError as exc:
+            removed = False
+            for err in exc.errors():
+                loc = tuple(err["loc"])
+                field = ".".join(str(p) for p in loc) or "(root)"
+                errors.append(f"Invalid setting in {path}: {field}: {err['msg']}; using the default")
+                removed = _drop_path(cleaned, loc) or removed
+            if not removed:
+                break
+    errors.append(f"Invalid settings in {path}; using defaults for this file")
+    return {}
+
+
+def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """``override`` on top of ``base``: nested objects merge key by key, anything else replaces."""
+    out = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def load_settings(cwd: str | Path, agent_dir: Path | None = None) -> tuple[Settings, list[str]]:
+    """Global settings merged with the project's; the second item lists one-line problems found."""
+    global_path = (agent_dir / "settings.json") if agent_dir is not None else paths.settings_path()
+    project_path = paths.project_settings_path(Path(cwd))
+    errors: list[str] = []
+    merged: dict[str, Any] = {}
+    for path in (global_path, project_path):
+        raw, error = _read_json_object(path)
+        if error:
+            errors.append(error)
+        if raw:
+            merged = deep_merge(merged, _validated(raw, path, errors))
+    try:
+        return Settings.model_validate(merged), errors
+    except ValidationError:  # each file was valid alone; a merge cannot normally break that
+        errors.append("Merged settings are invalid; using defaults")
+        return Settings(), errors
+
+
+# --- writing --------------------------------------------------------------------------------
+
+
+def _atomic_write_json(path: Path, data: dict[str, Any], mode: int | None = None) -> None:
+    """Write ``data`` as indented JSON via a temp file in the same dir and an atomic rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2, ensure_ascii=False)
+            fh.write("\n")
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _set_path(data: dict[str, Any], key: str, value: Any) -> None:
+    parts = key.split(".")
+    node = data
+    for part in parts[:-1]:
+        child = node.get(part)
+        if not isinstance(child, dict):
+            child = {}
+            node[part] = child
+        node = child
+    if value is None:
+        node.pop(parts[-1], None)
+    else:
+        node[parts[-1]] = value
+
+
+def save_setting(path: Path, key: str, value: Any) -> None:
+    """Set ``key`` (pi's camelCase name; dots for nesting, e.g. ``compaction.enabled``) in ``path``.
+
+    ``None`` removes the key. Other keys, known or not, are preserved. A file that is not valid JSON
+    is left untouched and :class:`SettingsError` is raised, so a typo never costs the user the file.
+    """
+    raw, error = _read_json_object(path)
+    if error:
+        raise SettingsError(f"Not saving {key}: {error.split('; using')[0]}")
+    _set_path(raw, key, value)
+    try:
+        _atomic_write_json(path, raw)
+    except OSError as exc:
+        raise SettingsError(f"Could not write {path}: {exc.strerror or exc}") from exc
+
+
+def save_global_setting(key: str, value: Any) -> None:
+    """Set ``key`` in the global ``settings.json`` (see :func:`save_setting`)."""
+    save_setting(paths.settings_path(), key, value)
+
+
+def save_project_setting(cwd: str | Path, key: str, value: Any) -> None:
+    """Set ``key`` in ``<cwd>/.pi/settings.json`` (see :func:`save_setting`)."""
+    save_setting(paths.project_settings_path(Path(cwd)), key, value)
