@@ -1,0 +1,564 @@
+"""A session as an append-only tree of entries, persisted as pi's JSONL (see :mod:`store`).
+
+Every entry has an ``id`` and a ``parentId``; appending makes the new entry a child of the current
+leaf and moves the leaf to it. On load the leaf is the last entry of the file. :meth:`branch` moves
+the leaf back to an earlier entry, so the next append starts a sibling branch in the same file.
+:meth:`build_context` walks leaf → root and returns the messages the agent should see, replacing
+everything before a compaction by its summary.
+
+Persistence follows pi: nothing touches the disk until the session holds an assistant message
+(so sessions that never got an answer leave no file); then the header and all buffered entries are
+written at once, and each later entry is appended (flushed and fsynced) as soon as it is added.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pi_cli.session.entry_messages import branch_summary_message, compaction_summary_message, custom_message
+from pi_cli.session.migrate import migrate_entries
+from pi_cli.session.store import (
+    CURRENT_SESSION_VERSION,
+    Entry,
+    SessionFileError,
+    SessionWriter,
+    default_session_dir,
+    file_name_for,
+    iso_now,
+    load_session_file,
+    new_entry_id,
+    new_session_id,
+    read_header,
+    rewrite_session_file,
+)
+
+
+@dataclass(slots=True)
+class SessionContext:
+    """What :meth:`SessionManager.build_context` resolves for the current leaf.
+
+    ``model`` is ``{"provider", "modelId"}`` of the last model change or assistant reply on the path.
+    """
+
+    messages: list[dict[str, Any]]
+    thinking_level: str = "off"
+    model: dict[str, str] | None = None
+
+
+@dataclass(slots=True)
+class SessionTreeNode:
+    entry: Entry
+    children: list[SessionTreeNode] = field(default_factory=list)
+    label: str | None = None
+    label_timestamp: str | None = None
+
+
+def message_from_entry(entry: Entry, *, include_compaction: bool = True) -> dict[str, Any] | None:
+    """The agent message an entry contributes to the context, or None for bookkeeping entries."""
+    kind = entry.get("type")
+    if kind == "message":
+        message: dict[str, Any] = entry["message"]
+        return message
+    if kind == "custom_message":
+        return custom_message(
+            entry.get("customType", ""), entry.get("content", ""), bool(entry.get("display")),
+            entry.get("details"), entry.get("timestamp", ""),
+        )  # fmt: skip
+    if kind == "branch_summary" and entry.get("summary"):
+        return branch_summary_message(entry["summary"], entry.get("fromId", ""), entry.get("timestamp", ""))
+    if kind == "compaction" and include_compaction:
+        return compaction_summary_message(
+            entry.get("summary", ""), int(entry.get("tokensBefore") or 0), entry.get("timestamp", "")
+        )
+    return None
+
+
+def build_session_context(path: list[Entry]) -> SessionContext:
+    """Resolve a root → leaf path into context messages, honouring the last compaction on it:
+    its summary first, then the kept entries from ``firstKeptEntryId``, then what follows it."""
+    ctx = SessionContext(messages=[])
+    compaction_index = -1
+    for index, entry in enumerate(path):
+        kind = entry.get("type")
+        if kind == "thinking_level_change":
+            ctx.thinking_level = entry.get("thinkingLevel", "off")
+        elif kind == "model_change":
+            ctx.model = {"provider": entry.get("provider", ""), "modelId": entry.get("modelId", "")}
+        elif kind == "message" and entry["message"].get("role") == "assistant":
+            msg = entry["message"]
+            ctx.model = {"provider": msg.get("provider", ""), "modelId": msg.get("model", "")}
+        elif kind == "compaction":
+            compaction_index = index
+
+    def emit(entries: list[Entry]) -> None:
+        for item in entries:
+            if item.get("type") == "compaction":
+                continue
+            message = message_from_entry(item)
+            if message is not None:
+                ctx.messages.append(message)
+
+    if compaction_index < 0:
+        emit(path)
+        return ctx
+    compaction = path[compaction_index]
+    summary = message_from_entry(compaction)
+    assert summary is not None
+    ctx.messages.append(summary)
+    first_kept = compaction.get("firstKeptEntryId")
+    kept_from = next((i for i in range(compaction_index) if path[i].get("id") == first_kept), compaction_index)
+    emit(path[kept_from:compaction_index])
+    emit(path[compaction_index + 1 :])
+    return ctx
+
+
+class SessionManager:
+    """One session: its entries, the leaf pointer, and (when persisted) its file.
+
+    Build with :meth:`create`, :meth:`open`, :meth:`continue_recent`, :meth:`in_memory` or
+    :meth:`fork_from`. ``warnings`` lists lines skipped while loading (shown to the user by callers).
+    """
+
+    def __init__(
+        self,
+        cwd: str | Path,
+        session_dir: Path | None,
+        session_file: Path | None,
+        persist: bool,
+        *,
+        fsync: bool = True,
+    ) -> None:
+        self.cwd = str(cwd)
+        self.session_dir = session_dir
+        self.persist = persist
+        self.fsync = fsync
+        self.warnings: list[str] = []
+        self.session_file: Path | None = None
+        self.session_id = ""
+        self.header: Entry = {}
+        self._entries: list[Entry] = []
+        self._by_id: dict[str, Entry] = {}
+        self._labels: dict[str, str] = {}
+        self._label_times: dict[str, str] = {}
+        self.leaf_id: str | None = None
+        self._flushed = False
+        self._has_assistant = False
+        self._writer: SessionWriter | None = None
+        if session_file is not None:
+            self.set_session_file(session_file)
+        else:
+            self.new_session()
+
+    # --- construction -------------------------------------------------------------------
+
+    @classmethod
+    def create(cls, cwd: str | Path, session_dir: str | Path | None = None, *, fsync: bool = True) -> SessionManager:
+        """A new, empty session whose file will appear in ``session_dir`` (default: per-cwd dir)."""
+        directory = Path(session_dir) if session_dir else default_session_dir(cwd)
+        return cls(cwd, directory, None, True, fsync=fsync)
+
+    @classmethod
+    def open(
+        cls, path: str | Path, session_dir: str | Path | None = None, cwd_override: str | None = None,
+        *, fsync: bool = True,
+    ) -> SessionManager:  # fmt: skip
+        """Open a session file (created on first assistant reply if it does not exist yet).
+        The cwd comes from the file's header unless overridden; raises :class:`SessionFileError`."""
+        file = Path(path).expanduser().resolve()
+        cwd = cwd_override
+        if cwd is None:
+            header = read_header(file)
+            cwd = str(header["cwd"]) if header and isinstance(header.get("cwd"), str) else os.getcwd()
+        directory = Path(session_dir) if session_dir else file.parent
+        return cls(cwd, directory, file, True, fsync=fsync)
+
+    @classmethod
+    def continue_recent(cls, cwd: str | Path, session_dir: str | Path | None = None) -> SessionManager:
+        """The most recently modified session of this dir (``-c``), or a new one if there is none."""
+        directory = Path(session_dir) if session_dir else default_session_dir(cwd)
+        recent = find_most_recent_session(directory)
+        return cls(cwd, directory, recent, True)
+
+    @classmethod
+    def in_memory(cls, cwd: str | Path | None = None) -> SessionManager:
+        """A session that is never written (``--no-session``)."""
+        return cls(cwd or os.getcwd(), None, None, False)
+
+    @classmethod
+    def fork_from(
+        cls, source: str | Path, target_cwd: str | Path, session_dir: str | Path | None = None
+    ) -> SessionManager:
+        """Copy every entry of ``source`` into a new file of ``target_cwd`` (``--fork``); the new
+        header's ``parentSession`` is the source path."""
+        src = Path(source).expanduser()
+        loaded = load_session_file(src)
+        if not loaded.entries:
+            raise SessionFileError(f"Cannot fork: source session file is empty or invalid: {src}")
+        migrate_entries(loaded.entries)
+        directory = Path(session_dir) if session_dir else default_session_dir(target_cwd)
+        session_id = new_session_id()
+        timestamp = iso_now()
+        header = {
+            "type": "session",
+            "version": CURRENT_SESSION_VERSION,
+            "id": session_id,
+            "timestamp": timestamp,
+            "cwd": str(target_cwd),
+            "parentSession": str(src),
+        }
+        target = directory / file_name_for(timestamp, session_id)
+        rewrite_session_file(target, [header, *loaded.entries[1:]])
+        manager = cls(target_cwd, directory, target, True)
+        manager.warnings = loaded.warnings + manager.warnings
+        return manager
+
+    def set_session_file(self, path: Path) -> None:
+        """Load ``path`` (migrating old formats, rewriting the file if it was migrated)."""
+        self.session_file = Path(path)
+        loaded = load_session_file(self.session_file)
+        self.warnings = list(loaded.warnings)
+        if not loaded.entries:
+            explicit = self.session_file
+            exists = explicit.exists()
+            self.new_session()
+            self.session_file = explicit
+            if exists and self.persist:
+                # An empty file: give it a header now so nothing is ever appended headerless.
+                rewrite_session_file(explicit, [self.header], fsync=self.fsync)
+                self._flushed = True
+                self._writer = SessionWriter(explicit, fsync=self.fsync)
+            return
+        self.header = loaded.entries[0]
+        self.session_id = str(self.header["id"])
+        migrated = migrate_entries(loaded.entries)
+        self._entries = loaded.entries[1:]
+        truncate_at = loaded.torn_tail_offset
+        if migrated and self.persist:
+            rewrite_session_file(self.session_file, loaded.entries, fsync=self.fsync)
+            truncate_at = None
+        self._rebuild_index()
+        self._flushed = True
+        self._writer = SessionWriter(self.session_file, fsync=self.fsync, truncate_at=truncate_at)
+
+    def new_session(self, parent_session: str | None = None, session_id: str | None = None) -> Path | None:
+        """Start over with an empty session (``/new``); returns the future file path."""
+        self.session_id = session_id or new_session_id()
+        timestamp = iso_now()
+        self.header = {
+            "type": "session",
+            "version": CURRENT_SESSION_VERSION,
+            "id": self.session_id,
+            "timestamp": timestamp,
+            "cwd": self.cwd,
+        }
+        if parent_session:
+            self.header["parentSession"] = parent_session
+        self._entries = []
+        self._rebuild_index()
+        self._flushed = False
+        self._writer = None
+        if self.persist and self.session_dir is not None:
+            self.session_file = self.session_dir / file_name_for(timestamp, self.session_id)
+        return self.session_file
+
+    def _rebuild_index(self) -> None:
+        self._by_id.clear()
+        self._labels.clear()
+        self._label_times.clear()
+        self.leaf_id = None
+        self._has_assistant = False
+        for entry in self._entries:
+            self._index(entry)
+
+    def _index(self, entry: Entry) -> None:
+        entry_id = entry.get("id")
+        if isinstance(entry_id, str):
+            self._by_id[entry_id] = entry
+            self.leaf_id = entry_id
+        kind = entry.get("type")
+        if kind == "message" and entry.get("message", {}).get("role") == "assistant":
+            self._has_assistant = True
+        elif kind == "label":
+            target = entry.get("targetId")
+            if isinstance(target, str):
+                if entry.get("label"):
+                    self._labels[target] = entry["label"]
+                    self._label_times[target] = entry.get("timestamp", "")
+                else:
+                    self._labels.pop(target, None)
+                    self._label_times.pop(target, None)
+
+    # --- persistence --------------------------------------------------------------------
+
+    def _persist(self, entry: Entry) -> None:
+        if not self.persist or self.session_file is None or not self._has_assistant:
+            return
+        if self._writer is None:
+            self._writer = SessionWriter(self.session_file, fsync=self.fsync)
+        if self._flushed:
+            self._writer.append([entry])
+        else:
+            self._writer.append([self.header, *self._entries])
+            self._flushed = True
+
+    def _append(self, kind: str, fields: dict[str, Any], parent_id: str | bool | None = False) -> str:
+        entry: Entry = {
+            "type": kind,
+            "id": new_entry_id(self._by_id),
+            "parentId": self.leaf_id if parent_id is False else parent_id,
+            "timestamp": iso_now(),
+        }
+        entry.update({k: v for k, v in fields.items() if v is not None})
+        self._entries.append(entry)
+        self._index(entry)
+        self._persist(entry)
+        return str(entry["id"])
+
+    # --- appending ----------------------------------------------------------------------
+
+    def append_message(self, message: dict[str, Any]) -> str:
+        """Append a user/assistant/toolResult/bashExecution/custom message; returns the entry id.
+        Summaries are not messages: use :meth:`append_compaction` / :meth:`branch_with_summary`."""
+        return self._append("message", {"message": message})
+
+    def append_model_change(self, provider: str, model_id: str) -> str:
+        return self._append("model_change", {"provider": provider, "modelId": model_id})
+
+    def append_thinking_level_change(self, thinking_level: str) -> str:
+        return self._append("thinking_level_change", {"thinkingLevel": thinking_level})
+
+    def append_compaction(
+        self, summary: str, first_kept_entry_id: str, tokens_before: int,
+        details: Any = None, from_hook: bool | None = None,
+    ) -> str:  # fmt: skip
+        return self._append(
+            "compaction",
+            {
+                "summary": summary,
+                "firstKeptEntryId": first_kept_entry_id,
+                "tokensBefore": tokens_before,
+                "details": details,
+                "fromHook": from_hook,
+            },
+        )
+
+    def append_custom_entry(self, custom_type: str, data: Any = None) -> str:
+        """Extension state that is stored but never sent to the model."""
+        return self._append("custom", {"customType": custom_type, "data": data})
+
+    def append_custom_message_entry(self, custom_type: str, content: Any, display: bool, details: Any = None) -> str:
+        """A custom message that takes part in the context (as a user message)."""
+        fields = {"customType": custom_type, "content": content, "display": display, "details": details}
+        return self._append("custom_message", fields)
+
+    def append_session_info(self, name: str) -> str:
+        """Set the display name (``/name``); an empty name clears it."""
+        return self._append("session_info", {"name": name.strip()})
+
+    def append_label_change(self, target_id: str, label: str | None) -> str:
+        """Set (or, with None/empty, clear) a bookmark label on an entry."""
+        if target_id not in self._by_id:
+            raise KeyError(f"Entry {target_id} not found")
+        return self._append("label", {"targetId": target_id, "label": label or None})
+
+    # --- reading ------------------------------------------------------------------------
+
+    def get_header(self) -> Entry:
+        return self.header
+
+    def get_entries(self) -> list[Entry]:
+        """All entries in file order (header excluded); a shallow copy."""
+        return list(self._entries)
+
+    def get_entry(self, entry_id: str) -> Entry | None:
+        return self._by_id.get(entry_id)
+
+    def get_leaf_id(self) -> str | None:
+        return self.leaf_id
+
+    def get_leaf_entry(self) -> Entry | None:
+        return self._by_id.get(self.leaf_id) if self.leaf_id else None
+
+    def get_children(self, parent_id: str | None) -> list[Entry]:
+        return [e for e in self._entries if e.get("parentId") == parent_id and "id" in e]
+
+    def get_label(self, entry_id: str) -> str | None:
+        return self._labels.get(entry_id)
+
+    def iter_branch(self, from_id: str | None = None) -> Iterator[Entry]:
+        """Entries from ``from_id`` (default: the leaf) up to the root, leaf first. Cycle-safe."""
+        seen: set[str] = set()
+        current = self._by_id.get(from_id or self.leaf_id or "")
+        while current is not None and current["id"] not in seen:
+            seen.add(current["id"])
+            yield current
+            parent = current.get("parentId")
+            current = self._by_id.get(parent) if isinstance(parent, str) else None
+
+    def get_branch(self, from_id: str | None = None) -> list[Entry]:
+        """The root → ``from_id`` (default: leaf) path, every entry type included."""
+        path = list(self.iter_branch(from_id))
+        path.reverse()
+        return path
+
+    def build_context(self) -> SessionContext:
+        """Messages (and model/thinking level) for the current leaf; see :func:`build_session_context`."""
+        if self.leaf_id is None:
+            return SessionContext(messages=[])
+        return build_session_context(self.get_branch())
+
+    def get_tree(self) -> list[SessionTreeNode]:
+        """All entries as a forest (normally one root); children sorted oldest first. Entries whose
+        parent is missing become roots rather than disappearing."""
+        nodes: dict[str, SessionTreeNode] = {}
+        order: list[SessionTreeNode] = []
+        for entry in self._entries:
+            if "id" not in entry:
+                continue
+            node = SessionTreeNode(entry, [], self._labels.get(entry["id"]), self._label_times.get(entry["id"]))
+            nodes[entry["id"]] = node
+            order.append(node)
+        roots: list[SessionTreeNode] = []
+        for node in order:
+            parent_id = node.entry.get("parentId")
+            parent = nodes.get(parent_id) if isinstance(parent_id, str) and parent_id != node.entry["id"] else None
+            (parent.children if parent is not None else roots).append(node)
+        for node in order:
+            node.children.sort(key=lambda n: str(n.entry.get("timestamp", "")))
+        return roots
+
+    def get_session_name(self) -> str | None:
+        for entry in reversed(self._entries):
+            if entry.get("type") == "session_info":
+                name = str(entry.get("name") or "").strip()
+                return name or None
+        return None
+
+    def get_user_messages_for_forking(self) -> list[dict[str, str]]:
+        """``[{entryId, text}]`` for every user message (``/fork`` picker, RPC get_fork_messages)."""
+        out: list[dict[str, str]] = []
+        for entry in self._entries:
+            if entry.get("type") == "message" and entry["message"].get("role") == "user":
+                text = _user_text(entry["message"].get("content"))
+                if text:
+                    out.append({"entryId": entry["id"], "text": text})
+        return out
+
+    # --- branching ----------------------------------------------------------------------
+
+    def branch(self, entry_id: str) -> None:
+        """Move the leaf to an earlier entry; the next append starts a new branch there."""
+        if entry_id not in self._by_id:
+            raise KeyError(f"Entry {entry_id} not found")
+        self.leaf_id = entry_id
+
+    def reset_leaf(self) -> None:
+        """Move the leaf before the first entry (the next append becomes a new root)."""
+        self.leaf_id = None
+
+    def branch_with_summary(
+        self, entry_id: str | None, summary: str, details: Any = None, from_hook: bool | None = None
+    ) -> str:
+        """Branch to ``entry_id`` and record a summary of the branch being left there."""
+        if entry_id is not None and entry_id not in self._by_id:
+            raise KeyError(f"Entry {entry_id} not found")
+        self.leaf_id = entry_id
+        fields = {"fromId": entry_id or "root", "summary": summary, "details": details, "fromHook": from_hook}
+        return self._append("branch_summary", fields, parent_id=entry_id)
+
+    def create_branched_session(self, leaf_id: str) -> Path | None:
+        """Switch to a new session holding only the root → ``leaf_id`` path (``/fork``, ``/clone``).
+        Labels on kept entries are re-created at the end. Returns the new file path (None in memory)."""
+        path = [e for e in self.get_branch(leaf_id) if e.get("type") != "label"]
+        if not path:
+            raise KeyError(f"Entry {leaf_id} not found")
+        previous_file = self.session_file
+        kept = {e["id"] for e in path}
+        labels = [(t, lbl, self._label_times.get(t)) for t, lbl in self._labels.items() if t in kept]
+        self.new_session(parent_session=str(previous_file) if self.persist and previous_file else None)
+        taken = set(kept)
+        parent = path[-1]["id"]
+        label_entries: list[Entry] = []
+        for target, label, stamp in labels:
+            label_id = new_entry_id(taken)
+            taken.add(label_id)
+            label_entries.append(
+                {"type": "label", "id": label_id, "parentId": parent, "timestamp": stamp or iso_now(),
+                 "targetId": target, "label": label}
+            )  # fmt: skip
+            parent = label_id
+        self._entries = [*path, *label_entries]
+        self._rebuild_index()
+        if self.persist and self.session_file is not None and self._has_assistant:
+            rewrite_session_file(self.session_file, [self.header, *self._entries], fsync=self.fsync)
+            self._flushed = True
+            self._writer = SessionWriter(self.session_file, fsync=self.fsync)
+        return self.session_file if self.persist else None
+
+    def export_branch_jsonl(self, output: str | Path) -> Path:
+        """Write the active branch as a standalone session file with parentIds re-chained."""
+        chain: list[Entry] = []
+        parent: str | None = None
+        for entry in self.get_branch():
+            if entry.get("type") == "label":
+                continue
+            copy = dict(entry)
+            copy["parentId"] = parent
+            parent = copy["id"]
+            chain.append(copy)
+        target = Path(output)
+        rewrite_session_file(target, [dict(self.header), *chain])
+        return target
+
+    # --- statistics ---------------------------------------------------------------------
+
+    def get_stats(self) -> dict[str, Any]:
+        """pi's ``get_session_stats`` numbers over the current context (contextUsage left to callers)."""
+        messages = self.build_context().messages
+        tokens = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
+        tool_calls = 0
+        cost = 0.0
+        for message in messages:
+            if message.get("role") != "assistant":
+                continue
+            tool_calls += sum(1 for b in message.get("content", []) if b.get("type") == "toolCall")
+            usage = message.get("usage") or {}
+            for key in tokens:
+                tokens[key] += int(usage.get(key) or 0)
+            cost += float((usage.get("cost") or {}).get("total") or 0)
+        return {
+            "sessionFile": str(self.session_file) if self.persist and self.session_file else None,
+            "sessionId": self.session_id,
+            "userMessages": sum(1 for m in messages if m.get("role") == "user"),
+            "assistantMessages": sum(1 for m in messages if m.get("role") == "assistant"),
+            "toolCalls": tool_calls,
+            "toolResults": sum(1 for m in messages if m.get("role") == "toolResult"),
+            "totalMessages": len(messages),
+            "tokens": {**tokens, "total": sum(tokens.values())},
+            "cost": cost,
+        }
+
+
+def _user_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return ""
+
+
+def find_most_recent_session(directory: Path) -> Path | None:
+    """The newest (by mtime) ``*.jsonl`` in ``directory`` that starts with a session header."""
+    try:
+        candidates = [p for p in directory.iterdir() if p.suffix == ".jsonl" and p.is_file()]
+    except OSError:
+        return None
+    candidates.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    for path in candidates:
+        if read_header(path) is not None:
+            return path
+    return None
