@@ -1,0 +1,373 @@
+"""The tool pipeline of one assistant message (spec §2.4–§2.6 and §4).
+
+Per call: find the tool (``Tool <name> not found``) → ``prepare_arguments`` → validate and
+coerce (:mod:`pi_cli.agent.validation`) → ``before_tool_call`` (may block) → abort check →
+``execute`` (an exception becomes an error result) → ``after_tool_call`` (field-by-field
+override; raising turns the result into an error) → ``tool_execution_end`` → the toolResult message.
+
+Parallel batches (the default) prepare every call serially, then run the prepared ones
+concurrently as asyncio tasks: ``tool_execution_end`` follows completion order, the toolResult
+messages follow the assistant's order. A batch is sequential when the loop says so or any call
+names a known tool with ``execution_mode == "sequential"``.
+
+Hooks may be sync or async and may return the dataclasses of :mod:`pi_cli.agent.types` or plain
+dicts with pi's field names (``block``, ``reason``, ``terminate``; ``content``, ``details``,
+``isError``, ``usage``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, cast
+
+from pi_cli.agent.types import (
+    AfterToolCallContext,
+    AgentContext,
+    AgentEventSink,
+    AgentTool,
+    AgentToolResult,
+    BeforeToolCallContext,
+)
+from pi_cli.agent.validation import validate_tool_arguments
+from pi_cli.ai.abort import AbortSignal
+from pi_cli.ai.types import AssistantMessage, ToolCall, ToolResultMessage, now_ms
+
+BeforeHook = Callable[[BeforeToolCallContext, AbortSignal | None], Any]
+AfterHook = Callable[[AfterToolCallContext, AbortSignal | None], Any]
+
+TRUNCATED_TEXT = (
+    'Tool call "{name}" was not executed: the response hit the output token limit, so its arguments '
+    "may be truncated. Re-issue the tool call with complete arguments."
+)
+
+
+@dataclass(slots=True)
+class ToolBatch:
+    """The outcome of one assistant message's tool calls."""
+
+    messages: list[ToolResultMessage]
+    terminate: bool
+
+
+@dataclass(slots=True)
+class _Prepared:
+    call: ToolCall
+    tool: AgentTool
+    args: dict[str, Any]
+
+
+@dataclass(slots=True)
+class _Final:
+    call: ToolCall
+    result: AgentToolResult
+    is_error: bool
+
+
+async def resolve(value: Any) -> Any:
+    """Await ``value`` if it is awaitable (hooks may be sync or async)."""
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+def _get(obj: Any, name: str, json_name: str | None = None) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(json_name or name, obj.get(name))
+    return getattr(obj, name, None)
+
+
+def error_result(text: str) -> AgentToolResult:
+    return AgentToolResult(content=[{"type": "text", "text": text}], details={})
+
+
+def _exc_text(exc: BaseException) -> str:
+    return str(exc) or type(exc).__name__
+
+
+def find_tool(tools: list[AgentTool], name: str) -> AgentTool | None:
+    for tool in tools:  # the first match wins, as in pi
+        if tool.name == name:
+            return tool
+    return None
+
+
+async def _prepare(
+    context: AgentContext,
+    message: AssistantMessage,
+    call: ToolCall,
+    before: BeforeHook | None,
+    signal: AbortSignal | None,
+) -> _Prepared | _Final:
+    tool = find_tool(context.tools, call["name"])
+    if tool is None:
+        return _Final(call, error_result(f"Tool {call['name']} not found"), True)
+    try:
+        raw = call["arguments"]
+        prepare = getattr(tool, "prepare_arguments", None)
+        if prepare is not None:
+            raw = prepare(raw)
+        args = validate_tool_arguments(call["name"], tool.parameters, raw)
+        if before is not None:
+            verdict = await resolve(before(BeforeToolCallContext(message, call, args, context), signal))
+            if signal is not None and signal.aborted:
+                return _Final(call, error_result("Operation aborted"), True)
+            if verdict is not None and _get(verdict, "block"):
+                result = error_result(_get(verdict, "reason") or "Tool execution was blocked")
+                if _get(verdict, "terminate") is True:
+                    result.terminate = True
+                return _Final(call, result, True)
+        if signal is not None and signal.aborted:
+            return _Final(call, error_result("Operation aborted"), True)
+        return _Prepared(call, tool, args)
+    except Exception as exc:
+        return _Final(call, error_result(_exc_text(exc)), True)
+
+
+async def _execute(
+    prepared: _Prepared, signal: AbortSignal | None, emit: AgentEventSink
+) -> tuple[AgentToolResult, bool]:
+    """Run ``execute``; every update it emitted is delivered before this returns."""
+    call = prepared.call
+    chain: asyncio.Future[None] | None = None
+    accepting = True
+
+    def on_update(partial: AgentToolResult) -> None:
+        nonlocal chain
+        if not accepting:  # late updates after execute settled are dropped
+            return
+        event = {
+            "type": "tool_execution_update",
+            "toolCallId": call["id"],
+            "toolName": call["name"],
+            "args": call["arguments"],
+            "partialResult": partial.to_json() if isinstance(partial, AgentToolResult) else partial,
+        }
+        previous = chain
+
+        async def deliver() -> None:
+            if previous is not None:  # updates reach listeners one at a time, in order
+                await previous
+            await emit(event)
+
+        chain = asyncio.ensure_future(deliver())
+
+    try:
+        result = await prepared.tool.execute(call["id"], prepared.args, signal, on_update)
+        accepting = False
+        if not isinstance(result, AgentToolResult):
+            result = _result_from(result)
+        outcome = (result, False)
+    except Exception as exc:
+        accepting = False
+        outcome = (error_result(_exc_text(exc)), True)
+    if chain is not None:
+        await chain
+    return outcome
+
+
+def _result_from(value: Any) -> AgentToolResult:
+    """Accept a pi-shaped dict from duck-typed tools."""
+    if isinstance(value, dict):
+        return AgentToolResult(
+            content=value.get("content") or [],
+            details=value.get("details"),
+            terminate=value.get("terminate"),
+            usage=value.get("usage"),
+            added_tool_names=value.get("addedToolNames"),
+        )
+    return AgentToolResult(content=[{"type": "text", "text": "" if value is None else str(value)}])
+
+
+async def _finalize(
+    context: AgentContext,
+    message: AssistantMessage,
+    prepared: _Prepared,
+    result: AgentToolResult,
+    is_error: bool,
+    after: AfterHook | None,
+    signal: AbortSignal | None,
+) -> _Final:
+    if after is None:
+        return _Final(prepared.call, result, is_error)
+    try:
+        hook_ctx = AfterToolCallContext(message, prepared.call, prepared.args, result, is_error, context)
+        override = await resolve(after(hook_ctx, signal))
+    except Exception as exc:
+        return _Final(prepared.call, error_result(_exc_text(exc)), True)
+    if override is None:
+        return _Final(prepared.call, result, is_error)
+    merged = AgentToolResult(
+        content=_pick(_get(override, "content"), result.content),
+        details=_pick(_get(override, "details"), result.details),
+        terminate=_pick(_get(override, "terminate"), result.terminate),
+        usage=_pick(_get(override, "usage"), result.usage),
+        added_tool_names=result.added_tool_names,
+    )
+    flag = _get(override, "is_error", "isError")
+    return _Final(prepared.call, merged, is_error if flag is None else bool(flag))
+
+
+def _pick(new: Any, old: Any) -> Any:
+    return old if new is None else new
+
+
+def tool_result_message(final: _Final) -> ToolResultMessage:
+    result = final.result
+    message: dict[str, Any] = {
+        "role": "toolResult",
+        "toolCallId": final.call["id"],
+        "toolName": final.call["name"],
+        "content": result.content or [],
+        "isError": final.is_error,
+        "timestamp": now_ms(),
+    }
+    if result.details is not None:
+        message["details"] = result.details
+    if result.usage is not None:
+        message["usage"] = result.usage
+    if result.added_tool_names:
+        message["addedToolNames"] = result.added_tool_names
+    return cast(ToolResultMessage, message)
+
+
+async def _emit_start(call: ToolCall, emit: AgentEventSink) -> None:
+    await emit(
+        {"type": "tool_execution_start", "toolCallId": call["id"], "toolName": call["name"], "args": call["arguments"]}
+    )
+
+
+async def _emit_end(final: _Final, emit: AgentEventSink) -> None:
+    await emit(
+        {
+            "type": "tool_execution_end",
+            "toolCallId": final.call["id"],
+            "toolName": final.call["name"],
+            "result": final.result.to_json(),
+            "isError": final.is_error,
+        }
+    )
+
+
+async def _emit_message(message: ToolResultMessage, emit: AgentEventSink) -> None:
+    await emit({"type": "message_start", "message": message})
+    await emit({"type": "message_end", "message": message})
+
+
+def _terminates(finals: list[_Final]) -> bool:
+    return bool(finals) and all(final.result.terminate is True for final in finals)
+
+
+async def fail_truncated_tool_calls(calls: list[ToolCall], emit: AgentEventSink) -> ToolBatch:
+    """A ``length`` stop: report every call as not executed so the model re-issues it."""
+    messages: list[ToolResultMessage] = []
+    for call in calls:
+        await _emit_start(call, emit)
+        final = _Final(call, error_result(TRUNCATED_TEXT.format(name=call["name"])), True)
+        await _emit_end(final, emit)
+        message = tool_result_message(final)
+        await _emit_message(message, emit)
+        messages.append(message)
+    return ToolBatch(messages, False)
+
+
+async def execute_tool_calls(
+    context: AgentContext,
+    message: AssistantMessage,
+    calls: list[ToolCall],
+    *,
+    mode: str,
+    before: BeforeHook | None,
+    after: AfterHook | None,
+    signal: AbortSignal | None,
+    emit: AgentEventSink,
+) -> ToolBatch:
+    """Run one message's tool calls in ``mode`` ("parallel" or "sequential", see module doc)."""
+    sequential = mode == "sequential"
+    if not sequential:
+        for call in calls:
+            tool = find_tool(context.tools, call["name"])
+            if tool is not None and getattr(tool, "execution_mode", None) == "sequential":
+                sequential = True
+                break
+    run = _run_sequential if sequential else _run_parallel
+    return await run(context, message, calls, before, after, signal, emit)
+
+
+async def _run_sequential(
+    context: AgentContext,
+    message: AssistantMessage,
+    calls: list[ToolCall],
+    before: BeforeHook | None,
+    after: AfterHook | None,
+    signal: AbortSignal | None,
+    emit: AgentEventSink,
+) -> ToolBatch:
+    finals: list[_Final] = []
+    messages: list[ToolResultMessage] = []
+    for call in calls:
+        await _emit_start(call, emit)
+        prepared = await _prepare(context, message, call, before, signal)
+        if isinstance(prepared, _Prepared):
+            result, is_error = await _execute(prepared, signal, emit)
+            final = await _finalize(context, message, prepared, result, is_error, after, signal)
+        else:
+            final = prepared
+        await _emit_end(final, emit)
+        result_message = tool_result_message(final)
+        await _emit_message(result_message, emit)
+        finals.append(final)
+        messages.append(result_message)
+        if signal is not None and signal.aborted:
+            break  # later calls get no events and no results
+    return ToolBatch(messages, _terminates(finals))
+
+
+async def _run_parallel(
+    context: AgentContext,
+    message: AssistantMessage,
+    calls: list[ToolCall],
+    before: BeforeHook | None,
+    after: AfterHook | None,
+    signal: AbortSignal | None,
+    emit: AgentEventSink,
+) -> ToolBatch:
+    entries: list[_Final | _Prepared] = []
+    for call in calls:  # serial preflight: nothing executes until every call is prepared
+        await _emit_start(call, emit)
+        prepared = await _prepare(context, message, call, before, signal)
+        if isinstance(prepared, _Final):
+            await _emit_end(prepared, emit)
+        entries.append(prepared)
+        if signal is not None and signal.aborted:
+            break
+
+    async def run_one(prepared: _Prepared) -> _Final:
+        result, is_error = await _execute(prepared, signal, emit)
+        final = await _finalize(context, message, prepared, result, is_error, after, signal)
+        await _emit_end(final, emit)
+        return final
+
+    runnable = [i for i, entry in enumerate(entries) if isinstance(entry, _Prepared)]
+    if len(runnable) == 1:  # nothing to overlap with: skip the task machinery
+        only = runnable[0]
+        entries[only] = await run_one(cast(_Prepared, entries[only]))
+    tasks: dict[int, asyncio.Task[_Final]] = {}
+    if len(runnable) > 1:
+        for index in runnable:
+            tasks[index] = asyncio.ensure_future(run_one(cast(_Prepared, entries[index])))
+        try:
+            await asyncio.gather(*tasks.values())
+        except BaseException:
+            for task in tasks.values():
+                task.cancel()
+            raise
+    finals = [tasks[i].result() if i in tasks else cast(_Final, entry) for i, entry in enumerate(entries)]
+    messages: list[ToolResultMessage] = []
+    for final in finals:  # results in the assistant's order
+        result_message = tool_result_message(final)
+        await _emit_message(result_message, emit)
+        messages.append(result_message)
+    return ToolBatch(messages, _terminates(finals))
