@@ -3,10 +3,9 @@
 Locations (non-recursive ``*.md``; the file stem is the command name), in pi's precedence — on a
 name collision the first wins and the loser is reported:
 
-1. project ``<cwd>/.pi/prompts/``;
-2. settings ``prompts`` entries (files or directories);
-3. global ``<agentDir>/prompts/``;
-4. explicit ``--prompt-template`` paths (loaded even when discovery is off).
+1. project settings ``prompts`` entries (files or directories), then ``<cwd>/.pi/prompts/``;
+2. global settings ``prompts`` entries, then ``<agentDir>/prompts/``;
+3. explicit ``--prompt-template`` paths (loaded even when discovery is off).
 
 Frontmatter is optional: ``description`` (else the first non-empty body line, cut at 60 chars
 with ``...``) and ``argument-hint``. Arguments are split on whitespace with ``'`` / ``"`` quoting
@@ -157,14 +156,16 @@ def load_prompt_templates(
     agent_dir: str | os.PathLike[str],
     extra_paths: Iterable[str] = (),
     *,
-    settings_paths: Sequence[str] = (),
+    project_settings_paths: Sequence[str] = (),
+    user_settings_paths: Sequence[str] = (),
     include_defaults: bool = True,
     diagnostics: list[str] | None = None,
 ) -> list[PromptTemplate]:
     """All prompt templates for ``cwd``, unique by name, in precedence order.
 
-    ``extra_paths`` (``--prompt-template``) and ``settings_paths`` are files or directories,
-    relative to cwd with ``~`` expanded. Problems (unreadable file, bad frontmatter, missing path,
+    ``extra_paths`` (``--prompt-template``) and the settings entries are files or directories;
+    relative ones are taken from cwd, ``~`` is expanded (callers resolve settings entries against
+    their own settings file's base first). Problems (unreadable file, bad frontmatter, missing path,
     name collision) are appended to ``diagnostics`` as ``<path>: <problem>`` lines when given.
     """
     cwd_abs = os.path.abspath(os.path.expanduser(os.fspath(cwd)))
@@ -172,12 +173,12 @@ def load_prompt_templates(
     sink: list[str] = diagnostics if diagnostics is not None else []
     ordered: list[PromptTemplate] = []
 
-    def add_path(raw: str) -> None:
+    def add_path(raw: str, source: TemplateSource = "path") -> None:
         path = os.path.abspath(os.path.join(cwd_abs, os.path.expanduser(raw.strip())))
         if os.path.isdir(path):
-            ordered.extend(_load_dir(path, "path", sink))
+            ordered.extend(_load_dir(path, source, sink))
         elif os.path.isfile(path) and path.endswith(".md"):
-            template = _load_template(path, "path", sink)
+            template = _load_template(path, source, sink)
             if template is not None:
                 ordered.append(template)
         elif not os.path.exists(path):
@@ -186,9 +187,11 @@ def load_prompt_templates(
             sink.append(f"{path}: prompt template path is not a markdown file")
 
     if include_defaults:
+        for raw in project_settings_paths:
+            add_path(raw, "project")
         ordered.extend(_load_dir(os.path.join(cwd_abs, ".pi", "prompts"), "project", sink))
-        for raw in settings_paths:
-            add_path(raw)
+        for raw in user_settings_paths:
+            add_path(raw, "user")
         ordered.extend(_load_dir(os.path.join(agent_abs, "prompts"), "user", sink))
     for raw in extra_paths:
         add_path(raw)

@@ -11,6 +11,7 @@ lists the commands for RPC ``get_commands``. Problems never raise: they become o
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -152,6 +153,43 @@ def _string_list(value: Any, label: str, diagnostics: list[str]) -> list[str]:
     return []
 
 
+def _resolve_against(raw: str, base: str) -> str:
+    return os.path.abspath(os.path.join(base, os.path.expanduser(raw.strip())))
+
+
+def _file_setting_paths(settings_file: str, key: str) -> list[str] | None:
+    """The ``key`` path list of one settings file, each entry resolved against the file's folder.
+
+    pi resolves a settings entry against the scope it came from: ``<agentDir>`` for the global
+    file, ``<cwd>/.pi`` for the project file, which is the folder holding each file. Returns None
+    when the file or key is absent; an unreadable or invalid file counts as absent (the settings
+    loader reports it).
+    """
+    try:
+        with open(settings_file, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    value = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(value, list):
+        return None
+    base = os.path.dirname(settings_file)
+    return [_resolve_against(item, base) for item in value if isinstance(item, str) and item.strip()]
+
+
+def _settings_paths(
+    key: str, cwd: str, agent_dir: str, settings_like: Any, diagnostics: list[str]
+) -> tuple[list[str], list[str]]:
+    """(project, user) entries for ``key``; in-memory settings count as project-level when the
+    settings files contribute nothing (an SDK caller or a test handing settings over directly)."""
+    project = _file_setting_paths(os.path.join(cwd, ".pi", "settings.json"), key)
+    user = _file_setting_paths(os.path.join(agent_dir, "settings.json"), key)
+    if project is None and user is None:
+        fallback = _string_list(_setting(settings_like, key), key, diagnostics)
+        return [_resolve_against(item, cwd) for item in fallback], []
+    return project or [], user or []
+
+
 def load_resources(
     cwd: str | os.PathLike[str],
     agent_dir: str | os.PathLike[str] | None = None,
@@ -169,11 +207,13 @@ def load_resources(
     """Discover and resolve every prompt resource for ``cwd``.
 
     ``agent_dir`` defaults to :func:`pi_cli.config.paths.agent_dir`. ``settings_like`` is the
-    merged settings (a mapping or the pydantic ``Settings``): ``skills`` and ``prompts`` add paths,
-    ``enableSkillCommands: false`` turns ``/skill:`` expansion off. ``no_*`` switch discovery off
-    (``-nc``, ``--no-skills``, ``--no-prompt-templates``); explicit ``skill_paths`` and
-    ``prompt_template_paths`` still load. ``system_prompt`` / ``append_system_prompt`` are the CLI
-    values, each text or a file path.
+    merged settings (a mapping or the pydantic ``Settings``); ``enableSkillCommands: false`` turns
+    ``/skill:`` expansion off. The ``skills`` and ``prompts`` path lists are read from each
+    settings file on its own (project entries relative to ``<cwd>/.pi``, global ones to the agent
+    dir, as pi resolves them); only when neither file has them are ``settings_like``'s lists used.
+    ``no_*`` switch discovery off (``-nc``, ``--no-skills``, ``--no-prompt-templates``); explicit
+    ``skill_paths`` and ``prompt_template_paths`` still load. ``system_prompt`` /
+    ``append_system_prompt`` are the CLI values, each text or a file path.
     """
     if agent_dir is None:
         agent_dir = default_agent_dir()
@@ -183,23 +223,25 @@ def load_resources(
 
     context = [] if no_context_files else load_context_files(cwd_abs, agent_abs, diagnostics=diagnostics)
 
-    settings_skills = _string_list(_setting(settings_like, "skills"), "skills", diagnostics)
+    project_skills, user_skills = _settings_paths("skills", cwd_abs, agent_abs, settings_like, diagnostics)
     skills, skill_problems = load_skills(
         cwd_abs,
         agent_abs,
         skill_paths,
-        settings_paths=settings_skills,
+        project_settings_paths=project_skills,
+        user_settings_paths=user_skills,
         include_defaults=not no_skills,
         home=home,
     )
     diagnostics.extend(skill_problems)
 
-    settings_prompts = _string_list(_setting(settings_like, "prompts"), "prompts", diagnostics)
+    project_prompts, user_prompts = _settings_paths("prompts", cwd_abs, agent_abs, settings_like, diagnostics)
     templates = load_prompt_templates(
         cwd_abs,
         agent_abs,
         prompt_template_paths,
-        settings_paths=settings_prompts,
+        project_settings_paths=project_prompts,
+        user_settings_paths=user_prompts,
         include_defaults=not no_prompt_templates,
         diagnostics=diagnostics,
     )

@@ -8,11 +8,12 @@ loads; a missing description drops it.
 
 Locations, in pi's precedence (on a name collision the first wins and the loser is reported):
 
-1. project: ``<cwd>/.pi/skills/``, then ``.agents/skills/`` in the cwd and each parent up to the
+1. project settings ``skills`` entries (files or directories);
+2. project: ``<cwd>/.pi/skills/``, then ``.agents/skills/`` in the cwd and each parent up to the
    git repository root (or the filesystem root outside a repository);
-2. settings ``skills`` entries (files or directories);
-3. global: ``<agentDir>/skills/``, then ``~/.agents/skills/``;
-4. explicit paths (``--skill``), which load even when discovery is off.
+3. global settings ``skills`` entries;
+4. global: ``<agentDir>/skills/``, then ``~/.agents/skills/``;
+5. explicit paths (``--skill``), which load even when discovery is off.
 
 In ``.pi/skills`` and ``<agentDir>/skills`` loose ``*.md`` files at the top level are skills too;
 in ``.agents/skills`` directories they are ignored. A directory that has a ``SKILL.md`` is not
@@ -211,16 +212,19 @@ def load_skills(
     agent_dir: str | os.PathLike[str],
     extra_paths: Iterable[str] = (),
     *,
-    settings_paths: Sequence[str] = (),
+    project_settings_paths: Sequence[str] = (),
+    user_settings_paths: Sequence[str] = (),
     include_defaults: bool = True,
     home: str | None = None,
 ) -> tuple[list[Skill], list[str]]:
     """All skills for ``cwd`` with one-line diagnostics (``<path>: <problem>``).
 
     ``extra_paths`` are explicit ``--skill`` files or directories (relative to cwd, ``~`` allowed)
-    and load even with ``include_defaults=False``; ``settings_paths`` are the settings ``skills``
-    entries (skipped with discovery off, as pi's ``--no-skills`` does). ``home`` overrides ``~``
-    for ``~/.agents/skills`` (tests). The same file reached twice (symlinks) is taken once.
+    and load even with ``include_defaults=False``. ``project_settings_paths`` and
+    ``user_settings_paths`` are the ``skills`` entries of the project and global settings, already
+    resolved by the caller against their own base (relative ones fall back to cwd); they are
+    skipped with discovery off, as pi's ``--no-skills`` does. ``home`` overrides ``~`` for
+    ``~/.agents/skills`` (tests). The same file reached twice (symlinks) is taken once.
     """
     cwd_abs = os.path.abspath(os.path.expanduser(os.fspath(cwd)))
     agent_abs = os.path.abspath(os.path.expanduser(os.fspath(agent_dir)))
@@ -256,11 +260,13 @@ def load_skills(
             diagnostics.append(f"{path}: skill path is not a markdown file")
 
     if include_defaults:
+        for raw in project_settings_paths:
+            add_path(raw, "project")
         add(load_skills_from_dir(os.path.join(cwd_abs, ".pi", "skills"), "project", diagnostics))
         for directory in _agents_skill_dirs(cwd_abs, home_dir):
             add(load_skills_from_dir(directory, "project", diagnostics, include_root_files=False))
-        for raw in settings_paths:
-            add_path(raw, "path")
+        for raw in user_settings_paths:
+            add_path(raw, "user")
         add(load_skills_from_dir(os.path.join(agent_abs, "skills"), "user", diagnostics))
         user_agents = os.path.join(home_dir, ".agents", "skills")
         add(load_skills_from_dir(user_agents, "user", diagnostics, include_root_files=False))

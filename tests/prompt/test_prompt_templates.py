@@ -105,15 +105,21 @@ def test_explicit_and_settings_paths(project: Path, agent_dir: Path, write: Writ
     write(project / "one.md", "one")
     write(project / "data.json", "{}")
     problems: list[str] = []
+    write(agent_dir / "mine" / "own.md", "own")
     found = load_prompt_templates(
-        project, agent_dir, ["one.md", "gone.md", "data.json"], settings_paths=["team"], diagnostics=problems
+        project,
+        agent_dir,
+        ["one.md", "gone.md", "data.json"],
+        project_settings_paths=["team"],
+        user_settings_paths=[str(agent_dir / "mine")],
+        diagnostics=problems,
     )
-    assert [t.name for t in found] == ["shared", "auto", "one"]
-    assert [t.source for t in found] == ["path", "user", "path"]
+    assert [t.name for t in found] == ["shared", "own", "auto", "one"]
+    assert [t.source for t in found] == ["project", "user", "user", "path"]
     assert any("gone.md: prompt template path does not exist" in p for p in problems)
     assert any("data.json: prompt template path is not a markdown file" in p for p in problems)
     only_explicit = load_prompt_templates(
-        project, agent_dir, ["one.md"], settings_paths=["team"], include_defaults=False
+        project, agent_dir, ["one.md"], project_settings_paths=["team"], include_defaults=False
     )
     assert [t.name for t in only_explicit] == ["one"]
 

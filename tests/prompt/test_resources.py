@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Callable
@@ -115,6 +116,40 @@ def test_settings_add_paths_and_can_disable_skill_commands(project: Path, agent_
     )
     assert off.expand_input("/skill:lint now") == "/skill:lint now"
     assert [c["name"] for c in off.commands()] == []
+
+
+def test_settings_files_resolve_entries_against_their_own_scope(
+    project: Path, agent_dir: Path, home: Path, write: Write
+) -> None:
+    # pi's documented example: a project entry "../.claude/skills" is relative to <cwd>/.pi.
+    write(project / ".pi" / "settings.json", json.dumps({"skills": ["../.claude/skills"], "prompts": ["../team"]}))
+    write(project / ".claude" / "skills" / "proj" / "SKILL.md", "---\nname: proj\ndescription: p\n---\nx")
+    write(project / "team" / "ship.md", "Ship it")
+    write(agent_dir / "settings.json", json.dumps({"skills": ["extra-skills"], "prompts": ["~/my-prompts"]}))
+    write(agent_dir / "extra-skills" / "glob" / "SKILL.md", "---\nname: glob\ndescription: g\n---\nx")
+    write(home / "my-prompts" / "mine.md", "Mine")
+    # The merged in-memory settings are ignored for paths once the files provide them.
+    resources = load_resources(project, agent_dir, {"skills": ["nowhere"], "prompts": ["nowhere"]})
+    assert [(s.name, s.source) for s in resources.skills] == [("proj", "project"), ("glob", "user")]
+    assert [(t.name, t.source) for t in resources.templates] == [("ship", "project"), ("mine", "user")]
+    assert resources.diagnostics == []
+
+
+def test_broken_settings_file_is_left_to_the_settings_loader(project: Path, agent_dir: Path, write: Write) -> None:
+    write(project / ".pi" / "settings.json", "{not json")
+    write(project / "fallback" / "f.md", "F")
+    resources = load_resources(project, agent_dir, {"prompts": ["fallback"]})
+    assert [t.name for t in resources.templates] == ["f"]
+    assert resources.diagnostics == []
+
+
+def test_real_settings_object_is_understood(project: Path, agent_dir: Path, write: Write) -> None:
+    from pi_cli.config.settings import Settings
+
+    write(agent_dir / "skills" / "x" / "SKILL.md", "---\nname: x\ndescription: d\n---\nbody")
+    assert load_resources(project, agent_dir, Settings()).expand_input("/skill:x").startswith("<skill")
+    off = load_resources(project, agent_dir, Settings(enable_skill_commands=False))
+    assert off.expand_input("/skill:x") == "/skill:x"
 
 
 def test_bad_settings_values_become_diagnostics(project: Path, agent_dir: Path) -> None:

@@ -152,13 +152,29 @@ def test_explicit_paths_load_even_without_discovery(project: Path, agent_dir: Pa
     assert f"{project / 'missing'}: skill path does not exist" in problems
 
 
-def test_settings_paths_sit_between_project_and_user(project: Path, agent_dir: Path, home: Path, write: Write) -> None:
-    write(agent_dir / "skills" / "s" / "SKILL.md", skill_md("s", "user"))
-    write(project / "team" / "s" / "SKILL.md", skill_md("s", "from settings"))
-    skills, problems = load_skills(project, agent_dir, settings_paths=["team"], home=str(home))
-    assert [s.description for s in skills] == ["from settings"]
-    assert len(problems) == 1 and "collision" in problems[0]
-    skills_off, _ = load_skills(project, agent_dir, settings_paths=["team"], include_defaults=False, home=str(home))
+def test_settings_entries_rank_by_scope(project: Path, agent_dir: Path, home: Path, write: Write) -> None:
+    write(project / ".pi" / "skills" / "s" / "SKILL.md", skill_md("s", "project auto"))
+    write(project / "team" / "s" / "SKILL.md", skill_md("s", "project settings"))
+    write(project / "team" / "t" / "SKILL.md", skill_md("t", "project settings t"))
+    write(agent_dir / "mine" / "t" / "SKILL.md", skill_md("t", "user settings"))
+    write(agent_dir / "mine" / "u" / "SKILL.md", skill_md("u", "user settings u"))
+    write(agent_dir / "skills" / "u" / "SKILL.md", skill_md("u", "user auto"))
+    skills, problems = load_skills(
+        project,
+        agent_dir,
+        project_settings_paths=[str(project / "team")],
+        user_settings_paths=[str(agent_dir / "mine")],
+        home=str(home),
+    )
+    assert [(s.name, s.description, s.source) for s in skills] == [
+        ("s", "project settings", "project"),
+        ("t", "project settings t", "project"),
+        ("u", "user settings u", "user"),
+    ]
+    assert len(problems) == 3 and all("collision" in p for p in problems)
+    skills_off, _ = load_skills(
+        project, agent_dir, project_settings_paths=[str(project / "team")], include_defaults=False, home=str(home)
+    )
     assert skills_off == []
 
 
