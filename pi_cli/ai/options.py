@@ -23,5 +23,7 @@ class StreamOptions:
     headers: dict[str, str] = field(default_factory=dict)
     max_retry_delay_ms: int = 60_000
     max_retries: int = 2
+    # Base of the pre-body exponential backoff (pi: 500 ms → 0.5/1/2/4/8 s); tests shrink it.
+    retry_base_delay_ms: int = 500
     timeout_s: float = 300.0
     on_payload: Callable[[dict[str, Any]], None] | None = None

@@ -1,0 +1,90 @@
+"""Error text for failed provider requests, in pi's ``"<status> <message>"`` shape, minus secrets.
+
+The agent layer classifies errors with regexes over this text (overflow, retryable), so the status
+comes first, as pi's SDK-formatted messages do. The provider is named at the end of the first line.
+Whatever quoted text ends up in an error is passed through :func:`redact` so that API keys, bearer
+tokens and ``key=`` query parameters never reach the UI, logs or session files.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+BODY_EXCERPT_CHARS = 1000
+
+_SECRET_PATTERNS = [
+    # header lines or JSON members naming a credential
+    re.compile(r"(?i)((?:authorization|x-api-key|api[-_]?key|x-goog-api-key)[\"']?\s*[:=]\s*[\"']?)(?:bearer\s+)?[^\s\"',}&]+"),
+    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}"),
+    re.compile(r"(?i)([?&](?:key|api_key|apikey|access_token|token)=)[^&\s\"']+"),
+    re.compile(r"()\bsk-[A-Za-z0-9_-]{12,}"),
+]
+
+
+def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
+    """Replace known secrets and anything shaped like a credential with ``***``."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "***")
+    for pattern in _SECRET_PATTERNS:
+        text = pattern.sub(lambda m: m.group(1) + "***", text)
+    return text
+
+
+def _excerpt(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= BODY_EXCERPT_CHARS else text[:BODY_EXCERPT_CHARS] + "…"
+
+
+def format_http_error(status: int, body: str, provider: str, *, style: str = "openai",
+                      secrets: Iterable[str | None] = ()) -> str:
+    """``"<status> <message> (provider: <name>)"`` from a non-2xx response body.
+
+    ``style="openai"`` takes ``error.message`` from a JSON body (OpenRouter's ``error.metadata.raw``
+    is appended on a new line); ``style="anthropic"`` keeps the whole JSON body, as pi does, so the
+    error type (``overloaded_error``, ``rate_limit_error``) stays visible. Empty bodies read
+    ``"<status> status code (no body)"``, other text is quoted as is (shortened).
+    """
+    text = body.strip()
+    raw_extra = ""
+    if not text:
+        message = "status code (no body)"
+    else:
+        message = _excerpt(text)
+        if style == "openai":
+            parsed = _json_or_none(text)
+            error = parsed.get("error") if isinstance(parsed, dict) else None
+            if isinstance(error, dict) and isinstance(error.get("message"), str):
+                message = _excerpt(error["message"])
+                metadata = error.get("metadata")
+                if isinstance(metadata, dict) and metadata.get("raw"):
+                    raw_extra = "\n" + _excerpt(str(metadata["raw"]))
+            elif isinstance(error, str):
+                message = _excerpt(error)
+            elif isinstance(parsed, dict) and isinstance(parsed.get("message"), str):
+                message = _excerpt(parsed["message"])
+    return redact(f"{status} {message} (provider: {provider}){raw_extra}", secrets)
+
+
+def format_stream_error(error: Any, provider: str, secrets: Iterable[str | None] = ()) -> str:
+    """Message for an ``{"error": ...}`` object that arrived inside a 200 stream (OpenAI style)."""
+    if isinstance(error, dict):
+        message = error.get("message") or json.dumps(error, ensure_ascii=False)
+        code = error.get("code")
+        head = f"{code} {message}" if isinstance(code, int) else str(message)
+        metadata = error.get("metadata")
+        if isinstance(metadata, dict) and metadata.get("raw"):
+            head += "\n" + _excerpt(str(metadata["raw"]))
+    else:
+        head = str(error)
+    return redact(f"{_excerpt(head)} (provider: {provider})", secrets)
+
+
+def _json_or_none(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None

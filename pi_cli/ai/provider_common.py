@@ -1,0 +1,53 @@
+"""Small pieces every HTTP provider shares: the live output message, cost, ids, terminal events."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pi_cli.ai.types import AssistantMessage, DoneEvent, ErrorEvent, Model, Usage, empty_usage, now_ms
+
+_ID_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def new_output(model: Model) -> AssistantMessage:
+    """The message a provider fills while streaming (``timestamp`` = request start)."""
+    return {"role": "assistant", "content": [], "api": model["api"], "provider": model["provider"],
+            "model": model["id"], "usage": empty_usage(), "stopReason": "stop", "timestamp": now_ms()}
+
+
+def apply_cost(model: Model, usage: Usage) -> None:
+    """Fill ``usage.totalTokens`` and ``usage.cost`` from the model's $/Mtok prices, in place."""
+    usage["totalTokens"] = usage["input"] + usage["output"] + usage["cacheRead"] + usage["cacheWrite"]
+    prices: Any = model.get("cost") or {}
+    cost = usage["cost"]
+    cost["input"] = prices.get("input", 0) * usage["input"] / 1e6
+    cost["output"] = prices.get("output", 0) * usage["output"] / 1e6
+    cost["cacheRead"] = prices.get("cacheRead", 0) * usage["cacheRead"] / 1e6
+    cost["cacheWrite"] = prices.get("cacheWrite", 0) * usage["cacheWrite"] / 1e6
+    cost["total"] = cost["input"] + cost["output"] + cost["cacheRead"] + cost["cacheWrite"]
+
+
+def safe_tool_id(tool_id: str, max_len: int) -> str:
+    """A tool-call id restricted to ``[A-Za-z0-9_-]`` and ``max_len`` characters (pi's rule).
+
+    An id of the form ``call|item`` (OpenAI Responses) keeps the part before ``|``.
+    """
+    if "|" in tool_id:
+        tool_id = tool_id.split("|", 1)[0]
+    if len(tool_id) <= max_len and _ID_UNSAFE.search(tool_id) is None:
+        return tool_id
+    return _ID_UNSAFE.sub("_", tool_id)[:max_len]
+
+
+def done_event(output: AssistantMessage) -> DoneEvent:
+    reason = output["stopReason"]
+    assert reason in ("stop", "length", "toolUse")
+    return {"type": "done", "reason": reason, "message": output}
+
+
+def error_event(output: AssistantMessage, message: str, aborted: bool) -> ErrorEvent:
+    """Turn ``output`` into a failed message (partial content kept) and wrap it as the terminal event."""
+    output["stopReason"] = "aborted" if aborted else "error"
+    output["errorMessage"] = message
+    return {"type": "error", "reason": output["stopReason"], "error": output}  # type: ignore[typeddict-item]

@@ -1,0 +1,318 @@
+"""OpenAI chat completions provider (``api: "openai-completions"``) over httpx with our own SSE parsing.
+
+``stream(model, context, options)`` returns an :class:`AssistantMessageEventStream` and never
+raises: HTTP errors, broken connections, malformed chunks, timeouts and aborts end in one terminal
+``error`` event (stopReason ``error``/``aborted``, partial content kept). ``start`` is emitted
+exactly once, first, before the request is sent.
+
+Chunk handling follows pi (see spec/ai-layer.md §2.2): one text block and one thinking block at
+most (later text appends to the text block), tool calls keyed by ``index`` (then ``id``, then the
+last open call), arguments re-parsed best-effort with a throttle, usage from the ``choices: []``
+chunk or ``choices[0].usage``, a stream with no ``finish_reason`` is an error unless the compat flag
+``supportsFinishReason`` is false. The hot path per text chunk is one ``json.loads``, a few dict
+reads, an in-place string append and one event dict.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from pi_cli.ai.event_stream import AssistantMessageEventStream
+from pi_cli.ai.http_client import AbortedError, AbortScope, ProviderError, error_text, open_stream
+from pi_cli.ai.http_errors import format_stream_error
+from pi_cli.ai.openai_compat import resolve_compat
+from pi_cli.ai.openai_request import build_request
+from pi_cli.ai.options import StreamOptions
+from pi_cli.ai.partial_json import StreamingArgs
+from pi_cli.ai.provider_common import apply_cost, done_event, error_event, new_output
+from pi_cli.ai.sanitize import encode_body
+from pi_cli.ai.sse import SSEDecoder
+from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model, StopReason
+
+_REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
+
+
+def map_finish_reason(reason: str) -> tuple[StopReason, str | None]:
+    """pi's mapping; unknown reasons are errors naming the raw value."""
+    if reason in ("stop", "end"):
+        return "stop", None
+    if reason == "length":
+        return "length", None
+    if reason in ("tool_calls", "function_call"):
+        return "toolUse", None
+    return "error", f"Provider finish_reason: {reason}"
+
+
+class _ToolState:
+    __slots__ = ("args", "block", "index")
+
+    def __init__(self, block: dict[str, Any], index: int) -> None:
+        self.block = block
+        self.index = index
+        self.args = StreamingArgs()
+
+
+class ChunkParser:
+    """Turns parsed chunk objects into events, filling ``output`` in place."""
+
+    def __init__(self, output: AssistantMessage, model: Model) -> None:
+        self.output = output
+        self.model = model
+        self.content: list[Any] = output["content"]
+        self.text_block: dict[str, Any] | None = None
+        self.text_index = -1
+        self.thinking_block: dict[str, Any] | None = None
+        self.thinking_index = -1
+        self.thinking_field = ""
+        self.tools_by_index: dict[Any, _ToolState] = {}
+        self.tools_by_id: dict[str, _ToolState] = {}
+        self.last_tool: _ToolState | None = None
+        self.tools: list[_ToolState] = []
+        self.finish_reason: str | None = None
+        self.finish_error: str | None = None
+
+    def feed(self, chunk: dict[str, Any]) -> list[AssistantMessageEvent]:
+        output = self.output
+        events: list[AssistantMessageEvent] = []
+        if chunk.get("error"):
+            raise ProviderError(format_stream_error(chunk["error"], self.model["provider"]))
+        if "responseId" not in output and chunk.get("id"):
+            output["responseId"] = chunk["id"]
+            reported = chunk.get("model")
+            if reported and reported != self.model["id"]:
+                output["responseModel"] = reported
+        choices = chunk.get("choices")
+        choice = choices[0] if choices else None
+        usage = chunk.get("usage") or (choice.get("usage") if choice else None)
+        if usage:
+            self._usage(usage)
+        if not choice:
+            return events
+        finish = choice.get("finish_reason")
+        if finish:
+            self.finish_reason = finish
+            output["stopReason"], self.finish_error = map_finish_reason(finish)
+        delta = choice.get("delta")
+        if not delta:
+            return events
+        text = delta.get("content")
+        if text:
+            block = self.text_block
+            if block is None:
+                block = self.text_block = {"type": "text", "text": ""}
+                self.text_index = len(self.content)
+                self.content.append(block)
+                events.append({"type": "text_start", "contentIndex": self.text_index, "partial": output})
+            grown = block.pop("text")  # pop first: the append below then resizes the string in place
+            grown += text
+            block["text"] = grown
+            events.append({"type": "text_delta", "contentIndex": self.text_index, "delta": text, "partial": output})
+        if len(delta) > 1 or text is None:
+            self._rest(delta, events)
+        return events
+
+    def _rest(self, delta: dict[str, Any], events: list[AssistantMessageEvent]) -> None:
+        output = self.output
+        field = self.thinking_field
+        reasoning = delta.get(field) if field else None
+        if not reasoning and not field:
+            for name in _REASONING_FIELDS:
+                if delta.get(name):
+                    field, reasoning = name, delta[name]
+                    break
+        if reasoning:
+            block = self.thinking_block
+            if block is None:
+                block = self.thinking_block = {"type": "thinking", "thinking": "", "thinkingSignature": field}
+                self.thinking_field = field
+                self.thinking_index = len(self.content)
+                self.content.append(block)
+                events.append({"type": "thinking_start", "contentIndex": self.thinking_index, "partial": output})
+            grown = block.pop("thinking")
+            grown += reasoning
+            block["thinking"] = grown
+            events.append({"type": "thinking_delta", "contentIndex": self.thinking_index, "delta": reasoning,
+                           "partial": output})
+        calls = delta.get("tool_calls")
+        if calls:
+            for call in calls:
+                self._tool_call(call, events)
+        details = delta.get("reasoning_details")
+        if isinstance(details, list):
+            for detail in details:
+                if isinstance(detail, dict) and detail.get("type") == "reasoning.encrypted":
+                    state = self.tools_by_id.get(detail.get("id") or "")
+                    if state is not None:
+                        state.block["thoughtSignature"] = json.dumps(detail)
+
+    def _tool_call(self, call: dict[str, Any], events: list[AssistantMessageEvent]) -> None:
+        index = call.get("index")
+        call_id = call.get("id")
+        state = self.tools_by_index.get(index) if index is not None else None
+        if state is None and call_id:
+            state = self.tools_by_id.get(call_id)
+        if state is None and index is None and not call_id:
+            state = self.last_tool
+        function = call.get("function") or {}
+        if state is None:
+            block: dict[str, Any] = {"type": "toolCall", "id": call_id or "", "name": function.get("name") or "",
+                                     "arguments": {}}
+            state = _ToolState(block, len(self.content))
+            self.tools.append(state)
+            self.content.append(block)
+            if index is not None:
+                self.tools_by_index[index] = state
+            if call_id:
+                self.tools_by_id[call_id] = state
+            events.append({"type": "toolcall_start", "contentIndex": state.index, "partial": self.output})
+        else:
+            if call_id and not state.block["id"]:
+                state.block["id"] = call_id
+                self.tools_by_id[call_id] = state
+            if function.get("name") and not state.block["name"]:
+                state.block["name"] = function["name"]
+        self.last_tool = state
+        fragment = function.get("arguments") or ""
+        if fragment:
+            state.args.append(fragment)
+            state.block["arguments"] = state.args.update()
+        events.append({"type": "toolcall_delta", "contentIndex": state.index, "delta": fragment,
+                       "partial": self.output})
+
+    def _usage(self, raw: dict[str, Any]) -> None:
+        details = raw.get("prompt_tokens_details") or {}
+        cache_read = int(details.get("cached_tokens") or raw.get("prompt_cache_hit_tokens") or 0)
+        cache_write = int(details.get("cache_write_tokens") or 0)
+        if cache_write > 0:
+            cache_read = max(0, cache_read - cache_write)
+        usage = self.output["usage"]
+        usage["input"] = max(0, int(raw.get("prompt_tokens") or 0) - cache_read - cache_write)
+        usage["output"] = int(raw.get("completion_tokens") or 0)
+        usage["cacheRead"] = cache_read
+        usage["cacheWrite"] = cache_write
+        apply_cost(self.model, usage)
+
+    def finalize_args(self) -> None:
+        """Final parse of every tool call's arguments (also used on failure, without events)."""
+        for state in self.tools:
+            state.block["arguments"] = state.args.final()
+
+    def end_events(self) -> list[AssistantMessageEvent]:
+        """``*_end`` for every block, in content order."""
+        events: list[AssistantMessageEvent] = []
+        tools = {state.index: state for state in self.tools}
+        for position, block in enumerate(self.content):
+            kind = block["type"]
+            if kind == "text":
+                events.append({"type": "text_end", "contentIndex": position, "content": block["text"],
+                               "partial": self.output})
+            elif kind == "thinking":
+                events.append({"type": "thinking_end", "contentIndex": position, "content": block["thinking"],
+                               "partial": self.output})
+            else:
+                state = tools.get(position)
+                if state is not None:
+                    block["arguments"] = state.args.final()
+                events.append({"type": "toolcall_end", "contentIndex": position, "toolCall": block,
+                               "partial": self.output})
+        return events
+
+
+def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
+    """Stream one chat-completions request; see the module docstring for the contract."""
+    return AssistantMessageEventStream(_run(model, context, options or StreamOptions()))
+
+
+async def _run(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+    output = new_output(model)
+    yield {"type": "start", "partial": output}
+    provider = model["provider"]
+    scope = AbortScope(options.signal)
+    parser = ChunkParser(output, model)
+    secrets = [options.api_key]
+    response = None
+    try:
+        if model["api"] != "openai-completions":
+            raise ProviderError(f"Model {provider}/{model['id']} has api {model['api']}, not openai-completions")
+        url, headers, body = build_request(model, context, options)
+        if options.on_payload is not None:
+            options.on_payload(body)
+        response = await open_stream(url, headers, encode_body(body), options, scope, provider, secrets=secrets)
+        if "json" in response.headers.get("content-type", "") and "event-stream" not in response.headers.get(
+                "content-type", ""):
+            raise ProviderError(await _json_body_error(response, provider))
+        decoder = SSEDecoder()
+        feed = decoder.feed
+        loads = json.loads
+        chunks = response.aiter_raw().__aiter__()
+        finished = False
+        while not finished:
+            scope.waiting = True
+            try:
+                raw = await chunks.__anext__()
+            except StopAsyncIteration:
+                raw = None
+            except Exception:
+                if parser.finish_reason is None:
+                    raise
+                raw = None  # the stream broke after the answer was complete: keep it
+            finally:
+                scope.waiting = False
+            if scope.aborted:
+                raise AbortedError()
+            sse_events = feed(raw) if raw is not None else decoder.close()
+            if raw is None:
+                finished = True
+            for sse in sse_events:
+                data = sse.data
+                if data == "[DONE]":
+                    finished = True
+                    break
+                if not data:
+                    continue
+                try:
+                    chunk = loads(data)
+                except ValueError as exc:
+                    raise ProviderError(f"Could not parse SSE chunk from {provider}: {exc}: {data[:200]}") from None
+                if isinstance(chunk, dict):
+                    for event in parser.feed(chunk):
+                        yield event
+        if parser.finish_reason is None and resolve_compat(model)["supportsFinishReason"]:
+            raise ProviderError(f"Stream ended without finish_reason (provider: {provider})")
+        for event in parser.end_events():
+            yield event
+        if parser.finish_error is not None:
+            yield error_event(output, parser.finish_error, aborted=False)
+        else:
+            yield done_event(output)
+    except asyncio.CancelledError:
+        if not scope.absorb_cancel():
+            raise
+        parser.finalize_args()
+        yield error_event(output, "Request was aborted", aborted=True)
+    except AbortedError:
+        parser.finalize_args()
+        yield error_event(output, "Request was aborted", aborted=True)
+    except Exception as exc:
+        parser.finalize_args()
+        aborted = scope.aborted
+        yield error_event(output, "Request was aborted" if aborted else error_text(exc, provider, secrets), aborted)
+    finally:
+        scope.close()
+        if response is not None:
+            await response.aclose()
+
+
+async def _json_body_error(response: Any, provider: str) -> str:
+    """A 200 answer that is JSON rather than SSE is an error report (pi: no hang, body's message)."""
+    from pi_cli.ai.http_errors import format_http_error
+
+    data = bytearray()
+    async for chunk in response.aiter_bytes():
+        data += chunk
+        if len(data) > 65536:
+            break
+    return format_http_error(response.status_code, data.decode("utf-8", "replace"), provider)
