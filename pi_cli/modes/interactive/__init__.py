@@ -1,0 +1,34 @@
+"""Interactive mode: the full-screen Textual TUI.
+
+``run_interactive(session, initial_messages)`` is the entry point ``pi_cli.cli`` calls. Textual is
+imported only when it runs, so importing this package stays cheap.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def make_app(session: Any, initial_messages: list[str] | None = None, **kwargs: Any) -> Any:
+    """Build the app (shared by the CLI, the tests, the screenshots and the benchmark)."""
+    from pi_cli.config.paths import keybindings_path
+    from pi_cli.modes.interactive.app import PiApp
+    from pi_cli.modes.interactive.keys import load_keymap
+    from pi_cli.modes.interactive.terminal_keys import install_alt_enter
+
+    install_alt_enter()
+    if "keymap" not in kwargs:
+        keymap, warnings = load_keymap(keybindings_path())
+        kwargs["keymap"] = keymap
+        kwargs["warnings"] = [*kwargs.get("warnings", []), *warnings]
+    return PiApp(session, initial_messages, **kwargs)
+
+
+def run_interactive(session: Any, initial_messages: list[str]) -> int:
+    """Run the TUI until the user quits; returns the process exit code."""
+    app = make_app(session, initial_messages)
+    result = app.run()
+    return int(result or 0)
+
+
+__all__ = ["make_app", "run_interactive"]

@@ -1,0 +1,415 @@
+"""PiApp: the full-screen Textual front end over one AgentSession.
+
+Layout, top to bottom: transcript (start header first), working line, queue list, completion
+menu, editor, footer. The session's listener is ``EventPump.push`` — it only appends — and the
+pump renders merged batches through ``EventRenderer``. Keys follow pi (see ``keys.py``), with
+DESIGN.md's rule that Ctrl-C aborts a running agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual import on
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+
+from pi_cli import __version__
+from pi_cli.modes.display import context_tokens, footer_facts, git_branch
+from pi_cli.modes.interactive.commands import CommandRunner
+from pi_cli.modes.interactive.keys import APP_KEYS, describe
+from pi_cli.modes.interactive.pump import EventPump
+from pi_cli.modes.interactive.render import EventRenderer
+from pi_cli.modes.interactive.widgets.editor import CompletionMenu, PromptEditor
+from pi_cli.modes.interactive.widgets.messages import Notice, ThinkingBlock
+from pi_cli.modes.interactive.widgets.status import FooterBar, QueueArea, StartHeader, WorkingLine
+from pi_cli.modes.interactive.widgets.tool_card import ToolCard
+from pi_cli.modes.interactive.widgets.transcript import Transcript
+
+QUIT_WINDOW_S = 1.0
+DEMO_PROVIDER = "faux"
+
+
+class PiApp(App[int]):
+    """The interactive mode. ``session`` is an AgentSession (duck-typed: see the module docs)."""
+
+    TITLE = "pi"
+    AUTO_FOCUS = "#editor"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(spec.keys, spec.action, spec.description, id=spec.id, priority=True, show=False) for spec in APP_KEYS
+    ]
+    CSS = """
+    Screen { layout: vertical; background: $background; }
+    #bottom { height: auto; dock: bottom; }
+    """
+
+    def __init__(
+        self,
+        session: Any,
+        initial_messages: list[str] | None = None,
+        *,
+        keymap: dict[str, str] | None = None,
+        warnings: list[str] | None = None,
+        max_mounted: int = 80,
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self.cwd = Path(getattr(session, "cwd", None) or Path.cwd())
+        self.initial_messages = list(initial_messages or [])
+        self.user_keymap = dict(keymap or {})
+        self.startup_warnings = list(warnings or [])
+        self.tools_expanded = False
+        self.show_thinking = False
+        self.transcript = Transcript(id="transcript", max_mounted=max_mounted)
+        self.editor = PromptEditor(cwd=self.cwd, id="editor")
+        self.menu = CompletionMenu(id="completion")
+        self.working = WorkingLine(id="working")
+        self.queue_area = QueueArea(id="queue")
+        self.footer_bar = FooterBar(id="footer")
+        self.renderer = EventRenderer(self.transcript, self._after_event)
+        self.pump = EventPump(self.renderer.apply)
+        self.commands = CommandRunner(self)
+        self._unsubscribe: Any = None
+        self._run_task: asyncio.Task[None] | None = None
+        self._bash_task: asyncio.Task[None] | None = None
+        self._last_ctrl_c = 0.0
+        self._branch = git_branch(self.cwd)
+        theme = str(getattr(getattr(session, "settings", None), "theme", "") or "dark")
+        self.theme = "textual-light" if theme == "light" else "textual-dark"
+
+    # --- layout -----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield self.transcript
+        yield self.working
+        yield self.queue_area
+        yield self.menu
+        yield self.editor
+        yield self.footer_bar
+
+    async def on_mount(self) -> None:
+        if self.user_keymap:
+            self.set_keymap(self.user_keymap)
+        self.editor.menu = self.menu
+        self.editor.commands = self.commands.completion_entries
+        await self.transcript.add(self._header())
+        for warning in [*self.startup_warnings, *getattr(self.session, "startup_notices", [])]:
+            await self.renderer.notice(str(warning), "warning")
+        if self._is_demo_model():
+            await self.renderer.notice(self._no_model_text(), "panel")
+        history = list(getattr(self.session, "messages", []) or [])
+        if history:
+            await self.renderer.load_history(history)
+        self._unsubscribe = self.session.subscribe(self.pump.push)
+        self.pump.start()
+        self.refresh_footer()
+        self.refresh_queue()
+        if self.initial_messages:
+            self._run_task = asyncio.get_running_loop().create_task(self._run_initial(self.initial_messages))
+
+    def _header(self) -> StartHeader:
+        keys = self.user_keymap
+        hints = (
+            f"{describe('app.interrupt', keys)} interrupt · {describe('app.clear', keys)} abort/clear (twice: exit) · "
+            f"{describe('app.exit', keys)} exit · / commands · ! bash · {describe('app.tools.expand', keys)} more"
+        )
+        resources: list[str] = []
+        loaded = getattr(self.session, "resources", None)
+        files = [str(getattr(f, "path", f)) for f in getattr(loaded, "context_files", []) or []]
+        if files:
+            resources.append("Context: " + ", ".join(_short_path(p, self.cwd) for p in files))
+        skills = [str(getattr(s, "name", s)) for s in getattr(loaded, "skills", []) or []]
+        if skills:
+            resources.append("Skills: " + ", ".join(skills))
+        templates = [str(getattr(t, "name", t)) for t in getattr(loaded, "templates", []) or []]
+        if templates:
+            resources.append("Prompts: " + ", ".join("/" + t for t in templates))
+        return StartHeader(__version__, hints, resources)
+
+    def _is_demo_model(self) -> bool:
+        model = getattr(self.session, "model", None)
+        return model is None or (model.get("provider") == DEMO_PROVIDER and model.get("id") == "demo")
+
+    def _no_model_text(self) -> str:
+        return (
+            "No model configured — the offline demo model is active. It answers plainly and can run "
+            "ls/read/bash, but it is not an LLM.\n"
+            "To use a real model: export an API key (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …), "
+            "or save one with /login-style auth.json in ~/.pi/agent/, or add a provider to "
+            "~/.pi/agent/models.json; then pick it with Ctrl-L or /model."
+        )
+
+    # --- state ------------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        """True while a prompt run is in flight (including its preflight)."""
+        return bool(getattr(self.session, "is_streaming", False)) or (
+            self._run_task is not None and not self._run_task.done()
+        )
+
+    def _after_event(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        if kind == "agent_start":
+            self.working.start("Working...")
+        elif kind in ("agent_end",):
+            if not self.running:
+                self.working.stop()
+            self.refresh_footer()
+        elif kind == "message_end":
+            self.refresh_footer()
+        elif kind == "queue_update" or kind == "message_start":
+            self.refresh_queue()
+        elif kind == "auto_retry_start":
+            delay = int(event.get("delayMs", 0) or 0) / 1000
+            self.working.start(f"Retrying ({event.get('attempt')}/{event.get('maxAttempts')}) in {delay:g}s...")
+        elif kind == "auto_retry_end":
+            self.working.set_message("Working...")
+        elif kind == "compaction_start":
+            self.working.start("Compacting context...")
+        elif kind == "compaction_end":
+            if not self.running:
+                self.working.stop()
+        elif kind in ("thinking_level_changed", "session_info_changed", "model_changed"):
+            self.refresh_footer()
+
+    def refresh_footer(self) -> None:
+        session = self.session
+        messages = list(getattr(session, "messages", []) or [])
+        model = getattr(session, "model", None)
+        facts = footer_facts(
+            cwd=self.cwd,
+            messages=messages,
+            model=model,
+            thinking_level=str(getattr(session, "thinking_level", "off")),
+            session_name=getattr(session, "session_name", None),
+            auto_compaction=bool(getattr(session, "auto_compaction_enabled", True)),
+            branch=self._branch,
+        )
+        window = int(model.get("contextWindow", 0) or 0) if model else 0
+        fraction = (context_tokens(messages) or 0) / window if window else 0.0
+        self.footer_bar.set_facts(facts, fraction)
+        level = str(getattr(session, "thinking_level", "off"))
+        self.editor.set_class(level in ("high", "xhigh"), "-thinking-high")
+
+    def queued(self) -> tuple[list[str], list[str]]:
+        session = self.session
+        return list(getattr(session, "steering_messages", [])), list(getattr(session, "follow_up_messages", []))
+
+    def refresh_queue(self) -> None:
+        steering, follow_up = self.queued()
+        self.queue_area.show_queue(steering, follow_up, describe("app.message.dequeue", self.user_keymap))
+
+    # --- submitting -------------------------------------------------------------------------
+
+    @on(PromptEditor.Submitted)
+    async def _submitted(self, event: PromptEditor.Submitted) -> None:
+        await self.submit(event.text, follow_up=event.follow_up)
+
+    async def submit(self, raw: str, *, follow_up: bool = False) -> None:
+        """Route editor text: command, ``!`` bash, queue (while running) or a new prompt."""
+        text = raw.strip()
+        if not text:
+            return
+        if text.startswith("/") and await self.commands.run(text):
+            return
+        if text.startswith("!") and not self.running:
+            self.start_bash(text)
+            return
+        if self.running:
+            if follow_up:
+                self.session.follow_up(text)
+            else:
+                self.session.steer(text)
+            self.refresh_queue()
+            return
+        self._run_task = asyncio.get_running_loop().create_task(self._run_prompt(text))
+
+    async def _run_initial(self, messages: list[str]) -> None:
+        for text in messages:
+            await self._run_prompt(text)
+
+    async def _run_prompt(self, text: str) -> None:
+        self.working.start("Working...")
+        try:
+            await self.session.prompt(text)
+        except Exception as exc:  # refused prompts (no key, busy) are shown, never raised
+            await self.pump.drain()
+            hint = getattr(exc, "hint", None)
+            await self.renderer.notice(f"Error: {exc}" + (f"\n{hint}" if hint else ""), "error")
+        finally:
+            await self.pump.drain()
+            self.working.stop()
+            self.refresh_footer()
+            self.refresh_queue()
+
+    def start_bash(self, text: str) -> None:
+        exclude = text.startswith("!!")
+        command = text[2:].strip() if exclude else text[1:].strip()
+        if not command:
+            return
+        if self._bash_task is not None and not self._bash_task.done():
+            self.notify("A bash command is already running. Press Esc to cancel it first.", severity="warning")
+            return
+        self._bash_task = asyncio.get_running_loop().create_task(self._run_bash(command, exclude))
+
+    async def _run_bash(self, command: str, exclude: bool) -> None:
+        card = ToolCard("", "bash", {"command": command}, user_bash=True)
+        await self.transcript.add(card)
+        card.start()
+        chunks: list[str] = []
+
+        def on_chunk(chunk: str) -> None:
+            chunks.append(chunk)
+            card.set_output("".join(chunks))
+
+        self.working.start("Running bash...")
+        try:
+            result = await self.session.run_bash(command, exclude_from_context=exclude, on_chunk=on_chunk)
+        except Exception as exc:
+            card.finish({"content": [{"type": "text", "text": str(exc)}]}, True)
+            return
+        finally:
+            if not self.running:
+                self.working.stop()
+        output = str(_field(result, "output", "") or "")
+        exit_code = _field(result, "exitCode", None)
+        cancelled = bool(_field(result, "cancelled", False))
+        card.finish({"content": [{"type": "text", "text": output}]}, bool(exit_code) or cancelled)
+        if cancelled:
+            card.notes.append("cancelled")
+        elif exit_code not in (0, None):
+            card.notes.append(f"exit code {exit_code}")
+        if exclude:
+            card.notes.append("not sent to the model")
+        card.finish({"content": [{"type": "text", "text": output}]}, bool(exit_code) or cancelled)
+
+    # --- key actions ------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "exit_if_empty":
+            return not self.editor.text and self.screen is self.screen_stack[0]
+        if action in ("interrupt", "clear_or_abort", "dequeue", "cycle_thinking", "cycle_model", "select_model"):
+            return self.screen is self.screen_stack[0]
+        return True
+
+    async def action_interrupt(self) -> None:
+        if self.editor.close_menu():
+            return
+        if self.running:
+            await self.abort()
+        elif self._bash_task is not None and not self._bash_task.done():
+            self.session.abort_bash()
+
+    async def action_clear_or_abort(self) -> None:
+        if self.running:
+            await self.abort()
+            return
+        if self._bash_task is not None and not self._bash_task.done():
+            self.session.abort_bash()
+            return
+        now = time.monotonic()
+        if now - self._last_ctrl_c < QUIT_WINDOW_S:
+            await self.quit()
+            return
+        self._last_ctrl_c = now
+        self.editor.close_menu()
+        self.editor.load_text("")
+
+    async def action_exit_if_empty(self) -> None:
+        await self.quit()
+
+    async def abort(self) -> None:
+        """Abort the run; unsent queued text goes back into the editor (never lost)."""
+        self.restore_queue()
+        self.working.set_message("Aborting...")
+        await self.session.abort()
+        task = self._run_task
+        if task is not None and not task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(task), timeout=2.0)
+            except (TimeoutError, asyncio.CancelledError):
+                pass
+        await self.pump.drain()
+        self.working.stop()
+        self.refresh_queue()
+
+    def restore_queue(self) -> int:
+        steering, follow_up = self.session.clear_queues()
+        texts = [*steering, *follow_up]
+        if not texts:
+            return 0
+        current = self.editor.text
+        self.editor.set_text("\n\n".join([*texts, current] if current.strip() else texts))
+        self.refresh_queue()
+        return len(texts)
+
+    def action_dequeue(self) -> None:
+        count = self.restore_queue()
+        self.notify(f"Restored {count} queued message(s) to editor" if count else "No queued messages to restore")
+
+    def action_cycle_thinking(self) -> None:
+        level = self.session.cycle_thinking_level()
+        if level is None:
+            self.notify("Current model does not support thinking")
+        else:
+            self.notify(f"Thinking level: {level}")
+        self.refresh_footer()
+
+    def action_cycle_model(self, direction: int) -> None:
+        result = self.session.cycle_model("forward" if direction > 0 else "backward")
+        if not result:
+            self.notify("Only one model available")
+        else:
+            model = getattr(self.session, "model", None) or {}
+            self.notify(f"Model: {model.get('provider')}/{model.get('id')}")
+        self.refresh_footer()
+
+    def action_select_model(self) -> None:
+        self.commands.open_model_picker("")
+
+    def action_toggle_tools(self) -> None:
+        self.tools_expanded = not self.tools_expanded
+        for card in self.query(ToolCard):
+            card.set_expanded(self.tools_expanded)
+
+    def action_toggle_thinking(self) -> None:
+        self.show_thinking = not self.show_thinking
+        for block in self.query(ThinkingBlock):
+            block.set_expanded(self.show_thinking)
+
+    async def quit(self) -> None:
+        if self.running:
+            try:
+                await asyncio.wait_for(self.session.abort(), timeout=2.0)
+            except (TimeoutError, Exception):
+                pass
+        self.exit(0)
+
+    async def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        await self.pump.stop()
+
+    async def show_notice(self, text: str, kind: str = "info") -> None:
+        await self.transcript.add(Notice(text, kind), lambda: Notice(text, kind))
+
+
+def _field(obj: Any, key: str, default: Any) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(key, default)
+    snake = "".join("_" + c.lower() if c.isupper() else c for c in key)
+    return getattr(obj, key, getattr(obj, snake, default))
+
+
+def _short_path(path: str, cwd: Path) -> str:
+    try:
+        return str(Path(path).relative_to(cwd))
+    except ValueError:
+        from pi_cli.modes.display import home_relative
+
+        return home_relative(path)

@@ -1,0 +1,256 @@
+"""Slash commands of the interactive mode.
+
+Built-ins are handled here; ``/template`` and ``/skill:name`` entries come from the session's
+resources and are sent as prompts (the session expands them). Unknown ``/xyz`` text goes to the
+model verbatim, as in pi. Session features that the session object lacks (compaction, export,
+new session) answer with a one-line notice instead of failing.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import TYPE_CHECKING, Any
+
+from pi_cli.modes.interactive.keys import APP_KEYS, EDITOR_KEYS
+from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
+
+if TYPE_CHECKING:
+    from pi_cli.modes.interactive.app import PiApp
+
+BUILTINS: list[tuple[str, str]] = [
+    ("model", "Select model (opens selector)"),
+    ("thinking", "Set thinking level"),
+    ("settings", "Open settings menu"),
+    ("new", "Start a new session"),
+    ("compact", "Manually compact the session context"),
+    ("session", "Show session info and stats"),
+    ("name", "Set session display name"),
+    ("copy", "Copy last agent message to clipboard"),
+    ("export", "Export session to HTML file"),
+    ("hotkeys", "Show all keyboard shortcuts"),
+    ("quit", "Quit pi"),
+]
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+
+
+async def _maybe_await(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+class CommandRunner:
+    """Runs ``/command args`` against the app and its session."""
+
+    def __init__(self, app: PiApp) -> None:
+        self.app = app
+
+    @property
+    def session(self) -> Any:
+        return self.app.session
+
+    def completion_entries(self) -> list[tuple[str, str]]:
+        entries = list(BUILTINS)
+        getter = getattr(self.session, "get_commands", None)
+        if callable(getter):
+            for command in getter() or []:
+                entries.append((str(command.get("name")), str(command.get("description", ""))))
+        return entries
+
+    async def run(self, text: str) -> bool:
+        """Handle a built-in command; False means "not ours, send it as a prompt"."""
+        name, _, args = text[1:].partition(" ")
+        args = args.strip()
+        handler = getattr(self, f"cmd_{name}", None)
+        if name == "exit":
+            handler = self.cmd_quit
+        if handler is None:
+            return False
+        await handler(args)
+        return True
+
+    async def _notice(self, text: str, kind: str = "info") -> None:
+        await self.app.show_notice(text, kind)
+
+    # --- commands ---------------------------------------------------------------------------
+
+    async def cmd_quit(self, args: str) -> None:
+        await self.app.quit()
+
+    async def cmd_model(self, args: str) -> None:
+        self.open_model_picker(args)
+
+    def open_model_picker(self, query: str) -> None:
+        models = list(self.session.available_models() or [])
+        current = getattr(self.session, "model", None) or {}
+        if not models:
+            self.app.notify("No models available. Set an API key or add models.json.", severity="warning")
+            return
+        items = [
+            PickItem(
+                f"{m['provider']}/{m['id']}",
+                f"{m['provider']}/{m['id']}",
+                str(m.get("name", "")),
+                m.get("provider") == current.get("provider") and m.get("id") == current.get("id"),
+            )
+            for m in models
+        ]
+        by_key = {f"{m['provider']}/{m['id']}": m for m in models}
+
+        def chosen(key: str | None) -> None:
+            if key and key in by_key:
+                self.session.set_model(by_key[key])
+                self.app.notify(f"Model: {key}")
+                self.app.refresh_footer()
+
+        self.app.push_screen(PickerScreen("Select model", items, query), chosen)
+
+    async def cmd_thinking(self, args: str) -> None:
+        if args:
+            if args not in THINKING_LEVELS:
+                await self._notice(f"Unknown thinking level: {args} (use {', '.join(THINKING_LEVELS)})", "error")
+                return
+            level = self.session.set_thinking_level(args)
+            self.app.notify(f"Thinking level: {level}")
+            self.app.refresh_footer()
+            return
+        current = str(getattr(self.session, "thinking_level", "off"))
+        items = [PickItem(level, level, "", level == current) for level in THINKING_LEVELS]
+
+        def chosen(level: str | None) -> None:
+            if level:
+                result = self.session.set_thinking_level(level)
+                self.app.notify(f"Thinking level: {result}")
+                self.app.refresh_footer()
+
+        self.app.push_screen(PickerScreen("Thinking level", items), chosen)
+
+    async def cmd_settings(self, args: str) -> None:
+        s = self.session
+        items = [
+            PickItem("steering", "Steering mode", str(s.steering_mode)),
+            PickItem("followup", "Follow-up mode", str(s.follow_up_mode)),
+            PickItem("compaction", "Auto-compaction", "on" if s.auto_compaction_enabled else "off"),
+            PickItem("retry", "Auto-retry", "on" if s.auto_retry_enabled else "off"),
+            PickItem("theme", "Theme", "light" if self.app.theme == "textual-light" else "dark"),
+        ]
+
+        def chosen(key: str | None) -> None:
+            if not key:
+                return
+            flip = {"all": "one-at-a-time", "one-at-a-time": "all"}
+            if key == "steering":
+                s.set_steering_mode(flip.get(str(s.steering_mode), "all"))
+                self.app.notify(f"Steering mode: {s.steering_mode}")
+            elif key == "followup":
+                s.set_follow_up_mode(flip.get(str(s.follow_up_mode), "all"))
+                self.app.notify(f"Follow-up mode: {s.follow_up_mode}")
+            elif key == "compaction":
+                s.set_auto_compaction_enabled(not s.auto_compaction_enabled)
+                self.app.notify(f"Auto-compaction: {'on' if s.auto_compaction_enabled else 'off'}")
+            elif key == "retry":
+                s.set_auto_retry_enabled(not s.auto_retry_enabled)
+                self.app.notify(f"Auto-retry: {'on' if s.auto_retry_enabled else 'off'}")
+            elif key == "theme":
+                light = self.app.theme != "textual-light"
+                self.app.theme = "textual-light" if light else "textual-dark"
+                _save_setting(s, "theme", "light" if light else "dark")
+            self.app.refresh_footer()
+            self.app.call_later(self.app.run_worker, self.cmd_settings(""), exclusive=True, group="settings")
+
+        self.app.push_screen(PickerScreen("Settings (Enter toggles, Esc closes)", items), chosen)
+
+    async def cmd_new(self, args: str) -> None:
+        if self.app.running:
+            await self._notice("Cannot start a new session while the agent is running (Esc aborts).", "warning")
+            return
+        method = getattr(self.session, "new_session", None)
+        if not callable(method):
+            await self._notice("/new is not available in this build.", "warning")
+            return
+        await _maybe_await(method())
+        await self.app.transcript.clear_entries()
+        self.app.renderer.forget()
+        await self.app.transcript.add(self.app._header())
+        await self._notice("✓ New session started")
+        self.app.refresh_footer()
+
+    async def cmd_compact(self, args: str) -> None:
+        if self.app.running:
+            await self._notice("Cannot compact while the agent is running.", "warning")
+            return
+        if len(list(self.session.messages)) < 2:
+            await self._notice("Nothing to compact (no messages yet)")
+            return
+        method = getattr(self.session, "compact", None)
+        if not callable(method):
+            await self._notice("/compact is not available in this build.", "warning")
+            return
+        self.app.working.start("Compacting context...")
+        try:
+            await _maybe_await(method(args or None))
+        except Exception as exc:
+            await self._notice(f"Compaction failed: {exc}", "error")
+        else:
+            await self._notice("Context compacted.")
+        finally:
+            self.app.working.stop()
+            self.app.refresh_footer()
+
+    async def cmd_session(self, args: str) -> None:
+        stats = self.session.get_session_stats()
+        tokens = stats.get("tokens", {})
+        lines = [
+            "Session",
+            f"Name: {getattr(self.session, 'session_name', None) or '(none)'}",
+            f"File: {stats.get('sessionFile') or 'In-memory'}",
+            f"ID: {stats.get('sessionId')}",
+            f"Messages: user {stats.get('userMessages')}, assistant {stats.get('assistantMessages')}, "
+            f"tool calls {stats.get('toolCalls')}, tool results {stats.get('toolResults')}, "
+            f"total {stats.get('totalMessages')}",
+            f"Tokens: input {tokens.get('input', 0)}, output {tokens.get('output', 0)}, "
+            f"cache read {tokens.get('cacheRead', 0)}, cache write {tokens.get('cacheWrite', 0)}, "
+            f"total {tokens.get('total', 0)}",
+            f"Cost: ${float(stats.get('cost', 0.0)):.4f}",
+        ]
+        await self._notice("\n".join(lines))
+
+    async def cmd_name(self, args: str) -> None:
+        if not args:
+            current = getattr(self.session, "session_name", None)
+            await self._notice(f"Session name: {current}" if current else "Usage: /name <name>")
+            return
+        self.session.set_session_name(args)
+        await self._notice(f"Session name set: {args}")
+        self.app.refresh_footer()
+
+    async def cmd_copy(self, args: str) -> None:
+        text = self.session.get_last_assistant_text()
+        if not text:
+            await self._notice("No agent messages to copy yet.", "warning")
+            return
+        self.app.copy_to_clipboard(text)
+        self.app.notify("Copied last agent message to clipboard")
+
+    async def cmd_export(self, args: str) -> None:
+        method = getattr(self.session, "export_html", None)
+        if not callable(method):
+            await self._notice("/export is not available in this build.", "warning")
+            return
+        try:
+            path = await _maybe_await(method(args or None))
+        except Exception as exc:
+            await self._notice(f"Export failed: {exc}", "error")
+            return
+        await self._notice(f"Session exported to: {path}")
+
+    async def cmd_hotkeys(self, args: str) -> None:
+        keymap = self.app.user_keymap
+        rows = [(keymap.get(s.id, s.keys).replace(",", " / "), s.description) for s in (*EDITOR_KEYS, *APP_KEYS)]
+        rows += [("up / down", "History (first/last line)"), ("@", "Path completion"), ("/", "Commands")]
+        width = max(len(key) for key, _ in rows) + 2
+        await self._notice("Keyboard shortcuts\n" + "\n".join(f"{key.ljust(width)}{desc}" for key, desc in rows))
+
+
+def _save_setting(session: Any, key: str, value: Any) -> None:
+    persist = getattr(session, "_persist", None)
+    if callable(persist):
+        persist(key, value)

@@ -1,0 +1,135 @@
+"""Event pump: decouples the agent's event stream from rendering.
+
+The agent awaits its listeners in order, so whatever the UI does inside a listener stalls the
+HTTP reader. The listener here therefore only appends the event to a list and sets a flag. A
+separate task drains the list at most once per frame, merges consecutive deltas of the same
+content block into one operation, and hands the batch to the renderer. After each render it waits
+``max(min_interval, 1.5 × last render time)``, so a slow render (a long code fence) lowers the
+frame rate instead of starving the keyboard.
+
+Order is preserved: non-delta events are never reordered around deltas; they split the merge.
+This module imports no Textual, so it can be tested on its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+DELTA_TYPES = frozenset({"text_delta", "thinking_delta", "toolcall_delta"})
+
+
+@dataclass(slots=True)
+class Delta:
+    """Merged deltas of one content block of the streaming assistant message."""
+
+    kind: str  # "text_delta" | "thinking_delta" | "toolcall_delta"
+    content_index: int
+    text: str
+    message: dict[str, Any]  # the partial assistant message (shared, never copied)
+
+
+Op = Delta | dict[str, Any]
+"""One render operation: a merged delta, or an agent/session event passed through unchanged."""
+
+
+def coalesce(events: list[dict[str, Any]]) -> list[Op]:
+    """Merge runs of deltas for the same content block; keep every other event, in order."""
+    ops: list[Op] = []
+    parts: list[str] = []
+    last: Delta | None = None
+    for event in events:
+        inner = event.get("assistantMessageEvent") if event.get("type") == "message_update" else None
+        kind = inner.get("type") if isinstance(inner, dict) else None
+        if inner is not None and kind in DELTA_TYPES:
+            index = int(inner.get("contentIndex", 0))
+            message = event.get("message") or inner.get("partial") or {}
+            if last is not None and last.kind == kind and last.content_index == index:
+                parts.append(inner.get("delta", ""))
+                last.message = message
+                continue
+            if last is not None:
+                last.text = "".join(parts)
+            last = Delta(str(kind), index, "", message)
+            parts = [inner.get("delta", "")]
+            ops.append(last)
+            continue
+        if last is not None:
+            last.text = "".join(parts)
+            last, parts = None, []
+        ops.append(event)
+    if last is not None:
+        last.text = "".join(parts)
+    return ops
+
+
+Renderer = Callable[[list[Op]], Awaitable[None]]
+
+
+class EventPump:
+    """Buffers events from the agent and renders them in merged batches at frame rate.
+
+    ``push`` is safe to call from any coroutine on the loop and never awaits. ``start`` launches
+    the draining task; ``stop`` cancels it after a final flush. ``drain`` renders whatever is
+    pending right now (used before quitting and by tests).
+    """
+
+    def __init__(self, render: Renderer, min_interval: float = 1 / 60, max_interval: float = 0.25) -> None:
+        self._render = render
+        self._pending: list[dict[str, Any]] = []
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()
+        self.min_interval = min_interval
+        self.max_interval = max_interval
+        self.last_render_seconds = 0.0
+        self.frames = 0
+        self.errors: list[str] = []
+
+    def push(self, event: dict[str, Any], *_: object) -> None:
+        """Listener entry point: queue one event (extra arguments such as a signal are ignored)."""
+        self._pending.append(event)
+        self._wake.set()
+
+    @property
+    def pending(self) -> int:
+        """Number of events waiting to be rendered."""
+        return len(self._pending)
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="pi-event-pump")
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            try:
+                await task
+            except asyncio.CancelledError:
+                pass
+        await self.drain()
+
+    async def drain(self) -> None:
+        """Render everything pending now, in order."""
+        async with self._lock:
+            while self._pending:
+                batch, self._pending = self._pending, []
+                self._wake.clear()
+                started = time.perf_counter()
+                try:
+                    await self._render(coalesce(batch))
+                except Exception as exc:  # a render bug must not kill the pump and freeze the UI
+                    self.errors.append(f"{type(exc).__name__}: {exc}")
+                self.last_render_seconds = time.perf_counter() - started
+                self.frames += 1
+
+    async def _run(self) -> None:
+        while True:
+            await self._wake.wait()
+            await self.drain()
+            gap = min(self.max_interval, max(self.min_interval, 1.5 * self.last_render_seconds))
+            await asyncio.sleep(gap)

@@ -1,0 +1,181 @@
+"""Applies batches of agent/session events (merged by the pump) to the transcript.
+
+Holds the streaming assistant view and the tool cards by call id. Every method runs on the app's
+loop inside one pump frame; nothing here is called per token.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual.widget import Widget
+
+from pi_cli.modes.interactive.pump import Delta, Op
+from pi_cli.modes.interactive.widgets.messages import AssistantView, Notice, UserView, message_text
+from pi_cli.modes.interactive.widgets.tool_card import ToolCard
+from pi_cli.modes.interactive.widgets.transcript import Builder, Transcript
+
+
+def builder_for(message: dict[str, Any], results: dict[str, dict[str, Any]]) -> Builder | None:
+    """A function that builds the widget for a finished message (None: not shown on its own)."""
+    role = message.get("role")
+    if role == "user":
+        text = message_text(message)
+        return lambda: UserView(text)
+    if role == "assistant":
+        return lambda: AssistantView(message, results)
+    if role == "bashExecution":
+        return lambda: bash_card(message)
+    if role in ("compactionSummary", "branchSummary"):
+        summary = str(message.get("summary", ""))[:200]
+        return lambda: Notice(f"[{role}] {summary}", "info")
+    return None
+
+
+def bash_card(message: dict[str, Any]) -> ToolCard:
+    """A finished user ``!cmd`` run, from its ``bashExecution`` message."""
+    card = ToolCard("", "bash", {"command": message.get("command", "")}, user_bash=True)
+    card.state = "done"
+    exit_code = message.get("exitCode")
+    output = str(message.get("output", ""))
+    card.finish({"content": [{"type": "text", "text": output}]}, is_error=bool(exit_code) and exit_code != 0)
+    if message.get("cancelled"):
+        card.notes.append("cancelled")
+    elif exit_code not in (0, None):
+        card.notes.append(f"exit code {exit_code}")
+    if message.get("excludeFromContext"):
+        card.notes.append("not sent to the model")
+    return card
+
+
+class EventRenderer:
+    """Turns ops into widget changes. ``on_change`` is called after each batch (footer, queue)."""
+
+    def __init__(self, transcript: Transcript, on_event: Callable[[dict[str, Any]], None]) -> None:
+        self.transcript = transcript
+        self.on_event = on_event
+        self.current: AssistantView | None = None
+        self.cards: dict[str, ToolCard] = {}
+        self.results: dict[str, dict[str, Any]] = {}
+
+    async def apply(self, ops: list[Op]) -> None:
+        for op in ops:
+            if isinstance(op, Delta):
+                await self._delta(op)
+            else:
+                await self._event(op)
+                self.on_event(op)
+        if not self.transcript.is_anchored:
+            self.transcript.call_after_refresh(self.transcript.follow)
+
+    async def _delta(self, op: Delta) -> None:
+        view = self.current
+        if view is None:
+            view = await self._start_assistant(op.message)
+        before = set(view.cards)
+        await view.apply_delta(op.kind, op.content_index, op.text, op.message)
+        for call_id in set(view.cards) - before:
+            self.cards[call_id] = view.cards[call_id]
+
+    async def _start_assistant(self, message: dict[str, Any]) -> AssistantView:
+        view = AssistantView(None, self.results)
+        holder: dict[str, Any] = {"message": message}
+        results = self.results
+
+        def rebuild() -> Widget:
+            return AssistantView(holder["message"], results)
+
+        view.rebuild_holder = holder  # type: ignore[attr-defined]
+        await self.transcript.add(view, rebuild)
+        self.current = view
+        return view
+
+    async def _event(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        if kind == "message_start":
+            message = event.get("message") or {}
+            role = message.get("role")
+            if role == "assistant":
+                await self._start_assistant(message)
+            elif role == "user":
+                text = message_text(message)
+                await self.transcript.add(UserView(text), lambda: UserView(text))
+            elif role == "bashExecution":
+                await self.add_message(message)
+        elif kind == "message_update":
+            inner = event.get("assistantMessageEvent") or {}
+            message = event.get("message") or inner.get("partial") or {}
+            if self.current is None:
+                await self._start_assistant(message)
+            index = inner.get("contentIndex")
+            if isinstance(index, int) and self.current is not None:
+                before = set(self.current.cards)
+                await self.current.ensure_block(index, message)
+                for call_id in set(self.current.cards) - before:
+                    self.cards[call_id] = self.current.cards[call_id]
+        elif kind == "message_end":
+            message = event.get("message") or {}
+            role = message.get("role")
+            if role == "assistant":
+                view = self.current or await self._start_assistant(message)
+                await view.finalize(message)
+                for call_id, card in view.cards.items():
+                    self.cards.setdefault(call_id, card)
+                holder = getattr(view, "rebuild_holder", None)
+                if isinstance(holder, dict):
+                    holder["message"] = message
+                self.current = None
+            elif role == "toolResult":
+                self.results[str(message.get("toolCallId"))] = message
+        elif kind == "tool_execution_start":
+            card = await self._card(event)
+            card.start(event.get("args") if isinstance(event.get("args"), dict) else None)
+        elif kind == "tool_execution_update":
+            card = await self._card(event)
+            partial = event.get("partialResult") or {}
+            text = "".join(b.get("text", "") for b in partial.get("content") or [] if b.get("type") == "text")
+            card.set_output(text)
+        elif kind == "tool_execution_end":
+            card = await self._card(event)
+            card.finish(event.get("result"), bool(event.get("isError")))
+        elif kind == "auto_retry_end" and not event.get("success"):
+            await self.notice(f"Retry failed after {event.get('attempt')} attempts: {event.get('finalError')}", "error")
+        elif kind == "compaction_end":
+            if event.get("errorMessage"):
+                await self.notice(f"Compaction failed: {event['errorMessage']}", "error")
+            elif event.get("result"):
+                await self.notice("Context compacted.", "info")
+        elif kind == "agent_end":
+            self.current = None
+
+    async def _card(self, event: dict[str, Any]) -> ToolCard:
+        call_id = str(event.get("toolCallId"))
+        card = self.cards.get(call_id)
+        if card is None:
+            # A tool whose call never streamed (or whose view was unmounted): give it its own card.
+            card = ToolCard(call_id, str(event.get("toolName", "?")), event.get("args") or {})
+            self.cards[call_id] = card
+            await self.transcript.add(card)
+        return card
+
+    async def notice(self, text: str, kind: str = "info") -> None:
+        await self.transcript.add(Notice(text, kind), lambda: Notice(text, kind))
+
+    async def add_message(self, message: dict[str, Any]) -> None:
+        build = builder_for(message, self.results)
+        if build is not None:
+            await self.transcript.add(build(), build)
+
+    async def load_history(self, messages: list[dict[str, Any]]) -> None:
+        """Show a resumed transcript: build records for all, mount only the tail."""
+        for message in messages:
+            if message.get("role") == "toolResult":
+                self.results[str(message.get("toolCallId"))] = message
+        builders = [b for b in (builder_for(m, self.results) for m in messages) if b is not None]
+        await self.transcript.add_many(builders)
+
+    def forget(self) -> None:
+        self.current = None
+        self.cards.clear()
+        self.results.clear()

@@ -1,0 +1,1 @@
+"""Widgets of the interactive mode (each module holds one concept)."""

@@ -1,0 +1,261 @@
+"""The prompt editor: a multi-line ``TextArea`` with pi's keys, history and completion.
+
+Enter submits (priority binding, so the TextArea never inserts a newline for it), Alt+Enter
+submits as a follow-up, Shift+Enter and Ctrl-J insert a newline. Up on the first line and Down on
+the last line walk the history. While the completion menu is open, Up/Down move in it, Tab and
+Enter accept, Escape closes it (the app's Escape binding asks ``close_menu`` first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import OptionList, TextArea
+from textual.widgets.option_list import Option
+
+from pi_cli.modes.interactive.completion import (
+    Completion,
+    apply_completion,
+    command_completions,
+    path_completions,
+)
+from pi_cli.modes.interactive.keys import EDITOR_KEYS
+
+HISTORY_LIMIT = 500
+_PRIORITY = ("submit", "follow_up")  # must beat TextArea's own Enter handling
+
+
+class CompletionMenu(OptionList):
+    """Candidates shown above the editor; the editor drives it, it never takes focus."""
+
+    DEFAULT_CSS = """
+    CompletionMenu {
+        height: auto; max-height: 10; border: none; padding: 0 1;
+        background: $panel; display: none;
+    }
+    CompletionMenu.-open { display: block; }
+    """
+
+    def __init__(self, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.can_focus = False
+        self.items: list[Completion] = []
+
+    def show(self, items: list[Completion]) -> None:
+        self.items = items
+        self.clear_options()
+        if not items:
+            self.remove_class("-open")
+            return
+        width = max(len(item.label) for item in items) + 2
+        self.add_options(
+            [Option(f"{item.label.ljust(width)}{item.description}") for item in items]
+        )
+        self.highlighted = 0
+        self.add_class("-open")
+
+    @property
+    def is_open(self) -> bool:
+        return self.has_class("-open")
+
+    def close(self) -> None:
+        self.items = []
+        self.remove_class("-open")
+
+    def current(self) -> Completion | None:
+        if not self.is_open or self.highlighted is None or self.highlighted >= len(self.items):
+            return None
+        return self.items[self.highlighted]
+
+
+class PromptEditor(TextArea):
+    """The input box."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(spec.keys, spec.action, spec.description, id=spec.id, priority=spec.action in _PRIORITY, show=False)
+        for spec in EDITOR_KEYS
+    ]
+
+    DEFAULT_CSS = """
+    PromptEditor {
+        height: auto; min-height: 1; max-height: 50vh;
+        border: none; border-top: hkey $primary; border-bottom: hkey $primary;
+        padding: 0 1; background: $background;
+    }
+    PromptEditor:focus { border: none; border-top: hkey $primary; border-bottom: hkey $primary; }
+    PromptEditor.-bash { border-top: hkey $warning; border-bottom: hkey $warning; }
+    PromptEditor.-thinking-high { border-top: hkey $accent; border-bottom: hkey $accent; }
+    """
+
+    @dataclass
+    class Submitted(Message):
+        """The user sent ``text`` (``follow_up``: with Alt+Enter)."""
+
+        editor: PromptEditor
+        text: str
+        follow_up: bool = False
+
+    def __init__(self, *, cwd: Path, id: str | None = None) -> None:
+        super().__init__(
+            "",
+            id=id,
+            soft_wrap=True,
+            tab_behavior="focus",
+            show_line_numbers=False,
+            highlight_cursor_line=False,
+        )
+        self.cwd = cwd
+        self.prompt_history: list[str] = []
+        self._history_index: int | None = None
+        self._draft = ""
+        self.menu: CompletionMenu | None = None
+        self.commands: Callable[[], list[tuple[str, str]]] = list
+
+    # --- text helpers -------------------------------------------------------------------------
+
+    def set_text(self, text: str) -> None:
+        """Replace the content and put the cursor at the end."""
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+
+    def _offset_at_cursor(self) -> int:
+        row, column = self.cursor_location
+        lines = self.text.split("\n")
+        return sum(len(line) + 1 for line in lines[:row]) + column
+
+    # --- history ------------------------------------------------------------------------------
+
+    def remember(self, text: str) -> None:
+        if text.strip() and (not self.prompt_history or self.prompt_history[-1] != text):
+            self.prompt_history.append(text)
+            del self.prompt_history[:-HISTORY_LIMIT]
+        self._history_index = None
+
+    def _history_step(self, step: int) -> bool:
+        if not self.prompt_history:
+            return False
+        if self._history_index is None:
+            if step > 0:
+                return False
+            self._draft = self.text
+            index = len(self.prompt_history) - 1
+        else:
+            index = self._history_index + step
+        if index >= len(self.prompt_history):
+            self._history_index = None
+            self.set_text(self._draft)
+            return True
+        if index < 0:
+            return True
+        self._history_index = index
+        self.set_text(self.prompt_history[index])
+        return True
+
+    # --- completion ---------------------------------------------------------------------------
+
+    def refresh_completions(self) -> None:
+        if self.menu is None:
+            return
+        text = self.text
+        items = command_completions(text, self.commands())
+        if not items:
+            items = path_completions(text, self._offset_at_cursor(), self.cwd)
+        if items:
+            self.menu.show(items)
+        else:
+            self.menu.close()
+
+    def close_menu(self) -> bool:
+        """Close the completion menu; True if it was open."""
+        if self.menu is not None and self.menu.is_open:
+            self.menu.close()
+            return True
+        return False
+
+    def _accept(self, completion: Completion) -> None:
+        text, offset = apply_completion(self.text, completion)
+        self.load_text(text)
+        before = text[:offset]
+        self.move_cursor((before.count("\n"), offset - (before.rfind("\n") + 1)))
+        if completion.value.endswith("/"):
+            self.refresh_completions()
+        elif self.menu is not None:
+            self.menu.close()
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self.set_class(self.text.startswith("!"), "-bash")
+        if self.text and (self.text.startswith("/") or "@" in self.text):
+            self.refresh_completions()
+        elif self.menu is not None and self.menu.is_open:
+            self.menu.close()
+
+    # --- actions ------------------------------------------------------------------------------
+
+    def action_submit(self) -> None:
+        current = self.menu.current() if self.menu is not None else None
+        if current is not None:
+            self._accept(current)
+            if current.kind != "command" or self.text.strip() != current.value.strip():
+                return
+        self._send(follow_up=False)
+
+    def action_follow_up(self) -> None:
+        self.close_menu()
+        self._send(follow_up=True)
+
+    def _send(self, *, follow_up: bool) -> None:
+        text = self.text
+        if not text.strip():
+            return
+        self.remember(text)
+        self.load_text("")
+        self.close_menu()
+        self.post_message(self.Submitted(self, text, follow_up))
+
+    def action_newline(self) -> None:
+        self.insert("\n")
+
+    def action_complete(self) -> None:
+        current = self.menu.current() if self.menu is not None else None
+        if current is not None:
+            self._accept(current)
+            return
+        _start, token = _token_before(self.text, self._offset_at_cursor())
+        if token and not token.startswith("@") and ("/" in token or token.startswith(".")):
+            # Plain path token: complete it as if it had an "@" (then drop the "@").
+            offset = self._offset_at_cursor()
+            items = path_completions(self.text[: offset - len(token)] + "@" + token, offset + 1, self.cwd)
+            if len(items) == 1:
+                item = items[0]
+                self._accept(Completion(item.start, item.end - 1, item.value[1:], item.label))
+                return
+        self.refresh_completions()
+
+    def action_cursor_up(self, select: bool = False) -> None:
+        if self.menu is not None and self.menu.is_open and not select:
+            self.menu.action_cursor_up()
+            return
+        if not select and self.cursor_location[0] == 0 and self._history_step(-1):
+            return
+        super().action_cursor_up(select)
+
+    def action_cursor_down(self, select: bool = False) -> None:
+        if self.menu is not None and self.menu.is_open and not select:
+            self.menu.action_cursor_down()
+            return
+        last_row = self.document.line_count - 1
+        if not select and self.cursor_location[0] >= last_row and self._history_step(1):
+            return
+        super().action_cursor_down(select)
+
+
+def _token_before(text: str, cursor: int) -> tuple[int, str]:
+    start = cursor
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    return start, text[start:cursor]

@@ -1,0 +1,131 @@
+"""Status widgets: the start header, the queue list, the working line and the footer."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from pi_cli.modes.display import FooterFacts
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+def _one_line(text: str, width: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: max(width - 1, 1)] + "…"
+
+
+class StartHeader(Static):
+    """Version, key hints and loaded resources, shown once at the top of the transcript."""
+
+    DEFAULT_CSS = """
+    StartHeader { height: auto; padding: 0 1; margin: 0 0 0 0; }
+    """
+
+    def __init__(self, version: str, hints: str, resources: list[str]) -> None:
+        text = Text()
+        text.append("pi", style="bold")
+        text.append(f" v{version}", style="dim")
+        text.append("\n" + hints, style="dim")
+        for line in resources:
+            text.append("\n" + line, style="dim")
+        super().__init__(text)
+
+
+class QueueArea(Static):
+    """Pending steering and follow-up messages, listed above the editor."""
+
+    DEFAULT_CSS = """
+    QueueArea { height: auto; padding: 0 1; color: $text-muted; display: none; }
+    QueueArea.-shown { display: block; }
+    """
+
+    def show_queue(self, steering: list[str], follow_up: list[str], dequeue_key: str = "Alt+Up") -> None:
+        width = max(20, self.size.width - 2 if self.size.width else 100)
+        lines = [f"Steering: {_one_line(t, width - 10)}" for t in steering]
+        lines += [f"Follow-up: {_one_line(t, width - 11)}" for t in follow_up]
+        if lines:
+            lines.append(f"↳ {dequeue_key} to edit all queued messages")
+            self.update(Text("\n".join(lines)))
+        self.set_class(bool(lines), "-shown")
+
+
+class WorkingLine(Static):
+    """``⠋ Working... (esc to interrupt)`` while the agent runs; retry/compaction status too."""
+
+    DEFAULT_CSS = """
+    WorkingLine { height: 1; padding: 0 1; color: $accent; display: none; }
+    WorkingLine.-shown { display: block; }
+    """
+
+    def __init__(self, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self._frame = 0
+        self.message = "Working..."
+        self.hint = "(esc to interrupt)"
+        self._timer: object | None = None
+
+    def on_mount(self) -> None:
+        self._timer = self.set_interval(0.1, self._tick, pause=True)
+
+    def start(self, message: str = "Working...") -> None:
+        self.message = message
+        self.add_class("-shown")
+        self._tick()
+        if self._timer is not None:
+            self._timer.resume()  # type: ignore[attr-defined]
+
+    def set_message(self, message: str) -> None:
+        self.message = message
+        self._tick()
+
+    def stop(self) -> None:
+        self.remove_class("-shown")
+        if self._timer is not None:
+            self._timer.pause()  # type: ignore[attr-defined]
+
+    def _tick(self) -> None:
+        self._frame = (self._frame + 1) % len(SPINNER)
+        self.update(Text(f"{SPINNER[self._frame]} {self.message} {self.hint}"))
+
+
+class FooterBar(Static):
+    """Two lines: location; usage on the left, model and thinking level on the right."""
+
+    DEFAULT_CSS = """
+    FooterBar { height: 2; padding: 0 1; color: $text-muted; }
+    """
+
+    def __init__(self, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self.facts: FooterFacts | None = None
+        self.context_fraction = 0.0
+
+    def set_facts(self, facts: FooterFacts, context_fraction: float = 0.0) -> None:
+        self.facts = facts
+        self.context_fraction = context_fraction
+        self._draw()
+
+    def on_resize(self) -> None:
+        self._draw()
+
+    def _draw(self) -> None:
+        if self.facts is None:
+            return
+        width = max(self.size.width - 2, 20)
+        facts = self.facts
+        text = Text(_one_line(facts.location, width), style="dim")
+        text.append("\n")
+        usage_style = "dim"
+        if self.context_fraction > 0.9:
+            usage_style = "red"
+        elif self.context_fraction > 0.7:
+            usage_style = "yellow"
+        gap = width - len(facts.usage) - len(facts.model)
+        if gap >= 1:
+            text.append(facts.usage, style=usage_style)
+            text.append(" " * gap)
+            text.append(facts.model)
+        else:
+            text.append(facts.model[:width])
+        self.update(text)

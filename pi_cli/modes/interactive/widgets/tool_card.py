@@ -1,0 +1,169 @@
+"""Tool cards: one per tool call (and per user ``!cmd`` run).
+
+A card shows the call's title while its arguments stream, live output from
+``tool_execution_update`` while it runs, then the result or error. Output is cleaned of terminal
+control sequences and collapsed to its last lines (first lines for read/write) unless the app's
+"expand tools" toggle is on. Edit results show their diff coloured.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.widgets import Static
+
+from pi_cli.modes.display import result_text, tool_call_title
+from pi_cli.modes.interactive.sanitize import clean
+
+COLLAPSED_LINES = 5
+HEAD_PREVIEW_TOOLS = frozenset({"read", "write"})
+HEAD_PREVIEW_LINES = 10
+EXPANDED_MAX_LINES = 2000  # even "expanded" has a ceiling so one huge output cannot stall layout
+
+
+def _diff_text(diff: str) -> Text:
+    out = Text()
+    for line in diff.rstrip("\n").split("\n"):
+        stripped = line.lstrip()
+        if stripped.startswith("+") and not stripped.startswith("+++"):
+            style = "green"
+        elif stripped.startswith("-") and not stripped.startswith("---"):
+            style = "red"
+        else:
+            style = "dim"
+        out.append(line + "\n", style=style)
+    out.rstrip()
+    return out
+
+
+class ToolCard(Static):
+    """A tool call's card; state changes re-render only this widget."""
+
+    DEFAULT_CSS = """
+    ToolCard {
+        background: $boost;
+        padding: 0 1;
+        margin: 1 0 0 0;
+        height: auto;
+    }
+    ToolCard.-running { background: $primary 10%; }
+    ToolCard.-done { background: $success 10%; }
+    ToolCard.-error { background: $error 15%; }
+    """
+
+    def __init__(
+        self, tool_call_id: str, name: str, args: dict[str, Any] | None = None, *, user_bash: bool = False
+    ) -> None:
+        super().__init__("", classes="-pending")
+        self.tool_call_id = tool_call_id
+        self.tool_name = name
+        self.args: dict[str, Any] = dict(args or {})
+        self.user_bash = user_bash
+        self.output = ""
+        self.details: Any = None
+        self.state = "pending"  # pending → running → done | error
+        self.started_at: float | None = None
+        self.elapsed: float | None = None
+        self.notes: list[str] = []
+        self._expanded = False
+
+    # --- state updates (cheap: store, then one refresh) -----------------------------------
+
+    def set_args(self, args: dict[str, Any]) -> None:
+        self.args = dict(args)
+        self._redraw()
+
+    def start(self, args: dict[str, Any] | None = None) -> None:
+        if args is not None:
+            self.args = dict(args)
+        self.state = "running"
+        self.started_at = time.monotonic()
+        self.set_class(True, "-running")
+        self.set_class(False, "-pending")
+        self._redraw()
+
+    def set_output(self, text: str) -> None:
+        self.output = clean(text)
+        self._redraw()
+
+    def finish(self, result: dict[str, Any] | None, is_error: bool) -> None:
+        self.output = clean(result_text(result))
+        self.details = (result or {}).get("details")
+        self.state = "error" if is_error else "done"
+        if self.started_at is not None:
+            self.elapsed = time.monotonic() - self.started_at
+        self.remove_class("-pending", "-running")
+        self.add_class("-error" if is_error else "-done")
+        self._redraw()
+
+    def set_expanded(self, expanded: bool) -> None:
+        if expanded != self._expanded:
+            self._expanded = expanded
+            self._redraw()
+
+    def on_mount(self) -> None:
+        self._expanded = bool(getattr(self.app, "tools_expanded", False))
+        self._redraw()
+
+    # --- rendering --------------------------------------------------------------------------
+
+    def _redraw(self) -> None:
+        if self.is_mounted:
+            self.update(self.build())
+
+    def title(self) -> str:
+        if self.user_bash:
+            return f"$ {self.args.get('command', '')}"
+        return tool_call_title(self.tool_name, self.args)
+
+    def build(self) -> RenderableType:
+        parts: list[RenderableType] = []
+        title_style = "bold red" if self.state == "error" else "bold"
+        title = Text(clean(self.title()), style=title_style)
+        if self.state == "pending":
+            title.append("  …", style="dim")
+        elif self.state == "running":
+            title.append("  running", style="dim italic")
+        parts.append(title)
+        diff = self.details.get("diff") if isinstance(self.details, dict) else None
+        if self.tool_name == "edit" and self.state == "done" and isinstance(diff, str) and diff:
+            parts.append(self._collapsed(_diff_text(clean(diff)), head=True))
+        elif self.tool_name == "write" and self.state != "error" and not self.output.strip():
+            content = str(self.args.get("content", ""))
+            if content:
+                parts.append(self._collapsed(Text(clean(content), style="dim"), head=True))
+        elif self.output.strip():
+            style = "red" if self.state == "error" else "grey66"
+            head = self.tool_name in HEAD_PREVIEW_TOOLS and not self.user_bash
+            parts.append(self._collapsed(Text(self.output.rstrip("\n"), style=style), head=head))
+        footer = self._footer()
+        if footer is not None:
+            parts.append(footer)
+        return Group(*parts)
+
+    def _collapsed(self, text: Text, *, head: bool) -> Text:
+        lines = text.split("\n", allow_blank=True)
+        limit = EXPANDED_MAX_LINES if self._expanded else (HEAD_PREVIEW_LINES if head else COLLAPSED_LINES)
+        if len(lines) <= limit:
+            return text
+        hidden = len(lines) - limit
+        note = Text(f"... ({hidden} {'more' if head else 'earlier'} lines, ctrl+o to expand)", style="dim italic")
+        shown = lines[:limit] if head else lines[-limit:]
+        body = Text("\n").join(shown)
+        return Text("\n").join([body, note] if head else [note, body])
+
+    def _footer(self) -> Text | None:
+        bits: list[str] = []
+        details = self.details if isinstance(self.details, dict) else {}
+        if details.get("truncation") or details.get("fullOutputPath"):
+            path = details.get("fullOutputPath")
+            bits.append(f"Output truncated{f'; full output: {path}' if path else ''}")
+        bits.extend(self.notes)
+        if self.state in ("done", "error") and self.elapsed is not None and self.tool_name == "bash":
+            bits.append(f"Took {self.elapsed:.1f}s")
+        if not bits:
+            return None
+        return Text(" · ".join(bits), style="dim")
