@@ -120,3 +120,27 @@ def make_agent(faux: FauxProvider, **kwargs: Any) -> Agent:
 
 def request_roles(faux: FauxProvider, index: int) -> list[str]:
     return roles(faux.requests[index].context["messages"])
+
+
+def scripted_stream_fn(scripts: list[list[dict[str, Any]]], requests: list[Any] | None = None) -> Any:
+    """A stream function replaying raw event lists, one list per call (no faux chunking)."""
+    from pi_cli.ai.event_stream import AssistantMessageEventStream
+
+    calls = iter(scripts)
+
+    def stream_fn(model: Any, context: Any, options: Any) -> AssistantMessageEventStream:
+        if requests is not None:
+            requests.append((context, options))
+        events = next(calls)
+
+        async def gen() -> Any:
+            for event in events:
+                yield event
+
+        return AssistantMessageEventStream(gen())
+
+    return stream_fn
+
+
+def done_only(message: Any) -> list[dict[str, Any]]:
+    return [{"type": "done", "reason": message["stopReason"], "message": message}]
