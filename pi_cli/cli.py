@@ -1,15 +1,214 @@
-"""Command-line entry point (replaced by the full CLI)."""
+"""The ``pi`` command: parse flags, pick a mode, build the session, run the mode.
+
+Fast path: ``--version`` and ``--help`` import only :mod:`pi_cli.cli_args` and the standard
+library (no textual, httpx or pydantic). Modes are imported lazily.
+
+Exit codes (pi §1.5): 0 success (json mode even when the model errored, rpc on stdin EOF);
+1 for CLI errors (unknown option/provider/model, missing key or ``@file``, session not found) and
+for print mode when the last answer is an error or abort; 129/143 on SIGHUP/SIGTERM. Expected
+errors print one line to stderr, never a traceback.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
+from typing import Any
+
+from pi_cli.cli_args import CliArgs, parse_args, print_help, select_mode
+from pi_cli.errors import PiError
+
+
+def _err(line: str) -> None:
+    sys.stderr.write(line.rstrip("\n") + "\n")
+    sys.stderr.flush()
+
+
+def _stdin_is_tty() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (ValueError, OSError):
+        return False
+
+
+def list_models(search: str | None) -> int:
+    """``--list-models [search]``: a table of the models that have credentials."""
+    from pi_cli.session.factory import load_registry
+
+    registry = load_registry()
+    for line in getattr(registry, "errors", []):
+        _err(f"Warning: {line}")
+    text: str = registry.format_list(search)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
+
+
+def export_session(paths: list[str]) -> int:
+    """``--export in.jsonl [out.html]``."""
+    source = Path(paths[0]).expanduser()
+    if not source.is_file():
+        _err(f"Error: Session file not found: {source}")
+        return 1
+    try:
+        from pi_cli.session import export_html as exporter
+        from pi_cli.session.manager import SessionManager
+    except ImportError:
+        _err("Error: HTML export is not available in this build.")
+        return 1
+    fn = getattr(exporter, "export_session_html", None) or getattr(exporter, "export_html", None)
+    if fn is None:
+        _err("Error: HTML export is not available in this build.")
+        return 1
+    output = paths[1] if len(paths) > 1 else f"pi-session-{source.stem}.html"
+    try:
+        result = fn(SessionManager.open(source), output)
+    except (OSError, ValueError) as exc:
+        _err(f"Error: export failed: {exc}")
+        return 1
+    print(f"Exported to: {result}")
+    return 0
+
+
+def session_options(args: CliArgs, mode: str, cwd: Path) -> Any:
+    from pi_cli.session.options import SessionOptions
+
+    return SessionOptions(
+        cwd=cwd,
+        mode=mode,
+        provider=args.provider,
+        model=args.model,
+        api_key=args.api_key,
+        thinking=args.thinking,
+        models=args.models,
+        system_prompt=args.system_prompt,
+        append_system_prompt=list(args.append_system_prompt),
+        tools=args.tools,
+        no_tools=args.no_tools,
+        no_builtin_tools=args.no_builtin_tools,
+        no_context_files=args.no_context_files,
+        no_skills=args.no_skills,
+        skills=list(args.skills),
+        no_prompt_templates=args.no_prompt_templates,
+        prompt_templates=list(args.prompt_templates),
+        continue_=args.continue_,
+        resume=args.resume,
+        session=args.session,
+        fork=args.fork,
+        session_dir=args.session_dir,
+        no_session=args.no_session,
+        offline=args.offline or _offline_env(),
+        verbose=args.verbose,
+    )
+
+
+def _offline_env() -> bool:
+    return os.environ.get("PI_OFFLINE", "").lower() in {"1", "true", "yes", "on"}
+
+
+def _wants_inline(args: CliArgs, session: Any) -> bool:
+    if args.inline:
+        return True
+    return getattr(session.settings, "ui", "tui") == "inline"
+
+
+def run_interactive_mode(args: CliArgs, session: Any, initial: list[str]) -> int:
+    import asyncio
+    import importlib
+
+    if _wants_inline(args, session):
+        try:
+            inline = importlib.import_module("pi_cli.modes.inline")
+            code: int = asyncio.run(inline.run_inline(session, initial))
+            return code
+        except (ImportError, AttributeError):
+            _err("Inline mode is not available in this build; starting the full-screen UI.")
+    try:
+        interactive = importlib.import_module("pi_cli.modes.interactive")
+        entry = interactive.run_interactive
+    except (ImportError, AttributeError):
+        _err('The interactive UI is not available in this build. Use -p "message" (print mode) or --mode rpc.')
+        return 1
+    result = entry(session, initial)
+    if asyncio.iscoroutine(result):
+        result = asyncio.run(result)
+    return int(result or 0)
+
+
+def run(args: CliArgs) -> int:
+    """Everything after the fast path. Raises ``PiError`` for expected failures."""
+    for warning in args.warnings:
+        _err(warning)
+    if args.offline:
+        os.environ["PI_OFFLINE"] = "1"
+    if args.list_models is not None:
+        return list_models(args.list_models if isinstance(args.list_models, str) else None)
+    if args.export:
+        return export_session(args.export)
+    if args.extensions and not args.no_extensions:
+        _err("Warning: extensions are not supported by pi_cli; --extension ignored.")
+
+    from pi_cli.cli_input import compose_initial_input, read_piped_stdin
+
+    mode = select_mode(args, _stdin_is_tty())
+    if mode == "rpc" and args.file_args:
+        _err("Error: @file arguments are not supported in RPC mode")
+        return 1
+    cwd = Path.cwd()
+    stdin_text = read_piped_stdin() if mode != "rpc" and not _stdin_is_tty() else None
+    initial = compose_initial_input(stdin_text, args.file_args, args.messages, cwd)
+    if mode == "print" and initial.empty:
+        return 0
+    mode_name = "inline" if mode == "interactive" and args.inline else mode
+
+    from pi_cli.session.factory import create_agent_session
+
+    session = create_agent_session(session_options(args, mode_name, cwd))
+
+    import asyncio
+
+    if mode == "print":
+        from pi_cli.modes.print_mode import run_print_mode
+
+        return asyncio.run(run_print_mode(session, initial.first, initial.images, initial.rest))
+    if mode == "json":
+        from pi_cli.modes.json_mode import run_json_mode
+
+        return asyncio.run(run_json_mode(session, initial.first, initial.images, initial.rest))
+    if mode == "rpc":
+        from pi_cli.modes.rpc.server import run_rpc_mode
+
+        return asyncio.run(run_rpc_mode(session))
+    messages = [m for m in [initial.first, *initial.rest] if m]
+    return run_interactive_mode(args, session, messages)
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if args[:1] in (["--version"], ["-v"]):
+    """Entry point of the ``pi`` script; returns the exit code."""
+    raw = sys.argv[1:] if argv is None else argv
+    try:
+        args = parse_args(raw)
+    except PiError as exc:
+        _err(str(exc))
+        return exc.exit_code
+    if args.version:
         from pi_cli import __version__
 
-        print(__version__)
+        sys.stdout.write(__version__ + "\n")
         return 0
-    return 0
+    if args.help:
+        print_help()
+        return 0
+    try:
+        return run(args)
+    except PiError as exc:
+        _err(str(exc))
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,266 @@
+"""Command-line parsing with pi 0.73.1's flags, plus the help text.
+
+Hand-written rather than argparse because pi's grammar has quirks argparse cannot express
+(``@file`` arguments, ``--list-models`` taking an optional value that must not look like a flag or
+file, invalid ``--mode`` values ignored, unknown long flags swallowing a following value) and
+because this module sits on the ``pi --version`` fast path: it imports only the standard library
+and :mod:`pi_cli.errors`.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pi_cli.errors import UsageError
+
+Mode = Literal["text", "json", "rpc"]
+THINKING_LEVEL_NAMES = ("off", "minimal", "low", "medium", "high", "xhigh")
+TOOL_NAMES_ALL = ("read", "bash", "edit", "write", "grep", "find", "ls")
+
+
+@dataclass(slots=True)
+class CliArgs:
+    """Everything the command line said. ``None`` means "not given" (settings decide)."""
+
+    provider: str | None = None
+    model: str | None = None
+    api_key: str | None = None
+    system_prompt: str | None = None
+    append_system_prompt: list[str] = field(default_factory=list)
+    thinking: str | None = None
+    mode: Mode | None = None
+    print: bool = False
+    continue_: bool = False
+    resume: bool = False
+    session: str | None = None
+    fork: str | None = None
+    session_dir: str | None = None
+    no_session: bool = False
+    models: list[str] | None = None
+    tools: list[str] | None = None
+    no_tools: bool = False
+    no_builtin_tools: bool = False
+    extensions: list[str] = field(default_factory=list)
+    no_extensions: bool = False
+    skills: list[str] = field(default_factory=list)
+    no_skills: bool = False
+    prompt_templates: list[str] = field(default_factory=list)
+    no_prompt_templates: bool = False
+    themes: list[str] = field(default_factory=list)
+    no_themes: bool = False
+    no_context_files: bool = False
+    export: list[str] | None = None
+    list_models: str | bool | None = None
+    verbose: bool = False
+    offline: bool = False
+    inline: bool = False
+    help: bool = False
+    version: bool = False
+    messages: list[str] = field(default_factory=list)
+    file_args: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+# Flags that take one value: flag -> attribute. Repeatable ones append.
+_VALUE_FLAGS: dict[str, str] = {
+    "--provider": "provider",
+    "--model": "model",
+    "--api-key": "api_key",
+    "--system-prompt": "system_prompt",
+    "--session": "session",
+    "--fork": "fork",
+    "--session-dir": "session_dir",
+}
+_REPEATABLE: dict[str, str] = {
+    "--append-system-prompt": "append_system_prompt",
+    "--extension": "extensions",
+    "-e": "extensions",
+    "--skill": "skills",
+    "--prompt-template": "prompt_templates",
+    "--theme": "themes",
+}
+_BOOL_FLAGS: dict[str, str] = {
+    "--print": "print",
+    "-p": "print",
+    "--continue": "continue_",
+    "-c": "continue_",
+    "--resume": "resume",
+    "-r": "resume",
+    "--no-session": "no_session",
+    "--no-tools": "no_tools",
+    "-nt": "no_tools",
+    "--no-builtin-tools": "no_builtin_tools",
+    "-nbt": "no_builtin_tools",
+    "--no-extensions": "no_extensions",
+    "-ne": "no_extensions",
+    "--no-skills": "no_skills",
+    "-ns": "no_skills",
+    "--no-prompt-templates": "no_prompt_templates",
+    "-np": "no_prompt_templates",
+    "--no-themes": "no_themes",
+    "--no-context-files": "no_context_files",
+    "-nc": "no_context_files",
+    "--verbose": "verbose",
+    "--offline": "offline",
+    "--inline": "inline",
+    "--help": "help",
+    "-h": "help",
+    "--version": "version",
+    "-v": "version",
+}
+
+
+def _split_list(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def _need_value(argv: list[str], i: int, flag: str) -> str:
+    if i + 1 >= len(argv):
+        raise UsageError(f"Error: {flag} requires a value.", hint="(see pi --help)")
+    return argv[i + 1]
+
+
+def parse_args(argv: list[str]) -> CliArgs:
+    """Parse ``argv`` (without the program name). Raises :class:`UsageError` for unknown options."""
+    out = CliArgs()
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg in _BOOL_FLAGS:
+            setattr(out, _BOOL_FLAGS[arg], True)
+        elif arg in _VALUE_FLAGS:
+            setattr(out, _VALUE_FLAGS[arg], _need_value(argv, i, arg))
+            i += 1
+        elif arg in _REPEATABLE:
+            getattr(out, _REPEATABLE[arg]).append(_need_value(argv, i, arg))
+            i += 1
+        elif arg == "--mode":
+            value = _need_value(argv, i, arg)
+            i += 1
+            if value in ("text", "json", "rpc"):
+                out.mode = value  # type: ignore[assignment]
+            # pi ignores an invalid mode silently; we say so once.
+            else:
+                out.warnings.append(f'Warning: Invalid mode "{value}" ignored. Valid modes: text, json, rpc')
+        elif arg == "--models":
+            out.models = _split_list(_need_value(argv, i, arg))
+            i += 1
+        elif arg in ("--tools", "-t"):
+            names = _split_list(_need_value(argv, i, arg))
+            i += 1
+            valid = []
+            for name in names:
+                if name in TOOL_NAMES_ALL:
+                    valid.append(name)
+                else:
+                    out.warnings.append(f'Warning: Unknown tool "{name}". Valid tools: {", ".join(TOOL_NAMES_ALL)}')
+            out.tools = valid
+        elif arg == "--thinking":
+            level = _need_value(argv, i, arg)
+            i += 1
+            if level in THINKING_LEVEL_NAMES:
+                out.thinking = level
+            else:
+                out.warnings.append(
+                    f'Warning: Invalid thinking level "{level}". Valid values: {", ".join(THINKING_LEVEL_NAMES)}'
+                )
+        elif arg == "--export":
+            source = _need_value(argv, i, arg)
+            i += 1
+            out.export = [source]
+            if i + 1 < len(argv) and not argv[i + 1].startswith("-") and not argv[i + 1].startswith("@"):
+                out.export.append(argv[i + 1])
+                i += 1
+        elif arg == "--list-models":
+            if i + 1 < len(argv) and not argv[i + 1].startswith("-") and not argv[i + 1].startswith("@"):
+                out.list_models = argv[i + 1]
+                i += 1
+            else:
+                out.list_models = True
+        elif arg.startswith("@") and len(arg) > 1:
+            out.file_args.append(arg[1:])
+        elif arg.startswith("-") and arg != "-":
+            raise UsageError(f"Error: Unknown option: {arg.split('=', 1)[0]}", hint="(see pi --help)")
+        else:
+            out.messages.append(arg)
+        i += 1
+    return out
+
+
+def select_mode(args: CliArgs, stdin_is_tty: bool) -> Literal["interactive", "print", "json", "rpc"]:
+    """pi's rule: ``--mode rpc|json`` wins; ``-p`` or a non-TTY stdin means print; else interactive."""
+    if args.mode == "rpc":
+        return "rpc"
+    if args.mode == "json":
+        return "json"
+    if args.print or not stdin_is_tty:
+        return "print"
+    return "interactive"
+
+
+HELP_TEXT = """pi - AI coding assistant with read, bash, edit, write tools (pi_cli {version})
+
+Usage:
+  pi [options] [@files...] [messages...]
+
+Options:
+  --provider <name>              Provider name (used together with --model)
+  --model <pattern>              Model pattern or id ("provider/id", fuzzy match, optional ":<thinking>")
+  --api-key <key>                API key for the chosen model's provider (defaults to env vars / auth.json)
+  --system-prompt <text|file>    Replace the default system prompt
+  --append-system-prompt <t|f>   Append text or file contents to the system prompt (repeatable)
+  --mode <mode>                  Output mode: text (default), json, or rpc
+  --print, -p                    Non-interactive: process the prompt(s), print the answer, exit
+  --continue, -c                 Continue the most recent session of this directory
+  --resume, -r                   Pick a session to resume
+  --session <path|id>            Use a specific session file (or id prefix)
+  --fork <path|id>               Fork a session into a new session of this directory
+  --session-dir <dir>            Directory for session storage and lookup
+  --no-session                   Don't save the session (in memory only)
+  --models <patterns>            Comma-separated model patterns for Ctrl+P cycling
+  --tools, -t <tools>            Comma-separated tools to enable (default: read,bash,edit,write)
+                                 Available: read, bash, edit, write, grep, find, ls
+  --no-tools, -nt                Disable all tools
+  --no-builtin-tools, -nbt       Disable the built-in tools
+  --thinking <level>             Thinking level: off, minimal, low, medium, high, xhigh
+  --no-context-files, -nc        Don't load AGENTS.md / CLAUDE.md files
+  --skill <path>                 Load a skill file or directory (repeatable)
+  --no-skills, -ns               Disable skills discovery
+  --prompt-template <path>       Load a prompt template file or directory (repeatable)
+  --no-prompt-templates, -np     Disable prompt template discovery
+  --extension, -e <path>         Accepted for compatibility; extensions are not supported
+  --no-extensions, -ne           Accepted for compatibility
+  --theme <path>, --no-themes    Accepted for compatibility
+  --export <in.jsonl> [out.html] Export a session file to HTML and exit
+  --list-models [search]         List available models (optional fuzzy search)
+  --inline                       Interactive mode without the full-screen UI
+  --verbose                      Force verbose startup
+  --offline                      Disable startup network probes (same as PI_OFFLINE=1)
+  --help, -h                     Show this help
+  --version, -v                  Show the version
+
+Examples:
+  pi                                    # interactive
+  pi -p "List all Python files in src/" # print the answer and exit
+  pi @notes.md "Summarise this file"    # include a file in the first message
+  pi --model openai/gpt-4o-mini -p "hi" # pick a model
+  pi -c "What did we discuss?"          # continue the last session here
+
+Environment:
+  ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, GROQ_API_KEY, OPENROUTER_API_KEY, ...
+                                 API keys per provider
+  PI_CODING_AGENT_DIR            Config directory (default: ~/.pi/agent)
+  PI_CODING_AGENT_SESSION_DIR    Session directory (default: <config dir>/sessions)
+  PI_OFFLINE                     Disable startup network operations when set to 1/true/yes
+
+With no API key configured, pi looks for a local Ollama or LM Studio server and otherwise starts on an
+offline demo model. Configure a provider with an API key environment variable, auth.json, or models.json.
+"""
+
+
+def print_help() -> None:
+    from pi_cli import __version__
+
+    sys.stdout.write(HELP_TEXT.format(version=__version__))

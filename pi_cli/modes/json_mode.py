@@ -1,0 +1,42 @@
+"""JSON mode (``--mode json``): the session header line, then every event as one JSON line.
+
+Events are the AgentSession's (agent events plus ``queue_update``, ``auto_retry_*``, ...), written
+unchanged with pi's field names; ``message_update`` deltas are coalesced (see
+:mod:`pi_cli.modes.rpc.coalesce`). Like pi, the exit code is 0 even when the model errored;
+notices go to stderr so stdout stays pure JSONL.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from pi_cli.errors import PiError
+from pi_cli.modes.print_mode import send_all, write_notices
+from pi_cli.modes.rpc.coalesce import UpdateCoalescer
+from pi_cli.modes.rpc.jsonl import JsonlWriter
+from pi_cli.modes.rpc.lifecycle import run_with_signals
+
+
+async def run_json_mode(session: Any, first: str, images: list[dict[str, Any]], rest: list[str]) -> int:
+    write_notices(session)
+    writer = JsonlWriter()
+    writer.write(session.store.header())
+    coalescer = UpdateCoalescer(writer.write)
+    unsubscribe = session.subscribe(coalescer.push)
+
+    async def body() -> int:
+        try:
+            await send_all(session, first, images, rest)
+        except PiError as exc:
+            coalescer.flush()
+            sys.stderr.write(f"{exc}\n")
+            return 1
+        return 0
+
+    try:
+        return await run_with_signals(session, body)
+    finally:
+        coalescer.flush()
+        unsubscribe()
+        await session.dispose()

@@ -1,0 +1,69 @@
+"""Print mode (``pi -p``): run the prompt(s), print the final assistant text, exit.
+
+As pi: the first message (stdin + ``@files`` + first argument) then each further message runs in
+turn, each waiting for the previous run (with its retries). Afterwards, when the last message is
+an assistant message that ended in ``error`` or ``aborted``, its ``errorMessage`` goes to stderr and
+the exit code is 1; otherwise each text block is printed followed by a newline. Tool activity is
+not printed. Notices (warnings, the demo-model hint) go to stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from pi_cli.errors import PiError
+from pi_cli.modes.rpc.lifecycle import run_with_signals
+
+
+def write_notices(session: Any) -> None:
+    for notice in getattr(session, "startup_notices", []):
+        sys.stderr.write(notice + "\n")
+    sys.stderr.flush()
+
+
+async def send_all(session: Any, first: str, images: list[dict[str, Any]], rest: list[str]) -> None:
+    """The initial message (if any) and then every further message, sequentially."""
+    if first or images:
+        await session.prompt(first, images or None)
+    for message in rest:
+        await session.prompt(message)
+
+
+def final_output(messages: list[dict[str, Any]]) -> tuple[str, str | None]:
+    """(stdout text, stderr error or None) for the transcript's last message."""
+    if not messages:
+        return "", None
+    last = messages[-1]
+    if last.get("role") != "assistant":
+        return "", None
+    reason = last.get("stopReason")
+    if reason in ("error", "aborted"):
+        return "", last.get("errorMessage") or f"Request {reason}"
+    texts = [block.get("text", "") + "\n" for block in last.get("content", []) if block.get("type") == "text"]
+    return "".join(texts), None
+
+
+async def run_print_mode(session: Any, first: str, images: list[dict[str, Any]], rest: list[str]) -> int:
+    """Returns the exit code: 0, or 1 on a model error / abort / preflight error."""
+    write_notices(session)
+
+    async def body() -> int:
+        try:
+            await send_all(session, first, images, rest)
+        except PiError as exc:
+            sys.stderr.write(f"{exc}\n")
+            return 1
+        out, err = final_output(session.messages)
+        if err is not None:
+            sys.stderr.write(err + "\n")
+            return 1
+        if out:
+            sys.stdout.write(out)
+            sys.stdout.flush()
+        return 0
+
+    try:
+        return await run_with_signals(session, body)
+    finally:
+        await session.dispose()

@@ -1,0 +1,228 @@
+"""One function per RPC command: validated command in, response dict out (pi 0.73.1 shapes).
+
+Errors are raised as :class:`~pi_cli.errors.PiError` (the server turns them into failure
+responses with the command's id).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from pi_cli.errors import PiError
+from pi_cli.modes.rpc import protocol as p
+from pi_cli.session import session_ops as ops
+
+if TYPE_CHECKING:
+    from pi_cli.modes.rpc.server import RpcServer
+
+Handler = Callable[["RpcServer", Any], Awaitable[dict[str, Any]]]
+
+
+def _images(images: list[p.ImageInput] | None) -> list[Any] | None:
+    if not images:
+        return None
+    return [{"type": "image", "data": i.data, "mimeType": i.mimeType} for i in images]
+
+
+async def _prompt(server: RpcServer, cmd: p.PromptCommand) -> dict[str, Any]:
+    session = server.session
+    run = session.begin_prompt(cmd.message, _images(cmd.images), cmd.streamingBehavior)
+    if run is not None:
+
+        async def guarded() -> None:
+            try:
+                await run
+            except PiError as exc:
+                server.respond(p.failure(cmd.id, "prompt", str(exc)))
+            except Exception as exc:  # keep the loop alive; report like pi's .catch()
+                server.respond(p.failure(cmd.id, "prompt", f"{type(exc).__name__}: {exc}"))
+
+        server.spawn(guarded())
+    return p.success(cmd.id, "prompt")
+
+
+async def _steer(server: RpcServer, cmd: p.SteerCommand) -> dict[str, Any]:
+    if cmd.type == "steer":
+        server.session.steer(cmd.message, _images(cmd.images))
+    else:
+        server.session.follow_up(cmd.message, _images(cmd.images))
+    return p.success(cmd.id, cmd.type)
+
+
+async def _abort(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+    await server.session.abort()
+    return p.success(cmd.id, "abort")
+
+
+async def _new_session(server: RpcServer, cmd: p.NewSessionCommand) -> dict[str, Any]:
+    return p.success(cmd.id, "new_session", await ops.new_session(server.session, cmd.parentSession))
+
+
+def state_of(session: Any) -> dict[str, Any]:
+    state: dict[str, Any] = {
+        "model": session.model,
+        "thinkingLevel": session.thinking_level,
+        "isStreaming": session.is_streaming,
+        "isCompacting": session.is_compacting,
+        "steeringMode": session.steering_mode,
+        "followUpMode": session.follow_up_mode,
+    }
+    if session.session_file:
+        state["sessionFile"] = session.session_file
+    state["sessionId"] = session.session_id
+    if session.session_name:
+        state["sessionName"] = session.session_name
+    state.update(
+        {
+            "autoCompactionEnabled": session.auto_compaction_enabled,
+            "messageCount": len(session.messages),
+            "pendingMessageCount": session.pending_message_count,
+        }
+    )
+    return state
+
+
+async def _get_state(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+    return p.success(cmd.id, "get_state", state_of(server.session))
+
+
+async def _get_messages(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+    return p.success(cmd.id, "get_messages", {"messages": server.session.messages})
+
+
+async def _set_model(server: RpcServer, cmd: p.SetModelCommand) -> dict[str, Any]:
+    model = server.session.models.find_available(cmd.provider, cmd.modelId)
+    if model is None:
+        return p.failure(cmd.id, "set_model", f"Model not found: {cmd.provider}/{cmd.modelId}")
+    server.session.set_model(model)
+    return p.success(cmd.id, "set_model", model)
+
+
+async def _cycle_model(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+    return p.success(cmd.id, "cycle_model", server.session.cycle_model())
+
+
+async def _available(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+    return p.success(cmd.id, "get_available_models", {"models": server.session.available_models()})
+
+
+async def _set_thinking(server: RpcServer, cmd: p.SetThinkingLevelCommand) -> dict[str, Any]:
+    server.session.set_thinking_level(cmd.level)
+    return p.success(cmd.id, "set_thinking_level")
+
+
+async def _cycle_thinking(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+    level = server.session.cycle_thinking_level()
+    return p.success(cmd.id, "cycle_thinking_level", None if level is None else {"level": level})
+
+
+async def _queue_mode(server: RpcServer, cmd: p.SetQueueModeCommand) -> dict[str, Any]:
+    if cmd.type == "set_steering_mode":
+        server.session.set_steering_mode(cmd.mode)
+    else:
+        server.session.set_follow_up_mode(cmd.mode)
+    return p.success(cmd.id, cmd.type)
+
+
+async def _compact(server: RpcServer, cmd: p.CompactCommand) -> dict[str, Any]:
+    return p.success(cmd.id, "compact", await ops.compact(server.session, cmd.customInstructions))
+
+
+async def _set_enabled(server: RpcServer, cmd: p.SetEnabledCommand) -> dict[str, Any]:
+    if cmd.type == "set_auto_compaction":
+        server.session.set_auto_compaction_enabled(cmd.enabled)
+    else:
+        server.session.set_auto_retry_enabled(cmd.enabled)
+    return p.success(cmd.id, cmd.type)
+
+
+async def _abort_retry(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+    server.session.abort_retry()
+    return p.success(cmd.id, "abort_retry")
+
+
+async def _bash(server: RpcServer, cmd: p.BashCommand) -> dict[str, Any]:
+    return p.success(cmd.id, "bash", await server.session.run_bash(cmd.command))
+
+
+async def _abort_bash(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+    server.session.abort_bash()
+    return p.success(cmd.id, "abort_bash")
+
+
+async def _stats(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+    return p.success(cmd.id, "get_session_stats", server.session.get_session_stats())
+
+
+async def _export(server: RpcServer, cmd: p.ExportHtmlCommand) -> dict[str, Any]:
+    return p.success(cmd.id, "export_html", {"path": await ops.export_html(server.session, cmd.outputPath)})
+
+
+async def _switch(server: RpcServer, cmd: p.SwitchSessionCommand) -> dict[str, Any]:
+    return p.success(cmd.id, "switch_session", await ops.switch_session(server.session, cmd.sessionPath))
+
+
+async def _fork(server: RpcServer, cmd: p.ForkCommand) -> dict[str, Any]:
+    return p.success(cmd.id, "fork", await ops.fork(server.session, cmd.entryId))
+
+
+async def _clone(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+    return p.success(cmd.id, "clone", await ops.clone(server.session))
+
+
+async def _fork_messages(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+    return p.success(cmd.id, "get_fork_messages", {"messages": ops.fork_messages(server.session)})
+
+
+async def _last_text(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+    return p.success(cmd.id, "get_last_assistant_text", {"text": server.session.get_last_assistant_text()})
+
+
+async def _set_name(server: RpcServer, cmd: p.SetSessionNameCommand) -> dict[str, Any]:
+    name = cmd.name.strip()
+    if not name:
+        return p.failure(cmd.id, "set_session_name", "Session name cannot be empty")
+    server.session.set_session_name(name)
+    return p.success(cmd.id, "set_session_name")
+
+
+async def _commands(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+    return p.success(cmd.id, "get_commands", {"commands": server.session.get_commands()})
+
+
+HANDLERS: dict[str, Handler] = {
+    "prompt": _prompt,
+    "steer": _steer,
+    "follow_up": _steer,
+    "abort": _abort,
+    "new_session": _new_session,
+    "get_state": _get_state,
+    "get_messages": _get_messages,
+    "set_model": _set_model,
+    "cycle_model": _cycle_model,
+    "get_available_models": _available,
+    "set_thinking_level": _set_thinking,
+    "cycle_thinking_level": _cycle_thinking,
+    "set_steering_mode": _queue_mode,
+    "set_follow_up_mode": _queue_mode,
+    "compact": _compact,
+    "set_auto_compaction": _set_enabled,
+    "set_auto_retry": _set_enabled,
+    "abort_retry": _abort_retry,
+    "bash": _bash,
+    "abort_bash": _abort_bash,
+    "get_session_stats": _stats,
+    "export_html": _export,
+    "switch_session": _switch,
+    "fork": _fork,
+    "clone": _clone,
+    "get_fork_messages": _fork_messages,
+    "get_last_assistant_text": _last_text,
+    "set_session_name": _set_name,
+    "get_commands": _commands,
+}
+
+
+async def handle_command(server: RpcServer, command: p.Command) -> dict[str, Any]:
+    return await HANDLERS[command.type](server, command)

@@ -1,0 +1,131 @@
+"""RPC mode (``--mode rpc``): JSONL commands on stdin, responses and events on stdout.
+
+* Every command may carry ``id``; its response echoes it. Events never carry an id.
+* A line that is not JSON → ``{"type":"response","command":"parse","success":false,
+  "error":"Failed to parse command: ..."}``; an unknown ``type`` → ``Unknown command: <type>``
+  (no id); an invalid payload or a handler error → a failure response with the command's id.
+  The loop always goes on.
+* Commands run as tasks in arrival order, so ``abort``/``abort_bash`` work while a ``bash``
+  command or a prompt is running. ``prompt`` answers after preflight, before ``agent_start``.
+* ``message_update`` events are coalesced (see :mod:`.coalesce`).
+* EOF on stdin: abort whatever runs and exit 0 (pi shuts down the same way).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import threading
+from typing import Any
+
+from pi_cli.errors import PiError
+from pi_cli.modes.rpc.coalesce import UpdateCoalescer
+from pi_cli.modes.rpc.handlers import handle_command
+from pi_cli.modes.rpc.jsonl import JsonlWriter, iter_records
+from pi_cli.modes.rpc.lifecycle import run_with_signals
+from pi_cli.modes.rpc.protocol import CommandError, UnknownCommand, failure, parse_command
+
+
+def _start_reader(loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[bytes | None]) -> None:
+    """Read stdin records on a daemon thread (works for pipes, files and terminals alike)."""
+
+    def pump() -> None:
+        try:
+            for record in iter_records(sys.stdin.buffer):
+                loop.call_soon_threadsafe(queue.put_nowait, record)
+        except (OSError, ValueError):
+            pass
+        finally:
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, None)
+            except RuntimeError:  # loop already closed
+                pass
+
+    threading.Thread(target=pump, name="rpc-stdin", daemon=True).start()
+
+
+class RpcServer:
+    def __init__(self, session: Any, writer: JsonlWriter | None = None) -> None:
+        self.session = session
+        self.writer = writer or JsonlWriter()
+        self.coalescer = UpdateCoalescer(self.output)
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._unsubscribe = session.subscribe(self.coalescer.push)
+
+    def output(self, obj: dict[str, Any]) -> None:
+        self.writer.write(obj)
+
+    def respond(self, obj: dict[str, Any]) -> None:
+        # A response must not overtake the events that preceded it.
+        self.coalescer.flush()
+        self.output(obj)
+
+    async def handle_line(self, record: bytes) -> None:
+        if not record.strip():
+            return
+        try:
+            obj = json.loads(record)
+        except (ValueError, UnicodeDecodeError) as exc:
+            self.respond(failure(None, "parse", f"Failed to parse command: {exc}"))
+            return
+        if isinstance(obj, dict) and obj.get("type") == "extension_ui_response":
+            return  # no extensions here, so no dialog is ever waiting for one
+        try:
+            command = parse_command(obj)
+        except UnknownCommand as exc:
+            self.respond(failure(None, exc.command, exc.message))
+            return
+        except CommandError as exc:
+            self.respond(failure(exc.id, exc.command, exc.message))
+            return
+        try:
+            response = await handle_command(self, command)
+        except PiError as exc:
+            response = failure(command.id, command.type, str(exc))
+        except Exception as exc:  # a handler bug must not kill the loop
+            response = failure(command.id, command.type, f"{type(exc).__name__}: {exc}")
+        self.respond(response)
+
+    def spawn(self, coro: Any) -> asyncio.Task[None]:
+        task: asyncio.Task[None] = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def serve(self) -> int:
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        _start_reader(loop, queue)
+        while True:
+            record = await queue.get()
+            if record is None:
+                break
+            self.spawn(self.handle_line(record))
+            # Let the handler run to its first await before reading on, so commands start in order.
+            await asyncio.sleep(0)
+        await self.shutdown()
+        return 0
+
+    async def shutdown(self) -> None:
+        self.session.abort_bash()
+        if self.session.is_streaming:
+            try:
+                await asyncio.wait_for(self.session.abort(), timeout=2.0)
+            except (TimeoutError, Exception):
+                pass
+        for task in list(self._tasks):
+            task.cancel()
+        self.coalescer.flush()
+        self._unsubscribe()
+
+
+async def run_rpc_mode(session: Any) -> int:
+    for notice in getattr(session, "startup_notices", []):
+        sys.stderr.write(notice + "\n")
+    server = RpcServer(session)
+    try:
+        return await run_with_signals(session, server.serve)
+    finally:
+        server.coalescer.flush()
+        await session.dispose()

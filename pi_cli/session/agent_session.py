@@ -1,0 +1,444 @@
+"""AgentSession: the one object print, json, rpc, inline and TUI modes share.
+
+It owns the :class:`~pi_cli.agent.agent.Agent` and adds what a coding session needs on top:
+prompt preflight (template/skill expansion, the busy check with ``streamingBehavior``, model and
+key validation), steering/follow-up queues with ``queue_update`` events, auto-retry of transient
+provider errors (``auto_retry_start``/``auto_retry_end``), model and thinking-level changes, the
+user's own bash runs, persistence through the session manager, and statistics.
+
+Events: ``subscribe(listener)`` delivers every agent event (pi's field names) plus
+``queue_update{steering, followUp}``, ``auto_retry_start{attempt, maxAttempts, delayMs,
+errorMessage}``, ``auto_retry_end{success, attempt, finalError?}``, ``thinking_level_changed{level}``
+and ``session_info_changed{name}``. Listeners take one argument and may be async (awaited in order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+from pi_cli.ai.abort import AbortController
+from pi_cli.ai.types import ImageContent, Model, now_ms
+from pi_cli.errors import AgentBusyError, MissingApiKeyError, ModelError
+from pi_cli.session import stats as _stats
+from pi_cli.session.bash_runs import BashRunner
+from pi_cli.session.entry_messages import user_text
+from pi_cli.session.events import EventHub, SessionListener
+from pi_cli.session.model_control import ModelControl
+from pi_cli.session.retry import RetryPolicy, abortable_sleep, is_retryable
+from pi_cli.session.store_bridge import SessionStoreBridge
+
+
+class AgentSession:
+    """See the module docstring. Build one with :func:`pi_cli.session.factory.create_agent_session`."""
+
+    def __init__(
+        self,
+        *,
+        agent: Any,
+        cwd: Path,
+        settings: Any = None,
+        model_registry: Any = None,
+        store: SessionStoreBridge | None = None,
+        scoped_models: list[tuple[Model, str | None]] | None = None,
+        resources: Any = None,
+        save_setting: Callable[[str, Any], None] | None = None,
+    ) -> None:
+        self.agent = agent
+        self.cwd = cwd
+        self.settings = settings
+        self.model_registry = model_registry
+        self.store = store or SessionStoreBridge(None, cwd)
+        self.resources = resources
+        self.startup_notices: list[str] = []
+        self.model_source = "cli"  # cli | scope | session | settings | available | local | demo
+        self.retry_policy = RetryPolicy.from_settings(settings)
+        self._hub = EventHub()
+        self._steering: list[str] = []
+        self._follow_up: list[str] = []
+        self._pending_bash: list[dict[str, Any]] = []
+        self._busy = False
+        self._retry_attempt = 0
+        self._retry_abort: AbortController | None = None
+        self._save_setting = save_setting
+        self.models = ModelControl(self, scoped_models or [])
+        prefix = _setting(settings, "shell_command_prefix", None)
+        self._bash = BashRunner(cwd, prefix if isinstance(prefix, str) else None)
+        self._unsubscribe_agent = agent.subscribe(self._on_agent_event)
+
+    # -- state -------------------------------------------------------------------------------
+
+    @property
+    def model(self) -> Model | None:
+        model: Model | None = self.agent.state.model
+        return model
+
+    @property
+    def thinking_level(self) -> str:
+        return str(self.agent.state.thinking_level or "off")
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return list(self.agent.state.messages)
+
+    @property
+    def is_streaming(self) -> bool:
+        """True from prompt preflight until the run (including retries) has settled."""
+        return self._busy or bool(self.agent.state.is_streaming)
+
+    @property
+    def is_retrying(self) -> bool:
+        return self._retry_abort is not None
+
+    @property
+    def is_compacting(self) -> bool:
+        return False
+
+    @property
+    def is_bash_running(self) -> bool:
+        return self._bash.running
+
+    @property
+    def steering_mode(self) -> str:
+        return str(self.agent.steering_mode)
+
+    @property
+    def follow_up_mode(self) -> str:
+        return str(self.agent.follow_up_mode)
+
+    def set_steering_mode(self, mode: str) -> None:
+        self.agent.steering_mode = mode
+
+    def set_follow_up_mode(self, mode: str) -> None:
+        self.agent.follow_up_mode = mode
+
+    @property
+    def steering_messages(self) -> list[str]:
+        return list(self._steering)
+
+    @property
+    def follow_up_messages(self) -> list[str]:
+        return list(self._follow_up)
+
+    @property
+    def pending_message_count(self) -> int:
+        return len(self._steering) + len(self._follow_up)
+
+    @property
+    def session_id(self) -> str:
+        return self.store.session_id
+
+    @property
+    def session_file(self) -> str | None:
+        return self.store.session_file
+
+    @property
+    def session_name(self) -> str | None:
+        return self.store.session_name
+
+    @property
+    def auto_retry_enabled(self) -> bool:
+        return self.retry_policy.enabled
+
+    def set_auto_retry_enabled(self, enabled: bool) -> None:
+        self.retry_policy.enabled = enabled
+        self._persist("retry.enabled", enabled)
+
+    @property
+    def auto_compaction_enabled(self) -> bool:
+        compaction = _setting(self.settings, "compaction", None)
+        value = _setting(compaction, "enabled", True) if compaction is not None else True
+        return bool(value)
+
+    def set_auto_compaction_enabled(self, enabled: bool) -> None:
+        compaction = _setting(self.settings, "compaction", None)
+        if compaction is not None:
+            try:
+                if isinstance(compaction, dict):
+                    compaction["enabled"] = enabled
+                else:
+                    compaction.enabled = enabled
+            except (AttributeError, TypeError, ValueError):
+                pass
+        self._persist("compaction.enabled", enabled)
+
+    def subscribe(self, listener: SessionListener) -> Callable[[], None]:
+        """Receive agent and session events; returns an unsubscribe function."""
+        return self._hub.subscribe(listener)
+
+    # -- model and thinking (delegated, kept here as the public API) --------------------------
+
+    def set_model(self, model: Model) -> None:
+        self.models.set_model(model)
+
+    def cycle_model(self, direction: str = "forward") -> dict[str, Any] | None:
+        return self.models.cycle_model(direction)
+
+    def set_thinking_level(self, level: str) -> str:
+        return self.models.set_thinking_level(level)
+
+    def cycle_thinking_level(self) -> str | None:
+        return self.models.cycle_thinking_level()
+
+    def available_models(self) -> list[Model]:
+        return self.models.available_models()
+
+    # -- prompting ---------------------------------------------------------------------------
+
+    def expand_text(self, text: str) -> str:
+        """Expand ``/skill:name args`` and ``/template args`` (unknown commands pass through)."""
+        if not text.startswith("/") or self.resources is None:
+            return text
+        expanded: str = self.resources.expand_input(text)
+        return expanded
+
+    def get_commands(self) -> list[dict[str, Any]]:
+        """Prompt templates and skills in RPC ``get_commands`` shape."""
+        if self.resources is None:
+            return []
+        commands: list[dict[str, Any]] = self.resources.commands()
+        return commands
+
+    async def prompt(
+        self, text: str, images: list[ImageContent] | None = None, streaming_behavior: str | None = None
+    ) -> None:
+        """Send a prompt and wait until the run (with retries) settles; queues it while streaming
+        when ``streaming_behavior`` is ``"steer"`` or ``"followUp"``; raises :class:`AgentBusyError`
+        when streaming without one, :class:`ModelError` when no usable model is set."""
+        run = self.begin_prompt(text, images, streaming_behavior)
+        if run is not None:
+            await run
+
+    def begin_prompt(
+        self, text: str, images: list[ImageContent] | None = None, streaming_behavior: str | None = None
+    ) -> Coroutine[Any, Any, None] | None:
+        """Preflight a prompt synchronously; returns the coroutine that runs it (None if queued).
+
+        The RPC server answers ``prompt`` after this returns, before ``agent_start``."""
+        expanded = self.expand_text(text)
+        if self.is_streaming:
+            if streaming_behavior == "followUp":
+                self._queue("followUp", expanded, images)
+                return None
+            if streaming_behavior == "steer":
+                self._queue("steer", expanded, images)
+                return None
+            raise AgentBusyError()
+        model = self.model
+        if model is None:
+            raise ModelError("No model selected.", hint="Set an API key environment variable or use --model.")
+        if not self.models.has_credentials(model):
+            raise MissingApiKeyError(model["provider"], self.models.env_var_for(model["provider"]))
+        self._flush_pending_bash()
+        content: list[Any] = [{"type": "text", "text": expanded}, *(images or [])]
+        message = {"role": "user", "content": content, "timestamp": now_ms()}
+        self._busy = True
+        return self._run(lambda: self.agent.prompt([message]))
+
+    async def _run(self, start: Callable[[], Any]) -> None:
+        try:
+            await start()
+            await self._retry_loop()
+        finally:
+            self._busy = False
+            self._flush_pending_bash()
+
+    async def _retry_loop(self) -> None:
+        """pi's auto-retry: remove the errored message, wait (abortable), continue."""
+        while True:
+            last = self._last_assistant()
+            if last is None or not is_retryable(last) or not self.retry_policy.enabled:
+                if self._retry_attempt and last is not None and last.get("stopReason") == "error":
+                    await self._end_retry(False, self._retry_attempt, last.get("errorMessage"))
+                return
+            self._retry_attempt += 1
+            attempt = self._retry_attempt
+            policy = self.retry_policy
+            if attempt > policy.max_retries:
+                await self._end_retry(False, attempt - 1, last.get("errorMessage"))
+                return
+            delay = policy.delay_ms(attempt, last.get("errorMessage"))
+            await self._hub.emit(
+                {
+                    "type": "auto_retry_start",
+                    "attempt": attempt,
+                    "maxAttempts": policy.max_retries,
+                    "delayMs": delay,
+                    "errorMessage": last.get("errorMessage") or "Unknown error",
+                }
+            )
+            messages = list(self.agent.state.messages)
+            if messages and messages[-1].get("role") == "assistant":
+                self.agent.state.messages = messages[:-1]
+            controller = AbortController()
+            self._retry_abort = controller
+            try:
+                completed = await abortable_sleep(delay / 1000.0, controller.signal)
+            finally:
+                self._retry_abort = None
+            if not completed:
+                await self._end_retry(False, attempt, "Retry cancelled")
+                return
+            await self.agent.continue_()
+
+    async def _end_retry(self, success: bool, attempt: int, final_error: str | None) -> None:
+        self._retry_attempt = 0
+        event: dict[str, Any] = {"type": "auto_retry_end", "success": success, "attempt": attempt}
+        if not success:
+            event["finalError"] = final_error
+        await self._hub.emit(event)
+
+    def abort_retry(self) -> None:
+        if self._retry_abort is not None:
+            self._retry_abort.abort("Retry cancelled")
+
+    async def abort(self) -> None:
+        """Stop the current run (and any retry wait) and wait until the agent is idle."""
+        self.abort_retry()
+        self.agent.abort()
+        await self.agent.wait_for_idle()
+
+    # -- queues ------------------------------------------------------------------------------
+
+    def steer(self, text: str, images: list[ImageContent] | None = None) -> None:
+        """Queue a steering message: delivered after the running tool batch, before the next call."""
+        self._queue("steer", self.expand_text(text), images)
+
+    def follow_up(self, text: str, images: list[ImageContent] | None = None) -> None:
+        """Queue a follow-up: delivered when the agent would otherwise stop."""
+        self._queue("followUp", self.expand_text(text), images)
+
+    def _queue(self, kind: str, text: str, images: list[ImageContent] | None) -> None:
+        content: list[Any] = [{"type": "text", "text": text}, *(images or [])]
+        message = {"role": "user", "content": content, "timestamp": now_ms()}
+        if kind == "steer":
+            self._steering.append(text)
+            self.agent.steer(message)
+        else:
+            self._follow_up.append(text)
+            self.agent.follow_up(message)
+        self._hub.emit_nowait(self._queue_event())
+
+    def clear_queues(self) -> tuple[list[str], list[str]]:
+        """Drop every queued message; returns their texts (steering, follow-up) for the editor."""
+        steering, follow_up = self._steering, self._follow_up
+        self._steering, self._follow_up = [], []
+        self.agent.clear_all_queues()
+        self._hub.emit_nowait(self._queue_event())
+        return steering, follow_up
+
+    def _queue_event(self) -> dict[str, Any]:
+        return {"type": "queue_update", "steering": list(self._steering), "followUp": list(self._follow_up)}
+
+    # -- agent events ------------------------------------------------------------------------
+
+    async def _on_agent_event(self, event: dict[str, Any], signal: Any = None) -> None:
+        kind = event["type"]
+        if kind == "message_update":
+            await self._hub.emit(event)
+            return
+        if kind == "message_start" and (self._steering or self._follow_up) and event["message"].get("role") == "user":
+            text = user_text(event["message"])
+            if text in self._steering:
+                self._steering.remove(text)
+                await self._hub.emit(self._queue_event())
+            elif text in self._follow_up:
+                self._follow_up.remove(text)
+                await self._hub.emit(self._queue_event())
+        await self._hub.emit(event)
+        if kind == "message_end":
+            message = event["message"]
+            self.store.append_message(message)
+            if message.get("role") == "assistant" and message.get("stopReason") != "error" and self._retry_attempt > 0:
+                attempt, self._retry_attempt = self._retry_attempt, 0
+                await self._hub.emit({"type": "auto_retry_end", "success": True, "attempt": attempt})
+
+    def _last_assistant(self) -> dict[str, Any] | None:
+        for message in reversed(self.agent.state.messages):
+            if message.get("role") == "assistant":
+                return dict(message)
+        return None
+
+    async def emit(self, event: dict[str, Any]) -> None:
+        """Deliver a session-level event (used by helpers such as compaction and model control)."""
+        await self._hub.emit(event)
+
+    def emit_nowait(self, event: dict[str, Any]) -> None:
+        self._hub.emit_nowait(event)
+
+    # -- user bash ---------------------------------------------------------------------------
+
+    async def run_bash(
+        self, command: str, exclude_from_context: bool = False, on_chunk: Callable[[str], None] | None = None
+    ) -> dict[str, Any]:
+        """Run the user's command; returns ``{output, exitCode, cancelled, truncated, fullOutputPath?}``.
+        The ``bashExecution`` message joins the transcript now, or after the current run."""
+        result, message = await self._bash.run(command, on_chunk, exclude_from_context)
+        if self.is_streaming:
+            self._pending_bash.append(message)
+        else:
+            self._append_bash(message)
+        return result
+
+    def abort_bash(self) -> None:
+        self._bash.abort()
+
+    def _append_bash(self, message: dict[str, Any]) -> None:
+        self.agent.state.messages = [*self.agent.state.messages, message]
+        self.store.append_message(message)
+
+    def _flush_pending_bash(self) -> None:
+        pending, self._pending_bash = self._pending_bash, []
+        for message in pending:
+            self._append_bash(message)
+
+    # -- session info and statistics ---------------------------------------------------------
+
+    def set_session_name(self, name: str) -> None:
+        self.store.set_name(name)
+        self._hub.emit_nowait({"type": "session_info_changed", "name": name})
+
+    def get_last_assistant_text(self) -> str | None:
+        """Text of the last assistant message that has any, else None (pi skips aborted empties)."""
+        for message in reversed(self.agent.state.messages):
+            if message.get("role") != "assistant":
+                continue
+            if message.get("stopReason") == "aborted" and not message.get("content"):
+                continue
+            text = "".join(b.get("text", "") for b in message.get("content", []) if b.get("type") == "text")
+            return text if text.strip() else None
+        return None
+
+    def context_usage(self) -> dict[str, Any] | None:
+        model = self.model
+        return _stats.context_usage(self.messages, int(model["contextWindow"]) if model else 0)
+
+    def get_session_stats(self) -> dict[str, Any]:
+        model = self.model
+        return _stats.session_stats(
+            self.messages, self.session_file, self.session_id, int(model["contextWindow"]) if model else None
+        )
+
+    def _persist(self, key: str, value: Any) -> None:
+        if self._save_setting is None:
+            return
+        try:
+            self._save_setting(key, value)
+        except Exception as exc:  # a settings write failure must not break the session
+            self.startup_notices.append(f"Warning: could not save setting {key}: {exc}")
+
+    async def dispose(self) -> None:
+        """Abort anything running and detach from the agent."""
+        self.abort_bash()
+        if self.is_streaming:
+            await self.abort()
+        self._unsubscribe_agent()
+
+
+def _setting(obj: Any, key: str, default: Any) -> Any:
+    if obj is None:
+        return default
+    if isinstance(obj, dict):
+        return obj.get(key, default)
+    return getattr(obj, key, default)

@@ -1,0 +1,92 @@
+"""The user's own shell commands (``!cmd`` in the TUI, RPC ``bash``).
+
+A run goes through the bash tool's ``run_bash`` (same shell, process-group kill, tail truncation
+with a temp file for the full output) and becomes a ``bashExecution`` message. The message joins
+the agent's transcript at once when idle, or after the current run when the agent is streaming
+(so it never lands between a tool call and its result). Only one user command runs at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pi_cli.ai.abort import AbortController
+from pi_cli.errors import BashBusyError
+from pi_cli.session.entry_messages import bash_execution_message
+
+
+class BashRunner:
+    """Runs one user command at a time; ``abort()`` kills it."""
+
+    __slots__ = ("_controller", "command_prefix", "cwd")
+
+    def __init__(self, cwd: Path, command_prefix: str | None = None) -> None:
+        self.cwd = cwd
+        self.command_prefix = command_prefix
+        self._controller: AbortController | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._controller is not None
+
+    def abort(self) -> None:
+        if self._controller is not None:
+            self._controller.abort("Command aborted")
+
+    async def run(
+        self,
+        command: str,
+        on_chunk: Callable[[str], None] | None = None,
+        exclude_from_context: bool = False,
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Run ``command``; returns (RPC result ``{output, exitCode, cancelled, truncated,
+        fullOutputPath?}``, the ``bashExecution`` message)."""
+        if self._controller is not None:
+            raise BashBusyError()
+        from pi_cli.tools.bash import run_bash
+
+        controller = AbortController()
+        self._controller = controller
+        full = f"{self.command_prefix}\n{command}" if self.command_prefix else command
+        try:
+            raw = await run_bash(full, str(self.cwd), controller.signal, on_chunk, None)
+        finally:
+            self._controller = None
+        result = normalise_bash_result(raw, cancelled_hint=controller.signal.aborted)
+        message = bash_execution_message(
+            command,
+            result["output"],
+            result["exitCode"],
+            result["cancelled"],
+            result["truncated"],
+            result.get("fullOutputPath"),
+            exclude_from_context,
+        )
+        return result, message
+
+
+def _field(raw: Any, *names: str, default: Any = None) -> Any:
+    for name in names:
+        if isinstance(raw, dict) and name in raw:
+            return raw[name]
+        if hasattr(raw, name):
+            return getattr(raw, name)
+    return default
+
+
+def normalise_bash_result(raw: Any, cancelled_hint: bool = False) -> dict[str, Any]:
+    """pi's ``BashResult`` JSON from whatever the tools layer returned (dataclass or dict)."""
+    cancelled = bool(_field(raw, "cancelled", "aborted", default=False)) or cancelled_hint
+    exit_code = _field(raw, "exit_code", "exitCode", default=None)
+    result: dict[str, Any] = {
+        "output": str(_field(raw, "output", default="") or ""),
+        "exitCode": None if cancelled and exit_code is None else exit_code,
+        "cancelled": cancelled,
+        "truncated": bool(_field(raw, "truncated", default=False)),
+    }
+    full_path = _field(raw, "full_output_path", "fullOutputPath", default=None)
+    if full_path:
+        result["fullOutputPath"] = str(full_path)
+    return result

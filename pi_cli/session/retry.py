@@ -1,0 +1,115 @@
+"""Which provider errors the session retries on its own, and how long it waits.
+
+pi retries an assistant message whose ``stopReason`` is ``"error"`` when its ``errorMessage``
+looks transient (rate limits, overload, 5xx, dropped connections, timeouts) — but never a
+context-overflow error, which compaction handles. Delays grow as ``baseDelayMs * 2**(attempt-1)``
+(2, 4, 8 s by default); a server's retry-after hint found in the error text raises the delay, capped
+by ``maxRetryDelayMs``. The wait is abortable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from pi_cli.ai.abort import AbortSignal
+
+_RETRYABLE = re.compile(
+    r"overloaded|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error|"
+    r"internal.?error|network.?error|connection.?(error|refused|lost|reset)|websocket (closed|error)|"
+    r"other side closed|fetch failed|upstream.?connect|reset before headers|socket hang up|ended without|"
+    r"timed out|timeout|terminated|retry delay",
+    re.IGNORECASE,
+)
+
+# Context overflow: compaction's job, not retry's (pi's isContextOverflow patterns).
+_OVERFLOW = re.compile(
+    r"prompt is too long|exceeds the context window|maximum context length|context_length_exceeded|"
+    r"context length exceeded|too many tokens|token limit exceeded|input is too long|"
+    r"reduce the length of the messages|exceeds the maximum number of tokens|request too large",
+    re.IGNORECASE,
+)
+
+# Retry hints providers put in error text: "retry-after: 7", "Please retry after 20s",
+# "try again in 1.5s", "retryDelay": "30s", "retry in 250ms".
+_HINT = re.compile(
+    r"(?:retry[- ]after|try again in|retry in|retrydelay)[\"':= ]*\s*"
+    r"(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|sec|seconds?)?",
+    re.IGNORECASE,
+)
+
+
+@dataclass(slots=True)
+class RetryPolicy:
+    """Settings ``retry.{enabled,maxRetries,baseDelayMs}`` plus the delay cap."""
+
+    enabled: bool = True
+    max_retries: int = 3
+    base_delay_ms: int = 2000
+    max_delay_ms: int = 60_000
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> RetryPolicy:
+        """Read ``settings.retry`` (the pydantic ``Settings``), falling back to pi's defaults."""
+        retry = getattr(settings, "retry", None)
+        if retry is None:
+            return cls()
+        max_delay = getattr(retry, "max_delay_ms", None)
+        if max_delay is None:
+            max_delay = getattr(getattr(retry, "provider", None), "max_retry_delay_ms", None)
+        return cls(
+            enabled=bool(getattr(retry, "enabled", True)),
+            max_retries=int(getattr(retry, "max_retries", 3)),
+            base_delay_ms=int(getattr(retry, "base_delay_ms", 2000)),
+            max_delay_ms=int(max_delay) if max_delay is not None else 60_000,
+        )
+
+    def delay_ms(self, attempt: int, error_message: str | None = None) -> int:
+        """Backoff for ``attempt`` (1-based), raised to a retry-after hint, capped."""
+        delay = self.base_delay_ms * 2 ** (attempt - 1)
+        hint = retry_after_ms(error_message or "")
+        if hint is not None:
+            delay = max(delay, hint)
+        capped: int = min(delay, self.max_delay_ms) if self.max_delay_ms > 0 else delay
+        return capped
+
+
+def is_context_overflow(message: dict[str, Any]) -> bool:
+    text = message.get("errorMessage") or ""
+    return message.get("stopReason") == "error" and bool(_OVERFLOW.search(text))
+
+
+def is_retryable(message: dict[str, Any]) -> bool:
+    """True for an errored assistant message whose error looks transient (and is not overflow)."""
+    if message.get("role") != "assistant" or message.get("stopReason") != "error":
+        return False
+    text = message.get("errorMessage") or ""
+    if not text or _OVERFLOW.search(text):
+        return False
+    return bool(_RETRYABLE.search(text))
+
+
+def retry_after_ms(text: str) -> int | None:
+    """A retry-after hint in an error text, in milliseconds."""
+    match = _HINT.search(text)
+    if match is None:
+        return None
+    value = float(match.group(1))
+    unit = (match.group(2) or "s").lower()
+    return int(value if unit.startswith("m") else value * 1000)
+
+
+async def abortable_sleep(seconds: float, signal: AbortSignal) -> bool:
+    """Sleep unless ``signal`` aborts first. Returns False when aborted."""
+    if signal.aborted:
+        return False
+    waiter = asyncio.ensure_future(signal.wait())
+    try:
+        await asyncio.wait_for(asyncio.shield(waiter), timeout=max(0.0, seconds))
+    except TimeoutError:
+        return True
+    finally:
+        waiter.cancel()
+    return not signal.aborted

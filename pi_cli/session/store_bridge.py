@@ -1,0 +1,116 @@
+"""The AgentSession's view of session storage.
+
+When a ``SessionManager`` (``pi_cli.session.manager``) is given, every call is forwarded to it
+(methods it lacks are skipped). Without one, the session lives in memory: an id (UUIDv7, as pi
+uses), a header for ``--mode json``'s first line, and a name. Either way the AgentSession calls
+the same methods, so persistence is one object's concern.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+
+def uuid7() -> str:
+    """A time-ordered UUID version 7 (48-bit ms timestamp, random rest)."""
+    ms = time.time_ns() // 1_000_000
+    rand = int.from_bytes(os.urandom(10), "big")
+    value = (ms & ((1 << 48) - 1)) << 80
+    value |= 0x7 << 76
+    value |= ((rand >> 62) & 0xFFF) << 64
+    value |= 0b10 << 62
+    value |= rand & ((1 << 62) - 1)
+    return str(uuid.UUID(int=value))
+
+
+def iso_now() -> str:
+    """ISO-8601 UTC with milliseconds and ``Z``, as JavaScript's ``toISOString``."""
+    now = datetime.now(UTC)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+
+
+class SessionStoreBridge:
+    """Forwards to a SessionManager, or keeps an in-memory session."""
+
+    def __init__(self, manager: Any, cwd: Path) -> None:
+        self.manager = manager
+        self.cwd = cwd
+        self._id = uuid7()
+        self._timestamp = iso_now()
+        self._name: str | None = None
+
+    def _call(self, name: str, *args: Any) -> Any:
+        if self.manager is None:
+            return None
+        method = getattr(self.manager, name, None)
+        if method is None:
+            return None
+        return method(*args)
+
+    @property
+    def session_id(self) -> str:
+        if self.manager is not None:
+            value = getattr(self.manager, "session_id", None)
+            if value:
+                return str(value)
+        return self._id
+
+    @property
+    def session_file(self) -> str | None:
+        if self.manager is None:
+            return None
+        value = getattr(self.manager, "session_file", None)
+        return str(value) if value else None
+
+    @property
+    def session_name(self) -> str | None:
+        if self.manager is not None:
+            for attr in ("session_name", "name"):
+                value = getattr(self.manager, attr, None)
+                if callable(value):
+                    value = value()
+                if isinstance(value, str) and value:
+                    return value
+        return self._name
+
+    def header(self) -> dict[str, Any]:
+        """The session header line (``--mode json`` prints it first)."""
+        if self.manager is not None:
+            header = getattr(self.manager, "header", None)
+            if callable(header):
+                header = header()
+            if isinstance(header, dict):
+                return header
+        return {
+            "type": "session",
+            "version": 3,
+            "id": self.session_id,
+            "timestamp": self._timestamp,
+            "cwd": str(self.cwd),
+        }
+
+    def append_message(self, message: dict[str, Any]) -> None:
+        self._call("append_message", message)
+
+    def append_model_change(self, provider: str, model_id: str) -> None:
+        self._call("append_model_change", provider, model_id)
+
+    def append_thinking_level_change(self, level: str) -> None:
+        self._call("append_thinking_level_change", level)
+
+    def set_name(self, name: str) -> None:
+        self._name = name
+        self._call("append_session_info", name)
+
+    def build_context(self) -> list[dict[str, Any]]:
+        messages = self._call("build_context")
+        if isinstance(messages, list):
+            return messages
+        if isinstance(messages, dict) and isinstance(messages.get("messages"), list):
+            return list(messages["messages"])
+        return []
