@@ -60,8 +60,18 @@ class SSEDecoder:
             lines = buf.split("\n")
         self._buf = lines.pop()
         out: list[SSEEvent] = []
-        for line in lines:
-            self._line(line, out)
+        data = self._data
+        for line in lines:  # _line() inlined for the two common cases: blank and "data: ..."
+            if not line:
+                if data:
+                    out.append(SSEEvent(self._event, data[0] if len(data) == 1 else "\n".join(data)))
+                    data = self._data = []
+                self._event = ""
+            elif line.startswith("data: "):
+                data.append(line[6:])
+            else:
+                self._line(line, out)
+                data = self._data
         return out
 
     def close(self) -> list[SSEEvent]:
