@@ -17,7 +17,8 @@ Locations, in pi's precedence (on a name collision the first wins and the loser 
 
 In ``.pi/skills`` and ``<agentDir>/skills`` loose ``*.md`` files at the top level are skills too;
 in ``.agents/skills`` directories they are ignored. A directory that has a ``SKILL.md`` is not
-searched further; dot-entries and ``node_modules`` are skipped.
+searched further; dot-entries, ``node_modules`` and whatever ``.gitignore`` / ``.ignore`` /
+``.fdignore`` files exclude are skipped.
 """
 
 from __future__ import annotations
@@ -25,10 +26,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from pi_cli.session.frontmatter import FrontmatterError, parse_frontmatter, strip_frontmatter
+from pi_cli.session.ignore_rules import IgnoreRule, is_ignored, read_ignore_rules
 
 __all__ = [
     "MAX_DESCRIPTION_LENGTH",
@@ -136,44 +138,57 @@ def load_skills_from_dir(
     *,
     include_root_files: bool = True,
 ) -> list[Skill]:
-    """Skills under ``directory`` (see the module doc for the walk's rules); missing dir → []."""
+    """Skills under ``directory`` (see the module doc for the walk's rules); missing dir → [].
+
+    ``.gitignore`` / ``.ignore`` / ``.fdignore`` files met on the way exclude what they name.
+    """
     found: list[Skill] = []
-    _walk(directory, source, diagnostics, include_root_files, found, set())
+    _Walk(directory, source, diagnostics, found).visit(directory, include_root_files, [])
     return found
 
 
-def _walk(
-    directory: str,
-    source: SkillSource,
-    diagnostics: list[str],
-    include_root_files: bool,
-    found: list[Skill],
-    visiting: set[str],
-) -> None:
-    try:
-        real = os.path.realpath(directory)
-        if real in visiting:  # a symlink loop must not recurse forever
-            return
-        visiting.add(real)
-        entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
-    except OSError:
-        return
-    skill_md = os.path.join(directory, "SKILL.md")
-    if any(entry.name == "SKILL.md" for entry in entries) and os.path.isfile(skill_md):
-        skill = _load_skill_file(skill_md, source, diagnostics)
+@dataclass(slots=True)
+class _Walk:
+    root: str
+    source: SkillSource
+    diagnostics: list[str]
+    found: list[Skill]
+    visiting: set[str] = field(default_factory=set)
+
+    def _relative(self, path: str) -> str:
+        return os.path.relpath(path, self.root).replace(os.sep, "/")
+
+    def _take(self, path: str) -> None:
+        skill = _load_skill_file(path, self.source, self.diagnostics)
         if skill is not None:
-            found.append(skill)
-        return
-    for entry in entries:
-        if entry.name.startswith(".") or entry.name == "node_modules":
-            continue
-        full = os.path.join(directory, entry.name)
-        if _is_dir(full):
-            _walk(full, source, diagnostics, False, found, visiting)
-        elif include_root_files and entry.name.endswith(".md") and os.path.isfile(full):
-            skill = _load_skill_file(full, source, diagnostics)
-            if skill is not None:
-                found.append(skill)
+            self.found.append(skill)
+
+    def visit(self, directory: str, include_root_files: bool, inherited: list[IgnoreRule]) -> None:
+        try:
+            real = os.path.realpath(directory)
+            if real in self.visiting:  # a symlink loop must not recurse forever
+                return
+            self.visiting.add(real)
+            entries = sorted(entry.name for entry in os.scandir(directory))
+        except OSError:
+            return
+        rules = inherited + read_ignore_rules(directory, self.root)
+        skill_md = os.path.join(directory, "SKILL.md")
+        if "SKILL.md" in entries and os.path.isfile(skill_md):
+            if not is_ignored(self._relative(skill_md), False, rules):
+                self._take(skill_md)
+            return
+        for name in entries:
+            if name.startswith(".") or name == "node_modules":
+                continue
+            full = os.path.join(directory, name)
+            is_dir = _is_dir(full)
+            if is_ignored(self._relative(full), is_dir, rules):
+                continue
+            if is_dir:
+                self.visit(full, False, rules)
+            elif include_root_files and name.endswith(".md") and os.path.isfile(full):
+                self._take(full)
 
 
 def _git_root(start: str) -> str | None:

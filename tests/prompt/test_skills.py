@@ -212,3 +212,25 @@ def test_skill_command_with_vanished_file_reports_and_passes_through(tmp_path: P
     errors: list[str] = []
     assert expand_skill_command("/skill:gone now", [skill], errors) == "/skill:gone now"
     assert len(errors) == 1 and "gone" in errors[0] and "\n" not in errors[0]
+
+
+def test_ignore_files_exclude_skills(project: Path, agent_dir: Path, home: Path, write: Write) -> None:
+    base = agent_dir / "skills"
+    write(base / ".gitignore", "build/\n# comment\n*.draft.md\n!keep.draft.md\n/anchored\n")
+    write(base / "build" / "gen" / "SKILL.md", skill_md("gen", "generated"))
+    write(base / "wip.draft.md", skill_md("wip", "draft"))
+    write(base / "keep.draft.md", skill_md("keep", "kept despite the pattern"))
+    write(base / "anchored" / "SKILL.md", skill_md("anchored", "only at the root"))
+    write(base / "group" / "anchored" / "SKILL.md", skill_md("anchored", "nested one survives"))
+    write(base / "group" / ".ignore", "secret\n")
+    write(base / "group" / "secret" / "SKILL.md", skill_md("secret", "hidden by a nested ignore"))
+    write(base / "group" / "shown" / "SKILL.md", skill_md("shown", "visible"))
+    write(base / "build-tools" / "SKILL.md", skill_md("build-tools", "a file-name prefix is not a match"))
+    skills, problems = load_skills(project, agent_dir, home=str(home))
+    assert sorted((s.name, s.description) for s in skills) == [
+        ("anchored", "nested one survives"),
+        ("build-tools", "a file-name prefix is not a match"),
+        ("keep", "kept despite the pattern"),
+        ("shown", "visible"),
+    ]
+    assert problems == []
