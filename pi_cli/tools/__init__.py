@@ -1,0 +1,55 @@
+"""Built-in tools: read, bash, edit, write (enabled by default) and grep, find, ls.
+
+Each tool is an :class:`pi_cli.agent.types.AgentTool` bound to the session's working directory.
+Failures are raised as exceptions with a one-line (or output-carrying, for bash) message; the agent
+loop turns them into error tool results.
+"""
+
+from __future__ import annotations
+
+from pi_cli.agent.types import AgentTool
+from pi_cli.tools.bash import BashTool
+from pi_cli.tools.edit import EditTool
+from pi_cli.tools.find import FindTool
+from pi_cli.tools.grep import GrepTool
+from pi_cli.tools.ls import LsTool
+from pi_cli.tools.read import ReadTool
+from pi_cli.tools.write import WriteTool
+
+# pi's order: the default four first, as sent to the model, then the optional ones.
+TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write", "grep", "find", "ls")
+DEFAULT_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write")
+
+
+def create_coding_tools(cwd: str) -> list[AgentTool]:
+    """pi's default tool set, in order: read, bash, edit, write."""
+    return [ReadTool(cwd), BashTool(cwd), EditTool(cwd), WriteTool(cwd)]
+
+
+def create_all_tools(cwd: str) -> dict[str, AgentTool]:
+    """Every built-in tool by name, in :data:`TOOL_NAMES` order."""
+    tools: list[AgentTool] = [
+        ReadTool(cwd),
+        BashTool(cwd),
+        EditTool(cwd),
+        WriteTool(cwd),
+        GrepTool(cwd),
+        FindTool(cwd),
+        LsTool(cwd),
+    ]
+    return {tool.name: tool for tool in tools}
+
+
+__all__ = [
+    "DEFAULT_TOOL_NAMES",
+    "TOOL_NAMES",
+    "BashTool",
+    "EditTool",
+    "FindTool",
+    "GrepTool",
+    "LsTool",
+    "ReadTool",
+    "WriteTool",
+    "create_all_tools",
+    "create_coding_tools",
+]

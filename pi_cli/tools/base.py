@@ -1,0 +1,70 @@
+"""Small shared pieces of the built-in tools: a base class and result helpers."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from pi_cli.agent.types import AgentToolResult, ToolExecutionMode
+from pi_cli.ai.abort import AbortSignal
+
+
+class ToolAborted(Exception):
+    """Raised when a tool notices its abort signal; the message is pi's ``Operation aborted``."""
+
+    def __init__(self, message: str = "Operation aborted") -> None:
+        super().__init__(message)
+
+
+def check_aborted(signal: AbortSignal | None) -> None:
+    """Raise :class:`ToolAborted` if ``signal`` has fired."""
+    if signal is not None and signal.aborted:
+        raise ToolAborted()
+
+
+def require_directory(path: str) -> None:
+    """Raise pi's ``Path not found: P`` / ``Not a directory: P`` errors unless ``path`` is a directory."""
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"Path not found: {path}")
+    if not os.path.isdir(path):
+        raise NotADirectoryError(f"Not a directory: {path}")
+
+
+def text_result(text: str, details: Any = None) -> AgentToolResult:
+    """A result with one text block."""
+    return AgentToolResult(content=[{"type": "text", "text": text}], details=details)
+
+
+def as_int(value: Any, name: str) -> int | None:
+    """Turn a JSON number argument into an int (models send ``10.0``); ``None`` stays ``None``."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{name} must be a number")
+    if isinstance(value, float) and not value.is_integer():
+        raise ValueError(f"{name} must be a whole number, got {value}")
+    return int(value)
+
+
+class BuiltinTool:
+    """Common attributes of the built-in tools; subclasses set the class attributes and ``execute``.
+
+    Each instance is bound to one working directory, the session's cwd, against which relative
+    paths resolve.
+    """
+
+    name: str = ""
+    label: str = ""
+    description: str = ""
+    parameters: dict[str, Any] = {}  # noqa: RUF012 - replaced per subclass, never mutated
+    execution_mode: ToolExecutionMode | None = None
+
+    def __init__(self, cwd: str) -> None:
+        self.cwd = cwd
+
+    def prepare_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Raw arguments are used as they are unless a tool overrides this."""
+        return args
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r} cwd={self.cwd!r}>"

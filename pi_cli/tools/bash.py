@@ -1,0 +1,139 @@
+"""The ``bash`` tool: run a shell command in the working directory and report its output.
+
+Output (stdout and stderr merged) streams to ``on_update`` as the accumulated, tail-truncated
+text — one empty update at the start, then at most one every ``UPDATE_INTERVAL_SECONDS``. The
+final text is the last ``DEFAULT_MAX_LINES`` lines / ``DEFAULT_MAX_BYTES`` bytes, followed by a
+notice naming the temp file with the full output when anything was cut. A non-zero exit, a timeout
+or an abort is raised as an error carrying the output and ``Command exited with code N`` /
+``Command timed out after N seconds`` / ``Command aborted``. Process handling lives in
+:mod:`pi_cli.tools.bash_runner`; :func:`run_bash` is re-exported for the user's ``!cmd``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from pi_cli.agent.types import AgentToolResult, OnUpdate
+from pi_cli.ai.abort import AbortSignal
+from pi_cli.tools.base import BuiltinTool, text_result
+from pi_cli.tools.bash_output import OutputCollector
+from pi_cli.tools.bash_runner import BashRunResult, default_shell, run_bash
+from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
+
+__all__ = ["BashRunResult", "BashTool", "BashToolError", "default_shell", "run_bash"]
+
+UPDATE_INTERVAL_SECONDS = 0.1
+
+
+class BashToolError(RuntimeError):
+    """A failed, timed-out or aborted command; the message is the tool result text."""
+
+
+def _seconds(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+class BashTool(BuiltinTool):
+    name = "bash"
+    label = "bash"
+    description = (
+        "Run a shell command (bash) in the working directory and return its combined stdout and stderr. "
+        f"Only the last {DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB of output are returned, "
+        "whichever is smaller; when output is cut, the full output is saved to a file named in the result. "
+        "stdin is not connected. Optionally pass timeout in seconds."
+    )
+    parameters: dict[str, Any] = {  # noqa: RUF012
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "description": "The shell command to run"},
+            "timeout": {"type": "number", "description": "Seconds after which the command is killed (no default)"},
+        },
+        "required": ["command"],
+    }
+
+    def __init__(self, cwd: str, shell: str | None = None, command_prefix: str | None = None) -> None:
+        super().__init__(cwd)
+        self.shell = shell
+        self.command_prefix = command_prefix
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        args: dict[str, Any],
+        signal: AbortSignal | None = None,
+        on_update: OnUpdate | None = None,
+    ) -> AgentToolResult:
+        command = str(args["command"])
+        timeout = args.get("timeout")
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float)):
+            raise ValueError("timeout must be a number of seconds")
+        if self.command_prefix:
+            command = f"{self.command_prefix}\n{command}"
+
+        collector = OutputCollector()
+        throttle = _UpdateThrottle(collector, on_update)
+        throttle.send_now()  # pi sends an empty update as soon as the command starts
+        try:
+            result = await run_bash(
+                command,
+                self.cwd,
+                signal,
+                timeout=float(timeout) if timeout is not None else None,
+                shell=self.shell,
+                collector=collector,
+                on_activity=throttle.poke if on_update is not None else None,
+            )
+        finally:
+            throttle.cancel()
+
+        text = result.output or "(no output)"
+        if result.notice:
+            text += f"\n\n{result.notice}"
+        details = collector.details(result.truncation)
+        if result.cancelled:
+            raise BashToolError(_with_output(result.output, "Command aborted"))
+        if result.timed_out:
+            message = f"Command timed out after {_seconds(float(timeout or 0))} seconds"
+            raise BashToolError(_with_output(result.output, message))
+        if result.exit_code not in (0, None):
+            raise BashToolError(f"{text}\n\nCommand exited with code {result.exit_code}")
+        return text_result(text, details)
+
+
+def _with_output(output: str, message: str) -> str:
+    return f"{output}\n\n{message}" if output else message
+
+
+class _UpdateThrottle:
+    """Sends the accumulated output to ``on_update`` at most every ``UPDATE_INTERVAL_SECONDS``."""
+
+    def __init__(self, collector: OutputCollector, on_update: OnUpdate | None) -> None:
+        self._collector = collector
+        self._on_update = on_update
+        self._last = 0.0
+        self._handle: asyncio.TimerHandle | None = None
+
+    def send_now(self) -> None:
+        self._handle = None
+        if self._on_update is None:
+            return
+        self._last = time.monotonic()
+        truncation = self._collector.truncation()
+        details = {
+            "truncation": truncation.to_json() if truncation.truncated else None,
+            "fullOutputPath": self._collector.full_output_path,
+        }
+        self._on_update(AgentToolResult(content=[{"type": "text", "text": truncation.content}], details=details))
+
+    def poke(self) -> None:
+        if self._handle is not None:
+            return
+        delay = max(0.0, self._last + UPDATE_INTERVAL_SECONDS - time.monotonic())
+        self._handle = asyncio.get_running_loop().call_later(delay, self.send_now)
+
+    def cancel(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None

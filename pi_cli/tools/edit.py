@@ -1,0 +1,133 @@
+"""The ``edit`` tool: targeted text replacements in one file.
+
+Reads the file, strips a UTF-8 BOM and converts line endings to LF, applies the replacements with
+:func:`pi_cli.tools.edit_match.apply_edits`, restores the BOM and the original line ending (CRLF if
+the first line break was CRLF) and replaces the file atomically — all under the per-file mutation
+lock, so parallel edits of one file apply one after another instead of losing each other's changes.
+``details`` holds a numbered diff and the first changed line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from typing import Any
+
+from pi_cli.agent.types import AgentToolResult, OnUpdate
+from pi_cli.ai.abort import AbortSignal
+from pi_cli.tools.atomic import atomic_write_bytes
+from pi_cli.tools.base import BuiltinTool, check_aborted, text_result
+from pi_cli.tools.diff import generate_diff
+from pi_cli.tools.edit_match import (
+    Edit,
+    EditError,
+    apply_edits,
+    detect_line_ending,
+    normalize_to_lf,
+    restore_line_endings,
+    strip_bom,
+)
+from pi_cli.tools.file_locks import file_mutation_lock
+from pi_cli.tools.paths import resolve_to_cwd
+
+
+def _read_text(path: str, path_arg: str) -> str:
+    """The file as text (undecodable bytes kept as surrogate escapes so they survive the rewrite)."""
+    if not os.path.exists(path):
+        raise EditError(f"Could not edit file: {path_arg}. Error code: ENOENT.")
+    if os.path.isdir(path):
+        raise EditError(f"Could not edit file: {path_arg}. Error code: EISDIR.")
+    if not os.access(path, os.R_OK | os.W_OK):
+        raise EditError(f"Could not edit file: {path_arg}. Error code: EACCES.")
+    with open(path, "rb") as handle:
+        return handle.read().decode("utf-8", "surrogateescape")
+
+
+class EditTool(BuiltinTool):
+    name = "edit"
+    label = "edit"
+    description = (
+        "Change an existing file by replacing exact text. Give one or more {oldText, newText} pairs in "
+        "edits; each oldText must appear exactly once in the current file, and every edit is located "
+        "in the original file (not in the result of earlier edits), so edits must not overlap. Include "
+        "enough surrounding lines to make oldText unique. Use several edits for separate changes to the "
+        "same file in one call."
+    )
+    parameters: dict[str, Any] = {  # noqa: RUF012
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File to edit, relative to the working directory or absolute"},
+            "edits": {
+                "type": "array",
+                "description": "Replacements, each matched against the original file content",
+                "minItems": 1,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "oldText": {
+                            "type": "string",
+                            "description": "Text to replace; must occur exactly once in the file",
+                        },
+                        "newText": {"type": "string", "description": "Text to put in its place"},
+                    },
+                    "required": ["oldText", "newText"],
+                    "additionalProperties": False,
+                },
+            },
+        },
+        "required": ["path", "edits"],
+        "additionalProperties": False,
+    }
+
+    def prepare_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Accept the legacy single ``oldText``/``newText`` form and ``edits`` sent as a JSON string."""
+        out = dict(args)
+        edits = out.get("edits")
+        if isinstance(edits, str):
+            try:
+                parsed = json.loads(edits)
+            except ValueError:
+                parsed = None
+            if isinstance(parsed, list):
+                out["edits"] = parsed
+            elif isinstance(parsed, dict):
+                out["edits"] = [parsed]
+        old, new = out.get("oldText"), out.get("newText")
+        if isinstance(old, str) and isinstance(new, str):
+            existing = out.get("edits")
+            merged = list(existing) if isinstance(existing, list) else []
+            merged.append({"oldText": old, "newText": new})
+            out["edits"] = merged
+            del out["oldText"], out["newText"]
+        return out
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        args: dict[str, Any],
+        signal: AbortSignal | None = None,
+        on_update: OnUpdate | None = None,
+    ) -> AgentToolResult:
+        path_arg = str(args["path"])
+        raw_edits = args.get("edits")
+        if not isinstance(raw_edits, list) or not raw_edits:
+            raise EditError("Edit tool input is invalid. edits must contain at least one replacement.")
+        edits = [Edit(str(e["oldText"]), str(e["newText"])) for e in raw_edits]
+        absolute = resolve_to_cwd(path_arg, self.cwd)
+        check_aborted(signal)
+        async with file_mutation_lock(absolute):
+            check_aborted(signal)
+            raw = await asyncio.to_thread(_read_text, absolute, path_arg)
+            bom, text = strip_bom(raw)
+            ending = detect_line_ending(text)
+            applied = apply_edits(normalize_to_lf(text), edits, path_arg)
+            final = bom + restore_line_endings(applied.new_content, ending)
+            check_aborted(signal)
+            data = final.encode("utf-8", "surrogateescape")
+            await asyncio.to_thread(atomic_write_bytes, absolute, data)
+        diff = generate_diff(applied.base_content, applied.new_content)
+        return text_result(
+            f"Successfully replaced {len(edits)} block(s) in {path_arg}.",
+            {"diff": diff.diff, "firstChangedLine": diff.first_changed_line},
+        )

@@ -1,0 +1,98 @@
+"""The ``find`` tool: list files and directories whose names match a glob.
+
+The file list comes from ``rg --files`` (so .gitignore is honoured, hidden files are included and
+``.git`` is skipped); matching follows fd's glob rules (see :mod:`pi_cli.tools.globs`). Directories
+that contain listed files are candidates too and print with a trailing ``/``; empty directories
+are not listed, since ripgrep only enumerates files. Results are in path order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_cli.agent.types import AgentToolResult, OnUpdate
+from pi_cli.ai.abort import AbortSignal
+from pi_cli.tools.base import BuiltinTool, as_int, check_aborted, require_directory, text_result
+from pi_cli.tools.globs import compile_glob
+from pi_cli.tools.paths import resolve_to_cwd
+from pi_cli.tools.rg import run_rg_lines
+from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+
+DEFAULT_FIND_LIMIT = 1000
+
+
+class FindTool(BuiltinTool):
+    name = "find"
+    label = "find"
+    description = (
+        "Find files by glob pattern (e.g. '*.py', '**/*.json', 'src/**/test_*.py') and list their paths "
+        "relative to the search directory; directories end with '/'. Honours .gitignore. Returns at most "
+        f"{DEFAULT_FIND_LIMIT} results by default and {DEFAULT_MAX_BYTES // 1024}KB of output."
+    )
+    parameters: dict[str, Any] = {  # noqa: RUF012
+        "type": "object",
+        "properties": {
+            "pattern": {
+                "type": "string",
+                "description": "Glob to match, e.g. '*.ts', '**/*.json' or 'src/**/*.spec.ts'",
+            },
+            "path": {"type": "string", "description": "Directory to search (default: working directory)"},
+            "limit": {"type": "number", "description": f"Most results to return (default: {DEFAULT_FIND_LIMIT})"},
+        },
+        "required": ["pattern"],
+    }
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        args: dict[str, Any],
+        signal: AbortSignal | None = None,
+        on_update: OnUpdate | None = None,
+    ) -> AgentToolResult:
+        matcher = compile_glob(str(args["pattern"]))
+        search_path = resolve_to_cwd(str(args.get("path") or "."), self.cwd)
+        limit = max(1, as_int(args.get("limit"), "limit") or DEFAULT_FIND_LIMIT)
+        check_aborted(signal)
+        require_directory(search_path)
+
+        results: list[str] = []
+        seen_dirs: set[str] = set()
+
+        def on_line(line: bytes) -> bool:
+            rel = line.decode("utf-8", "surrogateescape").removeprefix("./")
+            if not rel:
+                return True
+            parts = rel.split("/")
+            for depth in range(1, len(parts)):
+                directory = "/".join(parts[:depth])
+                if directory in seen_dirs:
+                    continue
+                seen_dirs.add(directory)
+                if matcher.matches(directory):
+                    results.append(directory + "/")
+                    if len(results) >= limit:
+                        return False
+            if matcher.matches(rel):
+                results.append(rel)
+            return len(results) < limit
+
+        args_rg = ["--files", "--hidden", "--no-require-git", "--glob=!.git", "--color=never", "--sort=path"]
+        run = await run_rg_lines(args_rg, on_line, signal, cwd=search_path)
+        if not run.stopped_early and run.exit_code not in (0, 1) and not results:
+            raise RuntimeError(run.stderr.strip() or f"ripgrep exited with code {run.exit_code}")
+        if not results:
+            return text_result("No files found matching pattern")
+
+        trunc = truncate_head("\n".join(results), max_lines=1 << 62)
+        output = trunc.content
+        details: dict[str, Any] = {}
+        notices: list[str] = []
+        if run.stopped_early:
+            notices.append(f"{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern")
+            details["resultLimitReached"] = limit
+        if trunc.truncated:
+            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
+            details["truncation"] = trunc.to_json()
+        if notices:
+            output += f"\n\n[{'. '.join(notices)}]"
+        return text_result(output, details or None)

@@ -1,0 +1,151 @@
+"""The ``read`` tool: file contents for the model, text with head truncation or an image.
+
+Text is decoded as UTF-8 (invalid bytes become U+FFFD) and returned without line numbers. At most
+``DEFAULT_MAX_LINES`` lines / ``DEFAULT_MAX_BYTES`` bytes are returned, on whole lines, followed by
+a notice telling the model which ``offset`` continues. Images (png, jpeg, gif, webp, recognised by
+their bytes, not their name) come back as an image block; ones too large to send are described
+instead of sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+from typing import Any
+
+from pi_cli.agent.types import AgentToolResult, OnUpdate
+from pi_cli.ai.abort import AbortSignal
+from pi_cli.ai.types import UserContent
+from pi_cli.tools.base import BuiltinTool, as_int, check_aborted, text_result
+from pi_cli.tools.images import (
+    MAX_IMAGE_BASE64_BYTES,
+    MAX_IMAGE_DIMENSION,
+    detect_image_mime,
+    image_dimensions,
+)
+from pi_cli.tools.paths import resolve_read_path
+from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head, utf8_len
+
+# A NUL byte in the first block is how we call a file binary (the same test git and grep use).
+_BINARY_SNIFF_BYTES = 8192
+
+
+def _read_file(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def _check_readable(path: str) -> None:
+    if not os.path.exists(path):
+        # pi surfaces Node's access() error verbatim; models have learnt that wording.
+        raise FileNotFoundError(f"ENOENT: no such file or directory, access '{path}'")
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"Cannot read {path}: it is a directory. Use ls to list it.")
+    if not os.access(path, os.R_OK):
+        raise PermissionError(f"EACCES: permission denied, access '{path}'")
+
+
+class ReadTool(BuiltinTool):
+    name = "read"
+    label = "read"
+    description = (
+        "Read a file. Text files come back as plain text (no line numbers), at most "
+        f"{DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB per call, whichever comes first; "
+        "a note at the end gives the offset to continue from. Use offset and limit to page through "
+        "large files. Images (jpg, png, gif, webp) are returned as image attachments."
+    )
+    parameters: dict[str, Any] = {  # noqa: RUF012
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File to read, relative to the working directory or absolute"},
+            "offset": {"type": "number", "description": "First line to return, counting from 1"},
+            "limit": {"type": "number", "description": "Largest number of lines to return"},
+        },
+        "required": ["path"],
+    }
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        args: dict[str, Any],
+        signal: AbortSignal | None = None,
+        on_update: OnUpdate | None = None,
+    ) -> AgentToolResult:
+        path_arg = str(args["path"])
+        offset = as_int(args.get("offset"), "offset")
+        limit = as_int(args.get("limit"), "limit")
+        check_aborted(signal)
+        absolute = resolve_read_path(path_arg, self.cwd)
+        _check_readable(absolute)
+        data = await asyncio.to_thread(_read_file, absolute)
+        check_aborted(signal)
+        mime = detect_image_mime(data[:16])
+        if mime is not None:
+            return _image_result(data, mime)
+        if b"\x00" in data[:_BINARY_SNIFF_BYTES]:
+            raise ValueError(
+                f"Cannot read {absolute}: it is a binary file ({format_size(len(data))}). "
+                "Use bash (e.g. file, xxd, strings) to inspect it."
+            )
+        return _text_result(data.decode("utf-8", "replace"), path_arg, offset, limit)
+
+
+def _image_result(data: bytes, mime: str) -> AgentToolResult:
+    note = f"Read image file [{mime}]"
+    dims = image_dimensions(data, mime)
+    encoded_size = (len(data) + 2) // 3 * 4
+    too_wide = dims is not None and max(dims) > MAX_IMAGE_DIMENSION
+    if too_wide or encoded_size > MAX_IMAGE_BASE64_BYTES:
+        size = f"{dims[0]}x{dims[1]}, " if dims else ""
+        note += (
+            f"\n[Image is too large to attach ({size}{format_size(len(data))}); the limit is "
+            f"{MAX_IMAGE_DIMENSION}x{MAX_IMAGE_DIMENSION} and {format_size(MAX_IMAGE_BASE64_BYTES)} encoded, "
+            "and resizing is not available. The image was omitted.]"
+        )
+        return text_result(note, {"omitted": True, "mimeType": mime, "bytes": len(data)})
+    content: list[UserContent] = [
+        {"type": "text", "text": note},
+        {"type": "image", "data": base64.b64encode(data).decode("ascii"), "mimeType": mime},
+    ]
+    return AgentToolResult(content=content, details=None)
+
+
+def _text_result(text: str, path_arg: str, offset: int | None, limit: int | None) -> AgentToolResult:
+    lines = text.split("\n")
+    total = len(lines)
+    start = max(0, offset - 1) if offset else 0
+    if start >= total:
+        raise ValueError(f"Offset {offset} is beyond end of file ({total} lines total)")
+    if limit is not None:
+        end = min(start + max(limit, 0), total)
+        selected = "\n".join(lines[start:end])
+        user_limited: int | None = end - start
+    else:
+        selected = "\n".join(lines[start:])
+        user_limited = None
+
+    trunc = truncate_head(selected)
+    first = start + 1
+    details: dict[str, Any] | None = None
+    if trunc.first_line_exceeds_limit:
+        size = format_size(utf8_len(lines[start]))
+        out = (
+            f"[Line {first} is {size}, exceeds {format_size(DEFAULT_MAX_BYTES)} limit. "
+            f"Use bash: sed -n '{first}p' {path_arg} | head -c {DEFAULT_MAX_BYTES}]"
+        )
+        details = {"truncation": trunc.to_json()}
+    elif trunc.truncated:
+        last = first + trunc.output_lines - 1
+        limit_note = "" if trunc.truncated_by == "lines" else f" ({format_size(DEFAULT_MAX_BYTES)} limit)"
+        out = (
+            f"{trunc.content}\n\n[Showing lines {first}-{last} of {total}{limit_note}. "
+            f"Use offset={last + 1} to continue.]"
+        )
+        details = {"truncation": trunc.to_json()}
+    elif user_limited is not None and start + user_limited < total:
+        remaining = total - (start + user_limited)
+        out = f"{trunc.content}\n\n[{remaining} more lines in file. Use offset={start + user_limited + 1} to continue.]"
+    else:
+        out = trunc.content
+    return text_result(out, details)

