@@ -78,9 +78,14 @@ def _name_problems(name: str, dir_name: str | None) -> list[str]:
     return problems
 
 
-def _load_skill_file(path: str, source: SkillSource, diagnostics: list[str]) -> Skill | None:
-    """Read one skill file; warnings go to ``diagnostics`` as ``<path>: <problem>`` lines."""
-    is_declared = os.path.basename(path) == "SKILL.md"
+def _load_skill_file(path: str, source: SkillSource, diagnostics: list[str], *, explicit: bool = False) -> Skill | None:
+    """Read one skill file; warnings go to ``diagnostics`` as ``<path>: <problem>`` lines.
+
+    A ``SKILL.md`` or a file named explicitly (``--skill file.md``) is a declared skill and gets
+    every warning; a loose ``.md`` met during a walk without a description is silently not a skill.
+    """
+    is_skill_md = os.path.basename(path) == "SKILL.md"
+    is_declared = is_skill_md or explicit
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             raw = handle.read()
@@ -109,9 +114,9 @@ def _load_skill_file(path: str, source: SkillSource, diagnostics: list[str]) -> 
     meta_name = meta.get("name")
     # Without a name a SKILL.md is named after its folder (as in pi); a loose .md after its own
     # file stem, since every loose file shares the same folder.
-    fallback = dir_name if is_declared else os.path.splitext(os.path.basename(path))[0]
+    fallback = dir_name if is_skill_md else os.path.splitext(os.path.basename(path))[0]
     name = meta_name if isinstance(meta_name, str) and meta_name else fallback
-    for problem in _name_problems(name, dir_name if is_declared else None):
+    for problem in _name_problems(name, dir_name if is_skill_md else None):
         diagnostics.append(f"{path}: {problem}")
 
     return Skill(
@@ -268,7 +273,7 @@ def load_skills(
         elif os.path.isdir(path):
             add(load_skills_from_dir(path, source, diagnostics))
         elif path.endswith(".md"):
-            skill = _load_skill_file(path, source, diagnostics)
+            skill = _load_skill_file(path, source, diagnostics, explicit=True)
             if skill is not None:
                 add([skill])
         else:

@@ -234,3 +234,14 @@ def test_ignore_files_exclude_skills(project: Path, agent_dir: Path, home: Path,
         ("shown", "visible"),
     ]
     assert problems == []
+
+
+def test_an_explicit_markdown_file_is_always_validated(project: Path, agent_dir: Path, write: Write) -> None:
+    plain = write(project / "plain.md", "# no frontmatter\n")
+    skills, problems = load_skills(project, agent_dir, ["plain.md", "nope.txt"], include_defaults=False)
+    assert skills == []
+    assert f"{plain}: description is required" in problems
+    assert f"{project / 'nope.txt'}: skill path does not exist" in problems
+    write(project / "data.txt", "x")
+    _, more = load_skills(project, agent_dir, ["data.txt"], include_defaults=False)
+    assert more == [f"{project / 'data.txt'}: skill path is not a markdown file"]
