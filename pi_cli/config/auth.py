@@ -14,8 +14,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import subprocess
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +25,8 @@ _COMMAND_TIMEOUT_S = 10.0
 
 def _run_key_command(command: str) -> str | None:
     """stdout of ``command`` in the shell, stripped; ``None`` on failure, timeout or empty output."""
+    import subprocess  # only when a "!command" value is used: keeps start-up imports small
+
     try:
         result = subprocess.run(
             command,
@@ -168,6 +168,8 @@ class AuthStore:
         return dict(self._load())
 
     def _write(self, data: dict[str, Any]) -> None:
+        import tempfile
+
         directory = self.path.parent
         try:
             if not directory.exists():

@@ -88,7 +88,8 @@ class ModelRegistry:
     def load(self) -> ModelRegistry:
         """(Re)read ``models.json`` and rebuild the model list; returns ``self``."""
         custom: CustomModels = parse_models_json(self.models_json_path)
-        self.errors = list(custom.errors)
+        self.auth.reload()
+        self.errors = [*custom.errors, *self.auth.errors]
         self._custom_api_keys = dict(custom.api_keys)
         models: list[Model] = []
         for model in catalogue.get_builtin_models():

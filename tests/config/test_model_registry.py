@@ -277,3 +277,11 @@ def test_fuzzy_filter_orders_best_first() -> None:
     assert fuzzy_filter(items, "openai 4o", lambda s: s) == ["openai gpt-4o"]
     assert fuzzy_filter(items, "", lambda s: s) == items
     assert fuzzy_filter(items, "xyz", lambda s: s) == []
+
+
+def test_broken_auth_json_is_reported_without_the_key(agent: Path) -> None:
+    (agent / "auth.json").write_text('{"openai": {"type": "api_key", "key": "sk-LEAK-42"}')
+    reg = registry()
+    assert len(reg.errors) == 1 and "auth.json" in reg.errors[0]
+    assert "LEAK" not in reg.errors[0]
+    assert reg.available_models() == []
