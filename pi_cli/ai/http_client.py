@@ -21,7 +21,7 @@ import email.utils
 import math
 import random
 import time
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 import httpx
@@ -29,6 +29,7 @@ import httpx
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.ai.http_errors import format_http_error, redact
 from pi_cli.ai.options import StreamOptions
+from pi_cli.ai.sse import SSEDecoder, SSEEvent
 
 MAX_ERROR_BODY_BYTES = 64 * 1024
 _clients: dict[int, httpx.AsyncClient] = {}
@@ -153,6 +154,8 @@ async def open_stream(url: str, headers: dict[str, str], body: bytes, options: S
     """POST ``body`` and return the streaming 2xx response; see the module docstring for retries."""
     client = get_client()
     secrets = list(secrets)
+    # Bodies are read raw (no decoder layer per chunk), so ask for them uncompressed.
+    headers = {"accept-encoding": "identity", **headers}
     base_s = max(0, options.retry_base_delay_ms) / 1000
     cap_s = options.max_retry_delay_ms / 1000 if options.max_retry_delay_ms > 0 else math.inf
     attempt = 0
@@ -224,3 +227,40 @@ def error_text(exc: BaseException, provider: str, secrets: Iterable[str | None] 
 
 def dict_or_empty(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
+
+
+def is_json_response(response: httpx.Response) -> bool:
+    """A 200 with a JSON (not event-stream) content type carries an error report, not a stream."""
+    content_type = response.headers.get("content-type", "")
+    return "json" in content_type and "event-stream" not in content_type
+
+
+async def json_body_error(response: httpx.Response, provider: str, style: str = "openai",
+                          secrets: Iterable[str | None] = ()) -> str:
+    """The error message of a JSON body that arrived where a stream was expected."""
+    text = await _read_bounded(response)
+    return format_http_error(response.status_code, text, provider, style=style, secrets=secrets)
+
+
+async def sse_batches(response: httpx.Response, scope: AbortScope) -> AsyncIterator[list[SSEEvent]]:
+    """SSE events of a response body, one list per network read (the last from the EOF flush).
+
+    Reads wait with ``scope.waiting`` set, so an abort cancels them at once; after each read the
+    abort flag is checked and :class:`AbortedError` raised.
+    """
+    decoder = SSEDecoder()
+    chunks = response.aiter_raw().__aiter__()
+    while True:
+        scope.waiting = True
+        try:
+            raw = await chunks.__anext__()
+        except StopAsyncIteration:
+            break
+        finally:
+            scope.waiting = False
+        if scope.aborted:
+            raise AbortedError()
+        events = decoder.feed(raw)
+        if events:
+            yield events
+    yield decoder.close()

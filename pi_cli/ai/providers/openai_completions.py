@@ -21,7 +21,15 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from pi_cli.ai.event_stream import AssistantMessageEventStream
-from pi_cli.ai.http_client import AbortedError, AbortScope, ProviderError, error_text, open_stream
+from pi_cli.ai.http_client import (
+    AbortedError,
+    AbortScope,
+    ProviderError,
+    error_text,
+    is_json_response,
+    json_body_error,
+    open_stream,
+)
 from pi_cli.ai.http_errors import format_stream_error
 from pi_cli.ai.openai_compat import resolve_compat
 from pi_cli.ai.openai_request import build_request
@@ -241,9 +249,8 @@ async def _run(model: Model, context: Context, options: StreamOptions) -> AsyncI
         if options.on_payload is not None:
             options.on_payload(body)
         response = await open_stream(url, headers, encode_body(body), options, scope, provider, secrets=secrets)
-        if "json" in response.headers.get("content-type", "") and "event-stream" not in response.headers.get(
-                "content-type", ""):
-            raise ProviderError(await _json_body_error(response, provider))
+        if is_json_response(response):
+            raise ProviderError(await json_body_error(response, provider, secrets=secrets))
         decoder = SSEDecoder()
         feed = decoder.feed
         loads = json.loads
@@ -305,14 +312,3 @@ async def _run(model: Model, context: Context, options: StreamOptions) -> AsyncI
         if response is not None:
             await response.aclose()
 
-
-async def _json_body_error(response: Any, provider: str) -> str:
-    """A 200 answer that is JSON rather than SSE is an error report (pi: no hang, body's message)."""
-    from pi_cli.ai.http_errors import format_http_error
-
-    data = bytearray()
-    async for chunk in response.aiter_bytes():
-        data += chunk
-        if len(data) > 65536:
-            break
-    return format_http_error(response.status_code, data.decode("utf-8", "replace"), provider)
