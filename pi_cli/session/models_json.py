@@ -17,6 +17,12 @@ from pi_cli.ai import models as catalogue
 from pi_cli.ai.types import THINKING_LEVELS, Model
 from pi_cli.config.auth import resolve_config_value
 
+SUPPORTED_APIS = frozenset({"openai-completions", "anthropic-messages", "faux"})
+# pi's other wire protocols: valid in a pi models.json, not implemented by pi_cli yet.
+PI_ONLY_APIS = frozenset({
+    "openai-responses", "azure-openai-responses", "openai-codex-responses", "google-generative-ai",
+    "google-vertex", "google-gemini-cli", "bedrock-converse-stream", "mistral-conversations",
+})
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_TOKENS = 16_384
 _COST_KEYS = ("input", "output", "cacheRead", "cacheWrite")
@@ -290,9 +296,18 @@ def _load_provider(name: str, cfg: Any, path: Path, out: CustomModels) -> None:
     default_api = api or (template["api"] if template else None)
     for i, raw in enumerate(models or []):
         try:
-            out.models.append(_custom_model(name, cfg, raw, f"{where}.models[{i}]", effective_url or "", default_api))
+            model = _custom_model(name, cfg, raw, f"{where}.models[{i}]", effective_url or "", default_api)
         except FieldError as exc:
             out.errors.append(f"{path}: {exc}; model skipped")
+            continue
+        out.models.append(model)
+        if model["api"] not in SUPPORTED_APIS:
+            # Kept (the file stays valid for pi), but say now why requests to it will fail.
+            kind = "is not supported by pi_cli yet" if model["api"] in PI_ONLY_APIS else "is not a known api"
+            out.errors.append(
+                f'{path}: {where}.models[{i}] ({model["id"]}): api "{model["api"]}" {kind} '
+                f"(use openai-completions or anthropic-messages)"
+            )
     for model_id, raw in overrides.items():
         owhere = f"{where}.modelOverrides.{model_id}"
         try:

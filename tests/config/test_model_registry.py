@@ -285,3 +285,15 @@ def test_broken_auth_json_is_reported_without_the_key(agent: Path) -> None:
     assert len(reg.errors) == 1 and "auth.json" in reg.errors[0]
     assert "LEAK" not in reg.errors[0]
     assert reg.available_models() == []
+
+
+def test_unsupported_api_is_kept_with_a_warning(agent: Path) -> None:
+    write_models(agent, {"providers": {"resp": {
+        "baseUrl": "https://r.example/v1", "apiKey": "k", "api": "openai-responses",
+        "models": [{"id": "r1"}, {"id": "r2", "api": "openai-completions"}, {"id": "r3", "api": "carrier-pigeon"}],
+    }}})
+    reg = registry()
+    assert [m["id"] for m in reg.all_models() if m["provider"] == "resp"] == ["r1", "r2", "r3"]
+    assert len(reg.errors) == 2
+    assert 'providers.resp.models[0] (r1): api "openai-responses" is not supported by pi_cli yet' in reg.errors[0]
+    assert '"carrier-pigeon" is not a known api' in reg.errors[1]
