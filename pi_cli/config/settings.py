@@ -189,6 +189,16 @@ def _drop_path(data: dict[str, Any], loc: tuple[int | str, ...]) -> bool:
     return False
 
 
+def _field_name(loc: tuple[int | str, ...]) -> str:
+    """``("packages", 0, "str")`` → ``packages[0]``: the path a user can find in the file."""
+    name = ""
+    for part in loc:
+        if isinstance(part, int):
+            return f"{name}[{part}]"
+        name = f"{name}.{part}" if name else part
+    return name or "(root)"
+
+
 def _validated(data: dict[str, Any], path: Path, errors: list[str]) -> dict[str, Any]:
     """``data`` with every invalid field removed (one error line each), so the defaults apply."""
     cleaned: dict[str, Any] = json.loads(json.dumps(data))
@@ -198,10 +208,13 @@ def _validated(data: dict[str, Any], path: Path, errors: list[str]) -> dict[str,
             return cleaned
         except ValidationError as exc:
             removed = False
+            reported: set[str] = set()
             for err in exc.errors():
                 loc = tuple(err["loc"])
-                field = ".".join(str(p) for p in loc) or "(root)"
-                errors.append(f"Invalid setting in {path}: {field}: {err['msg']}; using the default")
+                field = _field_name(loc)
+                if field not in reported:  # a union type reports one error per member
+                    reported.add(field)
+                    errors.append(f"Invalid setting in {path}: {field}: {err['msg']}; using the default")
                 removed = _drop_path(cleaned, loc) or removed
             if not removed:
                 break

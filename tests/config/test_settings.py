@@ -128,3 +128,12 @@ def test_save_creates_missing_dirs_and_refuses_to_clobber_broken_file(tmp_path: 
     assert (agent / "settings.json").read_text() == "{oops"
     save_project_setting(tmp_path / "p", "theme", "light")
     assert json.loads((tmp_path / "p" / ".pi" / "settings.json").read_text()) == {"theme": "light"}
+
+
+def test_union_list_error_is_reported_once(dirs: tuple[Path, Path]) -> None:
+    agent, cwd = dirs
+    write(agent / "settings.json", {"packages": ["npm:ok", 7], "terminal": {"imageWidthCells": "wide"}})
+    s, errors = load_settings(cwd)
+    assert len(errors) == 2
+    assert "packages[1]:" in errors[0] and "terminal.imageWidthCells:" in errors[1]
+    assert s.packages == [] and s.terminal.image_width_cells is None
