@@ -145,7 +145,9 @@ class SessionManager:
         self._labels: dict[str, str] = {}
         self._label_times: dict[str, str] = {}
         self.leaf_id: str | None = None
-        self._flushed = False
+        # How much is on disk: the header, and the first ``_written`` entries of ``_entries``.
+        self._header_written = False
+        self._written = 0
         self._has_assistant = False
         self._writer: SessionWriter | None = None
         if session_file is not None:
@@ -229,7 +231,7 @@ class SessionManager:
             if exists and self.persist:
                 # An empty file: give it a header now so nothing is ever appended headerless.
                 rewrite_session_file(explicit, [self.header], fsync=self.fsync)
-                self._flushed = True
+                self._header_written = True
                 self._writer = SessionWriter(explicit, fsync=self.fsync)
             return
         self.header = loaded.entries[0]
@@ -241,7 +243,8 @@ class SessionManager:
             rewrite_session_file(self.session_file, loaded.entries, fsync=self.fsync)
             truncate_at = None
         self._rebuild_index()
-        self._flushed = True
+        self._header_written = True
+        self._written = len(self._entries)
         self._writer = SessionWriter(self.session_file, fsync=self.fsync, truncate_at=truncate_at)
 
     def new_session(self, parent_session: str | None = None, session_id: str | None = None) -> Path | None:
@@ -259,7 +262,8 @@ class SessionManager:
             self.header["parentSession"] = parent_session
         self._entries = []
         self._rebuild_index()
-        self._flushed = False
+        self._header_written = False
+        self._written = 0
         self._writer = None
         if self.persist and self.session_dir is not None:
             self.session_file = self.session_dir / file_name_for(timestamp, self.session_id)
@@ -294,16 +298,15 @@ class SessionManager:
 
     # --- persistence --------------------------------------------------------------------
 
-    def _persist(self, entry: Entry) -> None:
+    def _persist(self) -> None:
         if not self.persist or self.session_file is None or not self._has_assistant:
             return
         if self._writer is None:
             self._writer = SessionWriter(self.session_file, fsync=self.fsync)
-        if self._flushed:
-            self._writer.append([entry])
-        else:
-            self._writer.append([self.header, *self._entries])
-            self._flushed = True
+        pending = self._entries[self._written :]
+        self._writer.append([self.header, *pending] if not self._header_written else pending)
+        self._header_written = True
+        self._written = len(self._entries)
 
     def _append(self, kind: str, fields: dict[str, Any], parent_id: str | bool | None = False) -> str:
         entry: Entry = {
@@ -315,7 +318,7 @@ class SessionManager:
         entry.update({k: v for k, v in fields.items() if v is not None})
         self._entries.append(entry)
         self._index(entry)
-        self._persist(entry)
+        self._persist()
         return str(entry["id"])
 
     # --- appending ----------------------------------------------------------------------
@@ -431,6 +434,11 @@ class SessionManager:
             node.children.sort(key=lambda n: str(n.entry.get("timestamp", "")))
         return roots
 
+    @property
+    def session_name(self) -> str | None:
+        """The display name from the latest ``session_info`` entry (None when unnamed)."""
+        return self.get_session_name()
+
     def get_session_name(self) -> str | None:
         for entry in reversed(self._entries):
             if entry.get("type") == "session_info":
@@ -495,7 +503,8 @@ class SessionManager:
         self._rebuild_index()
         if self.persist and self.session_file is not None and self._has_assistant:
             rewrite_session_file(self.session_file, [self.header, *self._entries], fsync=self.fsync)
-            self._flushed = True
+            self._header_written = True
+            self._written = len(self._entries)
             self._writer = SessionWriter(self.session_file, fsync=self.fsync)
         return self.session_file if self.persist else None
 
