@@ -1,9 +1,9 @@
 """``settings.json``: pi's settings, global (``<agentDir>/settings.json``) merged with project
 (``<cwd>/.pi/settings.json``; project wins, nested objects merged key by key).
 
-Attributes are snake_case; the JSON keys are pi's camelCase names (each field's alias), and at
-runtime ``settings.defaultModel`` reads ``settings.default_model`` too. Keys this model does not
-know are kept (``model_extra``) and written back untouched.
+Attributes are snake_case; the JSON keys are pi's camelCase names (each field's alias). At
+runtime ``settings.defaultModel`` also reads (and assigning it sets) ``settings.default_model``.
+Keys this model does not know are kept (``model_extra``) and written back untouched.
 
 Bad input never raises out of :func:`load_settings`: a file that is not valid JSON is ignored
 (defaults for that file) and a field of the wrong type falls back to its default; each problem
@@ -42,6 +42,13 @@ class _Section(BaseModel):
             if snake != name and snake in type(self).model_fields:
                 return getattr(self, snake)
             return super().__getattr__(name)
+
+        def __setattr__(self, name: str, value: Any) -> None:
+            # settings.steeringMode = "all" must change the field, not add an unknown extra key.
+            snake = _camel_to_snake(name)
+            if snake != name and snake in type(self).model_fields:
+                name = snake
+            super().__setattr__(name, value)
 
 
 def _camel_to_snake(name: str) -> str:

@@ -137,3 +137,11 @@ def test_union_list_error_is_reported_once(dirs: tuple[Path, Path]) -> None:
     assert len(errors) == 2
     assert "packages[1]:" in errors[0] and "terminal.imageWidthCells:" in errors[1]
     assert s.packages == [] and s.terminal.image_width_cells is None
+
+
+def test_camel_case_assignment_sets_the_field() -> None:
+    s = Settings()
+    setattr(s, "steeringMode", "all")  # noqa: B010
+    assert s.steering_mode == "all" and s.model_extra == {}
+    s.retry.enabled = False
+    assert s.to_json()["retry"]["enabled"] is False
