@@ -22,6 +22,11 @@ def write_file(directory: str, name: str, content: str | bytes) -> str:
     return path
 
 
+def has_content(path: str) -> bool:
+    """True once ``path`` exists and holds more than whitespace (a command wrote its pid)."""
+    return os.path.exists(path) and bool(read_bytes(path).strip())
+
+
 def read_bytes(path: str) -> bytes:
     with open(path, "rb") as handle:
         return handle.read()
