@@ -68,7 +68,9 @@ class PiEnv:
         extra = ["--model", "fake/fake-model"] if model and self.server is not None else []
         return [*PI, *extra, *args]
 
-    def run(self, *args: str, input: str | None = "", model: bool = True, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, *args: str, input: str | None = "", model: bool = True, timeout: float = 30
+    ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             self.args(*args, model=model), input=input, capture_output=True, text=True, cwd=self.cwd,
             env=self.env, timeout=timeout,

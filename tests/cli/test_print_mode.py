@@ -107,7 +107,8 @@ def test_retry_gives_up_after_max_retries(pi: PiEnv) -> None:
 
 
 def test_context_overflow_is_not_retried(pi: PiEnv) -> None:
-    body = {"error": {"message": "This model's maximum context length is 8192 tokens", "code": "context_length_exceeded"}}
+    message = "This model's maximum context length is 8192 tokens"
+    body = {"error": {"message": message, "code": "context_length_exceeded"}}
     pi.server.add_turns([{"status": 400, "body": body}, {"text": "should not be needed"}])
     result = pi.run("--mode", "json", "hi")
     events = [json.loads(line) for line in result.stdout.splitlines()]
