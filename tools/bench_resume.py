@@ -64,8 +64,9 @@ def build_session(agent_dir: Path, messages: int) -> Path:
                            "timestamp": turn})  # fmt: skip
         call = {"type": "toolCall", "id": f"call_{turn}", "name": "bash", "arguments": {"command": f"cat m{turn}"}}
         sm.append_message({**base, "role": "assistant", "content": [call], "stopReason": "toolUse"})
+        result = [{"type": "text", "text": output}]
         sm.append_message({"role": "toolResult", "toolCallId": f"call_{turn}", "toolName": "bash",
-                           "content": [{"type": "text", "text": output}], "isError": False, "timestamp": turn})  # fmt: skip
+                           "content": result, "isError": False, "timestamp": turn})  # fmt: skip
         sm.append_message({**base, "role": "assistant", "stopReason": "stop",
                            "content": [{"type": "text", "text": f"Module {turn} looks fine. " * 8}]})  # fmt: skip
     assert sm.session_file is not None
