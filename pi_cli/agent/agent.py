@@ -24,8 +24,8 @@ from typing import Any, cast
 
 from pi_cli.agent.loop import (
     AgentLoopConfig,
+    LlmMessageFilter,
     StreamFn,
-    default_convert_to_llm,
     run_agent_loop,
     run_agent_loop_continue,
 )
@@ -128,7 +128,7 @@ class Agent:
 
             stream_fn = cast(StreamFn, stream)
         self.stream_fn: StreamFn = stream_fn
-        self.convert_to_llm = convert_to_llm or default_convert_to_llm
+        self.convert_to_llm = convert_to_llm or LlmMessageFilter()
         self.transform_context = transform_context
         self.get_api_key = get_api_key
         self.before_tool_call = before_tool_call

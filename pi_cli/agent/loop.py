@@ -42,6 +42,34 @@ def default_convert_to_llm(messages: list[AgentMessage]) -> list[Any]:
     return [m for m in messages if m.get("role") in _LLM_ROLES]
 
 
+class LlmMessageFilter:
+    """:func:`default_convert_to_llm` that remembers its previous call.
+
+    A run converts a transcript that only grew since the last request, so when the previous
+    input is a prefix of this one (checked at C speed: list equality tests identity first) only
+    the new tail is filtered. Same result as the plain function; one instance per agent/config.
+    """
+
+    __slots__ = ("_input", "_output")
+
+    def __init__(self) -> None:
+        self._input: list[AgentMessage] = []
+        self._output: list[Any] = []
+
+    def __call__(self, messages: list[AgentMessage]) -> list[Any]:
+        count = len(self._input)
+        if count and len(messages) >= count and messages[count - 1] is self._input[-1]:
+            if messages[:count] == self._input:
+                output = self._output + default_convert_to_llm(messages[count:])
+            else:
+                output = default_convert_to_llm(messages)
+        else:
+            output = default_convert_to_llm(messages)
+        self._input = list(messages)
+        self._output = output
+        return list(output)  # the caller may keep or change its list; ours stays intact
+
+
 @dataclass(slots=True)
 class AgentLoopConfig:
     """Everything one run needs besides the context. Hooks may be sync or async.
@@ -52,7 +80,7 @@ class AgentLoopConfig:
     """
 
     model: Model
-    convert_to_llm: Callable[[list[AgentMessage]], Any] = default_convert_to_llm
+    convert_to_llm: Callable[[list[AgentMessage]], Any] = field(default_factory=LlmMessageFilter)
     transform_context: Callable[[list[AgentMessage], AbortSignal | None], Any] | None = None
     get_api_key: Callable[[str], Any] | None = None
     should_stop_after_turn: Callable[[TurnContext], Any] | None = None

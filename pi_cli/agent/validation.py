@@ -121,7 +121,10 @@ def coerce_arguments(value: Any, schema: Any) -> Any:
     """A fresh copy of ``value`` (dicts and lists copied) with scalars coerced to ``schema``."""
     if isinstance(schema, dict):
         declared = schema.get("type")
-        kinds = [declared] if isinstance(declared, str) else list(declared or [])
+        if isinstance(declared, str):
+            kinds = [declared]
+        else:
+            kinds = [k for k in declared if isinstance(k, str)] if isinstance(declared, list) else []
         if kinds and not any(_is_type(value, kind) for kind in kinds):
             for kind in kinds:
                 converted = _coerce_scalar(value, kind)

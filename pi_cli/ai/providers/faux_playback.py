@@ -63,47 +63,58 @@ def message_text(message: Any) -> str:
     return f"{message.get('role')}:{body}"
 
 
-class UsageEstimator:
-    """ceil(chars/4) usage with simulated prompt caching per session id.
+@dataclass(slots=True)
+class _PromptRecord:
+    messages: list[Any]  # the previous request's messages (same objects)
+    message_chars: int
+    head_chars: int  # system prompt + tools
 
-    Serialised messages are memoised by identity (the transcript keeps them alive and unchanged),
-    so a long run does not re-serialise its whole history on every request.
+
+class UsageEstimator:
+    """pi's faux usage: ceil(chars/4) of prompt and reply, with simulated prompt caching.
+
+    With a session id, the part of the prompt shared with that session's previous request is
+    reported as ``cacheRead`` and the rest as ``cacheWrite`` (first request: all ``cacheWrite``).
+    The previous request is remembered per key, so a request that extends it (the usual case)
+    only serialises the new messages: a long run costs O(new messages) per request, not O(all).
     """
 
     def __init__(self) -> None:
-        self._memo: dict[int, tuple[Any, int]] = {}
-        self._previous: dict[str, list[int]] = {}
+        self._previous: dict[str, _PromptRecord] = {}
 
-    def _length(self, message: Any) -> int:
-        hit = self._memo.get(id(message))
-        if hit is not None and hit[0] is message:
-            return hit[1]
-        length = len(message_text(message)) + 2
-        self._memo[id(message)] = (message, length)
-        return length
+    @staticmethod
+    def _chars(messages: list[Any]) -> int:
+        return sum(len(message_text(m)) + 2 for m in messages)
+
+    def _prompt(self, key: str, context: Context) -> tuple[int, int]:
+        """(prompt chars, chars shared with the previous request of ``key``)."""
+        messages = context["messages"]
+        head = len(context.get("systemPrompt", "") or "")
+        head += sum(len(t.get("name", "")) + len(t.get("description", "")) for t in context.get("tools") or [])
+        previous = self._previous.get(key)
+        shared = 0
+        if previous is not None and previous.head_chars == head:
+            count = len(previous.messages)
+            # list equality checks identity first, so an extended transcript compares at C speed
+            if len(messages) >= count and messages[:count] == previous.messages:
+                shared = head + previous.message_chars
+                chars = previous.message_chars + self._chars(messages[count:])
+            else:
+                chars = self._chars(messages)
+        else:
+            chars = self._chars(messages)
+        self._previous[key] = _PromptRecord(list(messages), chars, head)
+        return head + chars, shared
 
     def apply(self, message: AssistantMessage, context: Context, session_id: str | None) -> None:
-        lengths = [len(context.get("systemPrompt", "") or "")]
-        lengths.extend(self._length(m) for m in context["messages"])
-        tools = context.get("tools") or []
-        lengths.append(sum(len(t.get("name", "")) + len(t.get("description", "")) for t in tools))
-        prompt_tokens = _ceil_tokens(sum(lengths))
+        prompt_chars, shared = self._prompt(session_id or "", context)
+        prompt_tokens = _ceil_tokens(prompt_chars)
         output = _ceil_tokens(sum(len(_block_text(b)) for b in message["content"]))
         inp, cache_read, cache_write = prompt_tokens, 0, 0
         if session_id:
-            previous = self._previous.get(session_id)
-            if previous is None:
-                inp, cache_write = 0, prompt_tokens
-            else:
-                shared = 0
-                for old, new in zip(previous, lengths, strict=False):
-                    if old != new:
-                        break
-                    shared += new
-                cache_read = min(prompt_tokens, _ceil_tokens(shared))
-                cache_write = prompt_tokens - cache_read
-                inp = 0
-            self._previous[session_id] = lengths
+            cache_read = min(prompt_tokens, _ceil_tokens(shared)) if shared else 0
+            cache_write = _ceil_tokens(prompt_chars - shared)
+            inp = max(0, prompt_tokens - cache_read)
         usage = empty_usage()
         usage["input"], usage["output"] = inp, output
         usage["cacheRead"], usage["cacheWrite"] = cache_read, cache_write
