@@ -242,6 +242,9 @@ class InlineApp:
                 while self.controller.running:
                     await asyncio.sleep(0.02)
 
+        from pi_cli import __version__
+
+        self.controller.show_startup(__version__)
         starter = asyncio.ensure_future(send_initial())
         try:
             code = await self.app.run_async()

@@ -71,7 +71,12 @@ class InlineController:
 
     @property
     def running(self) -> bool:
+        """True while a prompt or a ``!`` command is in flight."""
         return bool(self.session.is_streaming) or (self._run is not None and not self._run.done())
+
+    def show_startup(self, version: str) -> None:
+        """The start header: version, key hints and the session's startup notices."""
+        self._print(render.header(version, list(getattr(self.session, "startup_notices", []))))
 
     def queued(self) -> tuple[list[str], list[str]]:
         """Pending (steering, follow-up) texts."""
@@ -208,19 +213,26 @@ class InlineController:
             self._invalidate()
 
     async def _bash(self, command: str, exclude: bool) -> None:
+        """A user's ``!cmd``: output streams into the live area, then the block is committed."""
         if not command:
             return
+        running = RunningTool("bash", {"command": command})
+        self.live.tools["!bash"] = running
+
+        def on_chunk(text: str) -> None:
+            running.output += text
+            self._invalidate()
+
         try:
-            result = await self.session.run_bash(command, exclude_from_context=exclude)
+            result = await self.session.run_bash(command, exclude_from_context=exclude, on_chunk=on_chunk)
         except Exception as exc:
             self._print(render.error_block(str(exc)))
             return
+        finally:
+            self.live.tools.pop("!bash", None)
         self._print(
             render.bash_run_block(
-                command,
-                str(getattr(result, "output", "")),
-                getattr(result, "exit_code", None),
-                bool(getattr(result, "cancelled", False)),
+                command, str(result.get("output", "")), result.get("exitCode"), bool(result.get("cancelled"))
             )
         )
         self._invalidate()
@@ -239,6 +251,9 @@ class InlineController:
 
     def ctrl_c(self, current: str) -> str:
         """Ctrl-C: abort when running (queued text returns to the editor); else clear, twice quits."""
+        if getattr(self.session, "is_bash_running", False):
+            self.session.abort_bash()
+            return current
         if self.running:
             restored = self.restore_queue(current)
             self._abort_task = asyncio.ensure_future(self.session.abort())

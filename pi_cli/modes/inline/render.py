@@ -65,3 +65,17 @@ def bash_run_block(command: str, output: str, exit_code: int | None, cancelled: 
     elif exit_code:
         parts.append(Text(f"  Command exited with code {exit_code}", style="red"))
     return Padding(Group(*parts), (1, 0, 0, 0))
+
+
+def header(version: str, notices: list[str]) -> RenderableType:
+    """Start header: name and version, the key hints, then any startup notices."""
+    parts: list[RenderableType] = [
+        Text.assemble(("pi_cli", "bold cyan"), f" v{version}  (inline)"),
+        Text(
+            "enter send/steer · alt+enter follow-up · alt+up restore queue · ctrl+c abort/clear · "
+            "ctrl+d quit · / commands · ! bash",
+            style="dim",
+        ),
+    ]
+    parts.extend(Text(safe(line), style="yellow") for line in notices)
+    return Group(*parts)
