@@ -2,8 +2,9 @@
 
 Tool output (bash in particular) may carry colour codes, cursor movement, OSC titles and
 hyperlinks, or stray control bytes that would corrupt a terminal UI. :func:`strip_control_sequences`
-drops all of them and keeps printable text, newlines and tabs. A carriage return that is not part of
-``\\r\\n`` is dropped too (progress bars redraw with it).
+drops all of them and keeps printable text, newlines and tabs. A bare carriage return (progress bars
+redraw a line with it) keeps only what was drawn after the last one on that line, as a terminal
+would show it; ``\\r\\n`` becomes ``\\n``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ _SEQUENCES = re.compile(
     """,
     re.VERBOSE,
 )
+# Everything on a line up to its last bare \r that still has text after it (the overwritten part).
+_REDRAWN = re.compile(r"[^\n]*\r(?=[^\r\n])")
 # Remaining C0 controls except \t and \n, DEL, and C1 controls.
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -33,4 +36,6 @@ def strip_control_sequences(text: str) -> str:
         return text
     text = _SEQUENCES.sub("", text)
     text = text.replace("\r\n", "\n")
+    if "\r" in text:
+        text = _REDRAWN.sub("", text)
     return _CONTROLS.sub("", text)

@@ -59,5 +59,10 @@ class WriteTool(BuiltinTool):
         check_aborted(signal)
         async with file_mutation_lock(absolute):
             check_aborted(signal)
-            await asyncio.to_thread(_write, absolute, content)
+            try:
+                await asyncio.to_thread(_write, absolute, content)
+            except IsADirectoryError:
+                raise
+            except OSError as exc:
+                raise OSError(f"Could not write {path_arg}: {exc.strerror or exc}") from None
         return text_result(f"Successfully wrote {js_length(content)} bytes to {path_arg}")

@@ -9,6 +9,7 @@ import pytest
 from tool_helpers import read_bytes, text_of
 
 from pi_cli.agent.types import AgentTool
+from pi_cli.tools import write as write_module
 
 
 async def test_creates_parents_and_reports_js_length(tools: dict[str, AgentTool], cwd: str) -> None:
@@ -40,3 +41,14 @@ async def test_parallel_writes_and_edit_do_not_interleave(tools: dict[str, Agent
         *(tools["write"].execute(str(i), {"path": "w.txt", "content": c}, None, None) for i, c in enumerate(contents))
     )
     assert read_bytes(os.path.join(cwd, "w.txt")).decode() in contents
+
+
+async def test_os_errors_become_one_line_errors(
+    tools: dict[str, AgentTool], cwd: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def denied(path: str, data: bytes) -> None:
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr(write_module, "atomic_write_bytes", denied)
+    with pytest.raises(OSError, match=r"^Could not write locked/f\.txt: Permission denied$"):
+        await tools["write"].execute("t", {"path": "locked/f.txt", "content": "x"}, None, None)
