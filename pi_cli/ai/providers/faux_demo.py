@@ -41,7 +41,7 @@ _LIST_RE = re.compile(
     r"\b(list|show|what|which|see)\b.*\b(files?|director(y|ies)|folders?|dir|contents)\b|^\s*ls\b", re.I | re.S
 )
 _RUN_RE = re.compile(r"\b(run|execute|exec)\b[^`]*`([^`]+)`", re.I)
-_PATH_RE = re.compile(r"(?<![\w@/.-])((?:\.{0,2}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z0-9]{1,8})(?![\w/])")
+_PATH_RE = re.compile(r"(?<![\w@/.-])((?:\.{0,2}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/])")
 _GREETING_RE = re.compile(r"^\s*(hi|hello|hey|howdy|good (morning|afternoon|evening))\b", re.I)
 
 
