@@ -111,11 +111,12 @@ class FooterFacts:
     model: str
 
     def one_line(self, width: int) -> str:
-        """Line two with the model pushed to the right edge (model wins when space is short)."""
-        gap = width - len(self.usage) - len(self.model)
-        if gap >= 1:
-            return self.usage + " " * gap + self.model
-        return self.model if len(self.model) <= width else self.model[:width]
+        """Line two with the model pushed to the right edge; usage is cut first when space is short."""
+        room = width - len(self.model) - 1
+        if room <= 0:
+            return self.model[:width]
+        usage = self.usage if len(self.usage) <= room else self.usage[: max(room - 1, 0)] + "…"
+        return usage + " " * (width - len(usage) - len(self.model)) + self.model
 
 
 def footer_facts(
