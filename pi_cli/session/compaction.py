@@ -29,7 +29,7 @@ from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.types import Model
 from pi_cli.session.entry_messages import convert_to_llm
 from pi_cli.session.manager import SessionManager, build_session_context, message_from_entry
-from pi_cli.session.store import Entry
+from pi_cli.session.store import Entry, iso_to_ms
 
 TOOL_RESULT_MAX_CHARS = 2000
 IMAGE_CHARS = 4800  # an image counts as 1,200 tokens
@@ -578,3 +578,56 @@ async def run_compaction(
         result.summary, result.first_kept_entry_id, result.tokens_before, result.details, from_hook=False
     )
     return result
+
+
+# --- when to compact (pi's check after each agent run) -----------------------------------
+
+
+def latest_compaction(path: list[Entry]) -> Entry | None:
+    return next((e for e in reversed(path) if e.get("type") == "compaction"), None)
+
+
+def compaction_trigger(
+    assistant: dict[str, Any], messages: list[dict[str, Any]], model: Model | None, manager: SessionManager,
+    settings: Any = None, *, overflow_attempted: bool = False, skip_aborted: bool = True,
+) -> str | None:  # fmt: skip
+    """What pi's AgentSession decides after ``agent_end`` (and before a new prompt, with
+    ``skip_aborted=False``): ``"overflow"`` (drop the error message from the agent's messages,
+    compact, then continue), ``"threshold"`` (compact, no automatic continuation) or None.
+
+    ``messages`` are the agent's current messages; ``overflow_attempted`` is True when this user
+    message already had its one compact-and-retry (then overflow gives None; pi reports
+    ``Context overflow recovery failed after one compact-and-retry attempt. ...``)."""
+    from pi_cli.ai.overflow import is_context_overflow
+
+    config = CompactionSettings.from_any(settings)
+    if not config.enabled or model is None:
+        return None
+    if skip_aborted and assistant.get("stopReason") == "aborted":
+        return None
+    window = int(model.get("contextWindow") or 0)
+    compaction = latest_compaction(manager.get_branch())
+    compacted_at = compaction and iso_to_ms(compaction.get("timestamp"))
+    # Usage measured before the latest compaction describes the old, larger context.
+    if compacted_at and int(assistant.get("timestamp") or 0) <= compacted_at:
+        return None
+    same_model = assistant.get("provider") == model.get("provider") and assistant.get("model") == model.get("id")
+    if same_model and is_context_overflow(assistant, window):
+        return None if overflow_attempted else "overflow"
+    if assistant.get("stopReason") == "error":
+        estimate = estimate_context_tokens(messages)
+        if estimate.last_usage_index is None:
+            return None
+        source = messages[estimate.last_usage_index]
+        if compacted_at and int(source.get("timestamp") or 0) <= compacted_at:
+            return None
+        tokens = estimate.tokens
+    else:
+        tokens = calculate_context_tokens(assistant.get("usage") or {})
+    return "threshold" if should_compact(tokens, window, config) else None
+
+
+OVERFLOW_RECOVERY_FAILED = (
+    "Context overflow recovery failed after one compact-and-retry attempt. "
+    "Try reducing context or switching to a larger-context model."
+)

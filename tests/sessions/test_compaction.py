@@ -221,3 +221,30 @@ async def test_nothing_to_compact_on_empty_session(tmp_path: Path, faux: FauxPro
     with pytest.raises(CompactionError, match=r"^Nothing to compact \(session too small\)$"):
         await run_compaction(sm, faux.model())
     assert faux.call_count == 0
+
+
+def test_compaction_trigger_follows_pi(tmp_path: Path) -> None:
+    from pi_cli.session.compaction import compaction_trigger
+
+    sm = SessionManager.create("/proj", tmp_path, fsync=False)
+    model: Any = {"id": "fake-model", "provider": "fake", "contextWindow": 32000}
+    big = assistant("a", total=30005)
+    big["timestamp"] = 10**13
+    small = {**big, "usage": {**big["usage"], "totalTokens": 1000}}
+    overflow = {**big, "stopReason": "error", "errorMessage": "This model's maximum context length is 32000 tokens"}
+    settings = {"reserveTokens": 4000}
+    assert compaction_trigger(big, [user("q"), big], model, sm, settings) == "threshold"
+    assert compaction_trigger(small, [user("q"), small], model, sm, settings) is None
+    assert compaction_trigger(overflow, [user("q"), small, overflow], model, sm, settings) == "overflow"
+    assert compaction_trigger(overflow, [user("q"), small], model, sm, settings, overflow_attempted=True) is None
+    aborted = {**big, "stopReason": "aborted"}
+    assert compaction_trigger(aborted, [aborted], model, sm, settings) is None
+    # Before a new prompt pi also looks at an aborted reply's usage.
+    assert compaction_trigger(aborted, [aborted], model, sm, settings, skip_aborted=False) == "threshold"
+    assert compaction_trigger(big, [big], model, sm, {"enabled": False}) is None
+    # Usage from before the latest compaction never re-triggers it.
+    sm.append_message(user("q"))
+    first = sm.append_message(assistant("a"))
+    sm.append_compaction("S", first, 5)
+    stale = {**big, "timestamp": 1}
+    assert compaction_trigger(stale, [stale], model, sm, settings) is None
