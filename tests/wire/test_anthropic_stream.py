@@ -59,7 +59,7 @@ async def test_input_json_with_raw_tab_and_bad_escape_is_repaired(server: FakeLL
 
 
 async def test_large_tool_input_in_many_deltas(server: FakeLLMServer) -> None:
-    content = "x = 'quoted \"value\"'\n" * 25000  # ~500 kB in ~10,000 deltas
+    content = "x = 'quoted \"value\"'\n" * 12500  # ~250 kB in ~5,000 deltas
     server.add_turns([{"tool_calls": [{"name": "write", "arguments": {"path": "big.py", "content": content}}],
                        "chunk_size": 55}])
     _, final = await run(anthropic_model(server))

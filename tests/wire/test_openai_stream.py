@@ -29,7 +29,7 @@ async def test_text_stream_usage_cost_and_ids(server: FakeLLMServer) -> None:
 
 async def test_utf8_split_across_writes(server: FakeLLMServer) -> None:
     text = "naïve café 😀 — 日本語 é"
-    server.add_turns([{"text": text, "chunk_size": 3, "split_bytes": 1, "delay_chunk": 0.0005}])
+    server.add_turns([{"text": text, "chunk_size": 3, "split_bytes": 1}])
     _, final = await run(openai_model(server))
     assert final["content"][0]["text"] == text
     assert "\ufffd" not in final["content"][0]["text"]
