@@ -19,10 +19,10 @@ from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.tools.base import BuiltinTool, text_result
 from pi_cli.tools.bash_output import OutputCollector
-from pi_cli.tools.bash_runner import BashRunResult, default_shell, run_bash
+from pi_cli.tools.bash_runner import BashRunResult, default_shell, kill_tracked_process_groups, run_bash
 from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
 
-__all__ = ["BashRunResult", "BashTool", "BashToolError", "default_shell", "run_bash"]
+__all__ = ["BashRunResult", "BashTool", "BashToolError", "default_shell", "kill_tracked_process_groups", "run_bash"]
 
 UPDATE_INTERVAL_SECONDS = 0.1
 

@@ -13,6 +13,7 @@ pipe is closed and such a job gets SIGPIPE on its next write.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import codecs
 import contextlib
 import os
@@ -87,6 +88,21 @@ class _Protocol(asyncio.SubprocessProtocol):
         self.exited.set()
 
 
+# Process groups of commands still running, so they can be killed when pi itself exits: they run
+# in their own sessions and would not get the terminal's SIGHUP.
+_running_groups: set[int] = set()
+
+
+def kill_tracked_process_groups() -> None:
+    """SIGKILL every command group still running (for exit paths and SIGTERM/SIGHUP handlers)."""
+    for pgid in list(_running_groups):
+        _kill_group(pgid)
+    _running_groups.clear()
+
+
+atexit.register(kill_tracked_process_groups)
+
+
 def _require_cwd(cwd: str) -> None:
     if not os.path.isdir(cwd):
         raise FileNotFoundError(f"Working directory does not exist: {cwd}")
@@ -159,6 +175,7 @@ async def run_bash(
         start_new_session=True,
     )
     pgid = transport.get_pid()  # leader of its own session, so its pid is the group id
+    _running_groups.add(pgid)
     stop = asyncio.Event()
     reason: list[str] = []
 
@@ -188,6 +205,7 @@ async def run_bash(
         _kill_group(pgid)  # cancelled from outside: never leave the group running
         raise
     finally:
+        _running_groups.discard(pgid)
         if timer is not None:
             timer.cancel()
         if remove_abort is not None:

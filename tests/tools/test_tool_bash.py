@@ -206,3 +206,17 @@ async def test_command_prefix_and_shell(cwd: str) -> None:
 
     tool = BashTool(cwd, shell="/bin/sh", command_prefix="GREETING=hi")
     assert text_of(await tool.execute("t", {"command": "echo $GREETING"}, None, None)) == "hi"
+
+
+async def test_running_groups_can_be_killed_on_exit(cwd: str) -> None:
+    from pi_cli.tools.bash import kill_tracked_process_groups
+
+    pid_file = os.path.join(cwd, "pid")
+    task = asyncio.ensure_future(run_bash(f"echo $$ > {pid_file}; sleep 100 & sleep 100", cwd))
+    while not has_content(pid_file):
+        await asyncio.sleep(0.005)
+    await asyncio.sleep(0.05)  # the shell can write its pid before run_bash has registered it
+    kill_tracked_process_groups()  # what an exit path or a SIGTERM handler calls
+    await _until_gone(int(read_bytes(pid_file)))
+    result = await asyncio.wait_for(task, 2)
+    assert result.exit_code == 137  # the shell died of SIGKILL
