@@ -50,7 +50,7 @@ ENTRY_TYPES = frozenset(
 )
 
 
-class SessionFileError(Exception):
+class SessionFileError(ValueError):
     """A session file that cannot be used at all (unreadable, or not a session file)."""
 
 
