@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -32,10 +33,15 @@ def server() -> Iterator[FakeLLMServer]:
 
 def start_pi(agent_dir: Path, cwd: Path, *extra: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PI_CODING_AGENT_DIR": str(agent_dir), "PI_OFFLINE": "1"}
-    return subprocess.Popen(
+    proc = subprocess.Popen(
         [str(PI), "--mode", "rpc", "--model", "fake/fake-model", *extra],
         cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
     )  # fmt: skip
+    # A hung pi must fail the test, not hang it: the watchdog closes its stdout by killing it.
+    watchdog = threading.Timer(60, proc.kill)
+    watchdog.daemon = True
+    watchdog.start()
+    return proc
 
 
 def send(proc: subprocess.Popen[bytes], command: dict[str, Any]) -> None:
