@@ -13,9 +13,10 @@ from typing import Any
 from rich.text import Text
 from textual.containers import Vertical
 from textual.widget import Widget
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from pi_cli.modes.interactive.sanitize import clean
+from pi_cli.modes.interactive.widgets.markdown_stream import StreamingMarkdown
 from pi_cli.modes.interactive.widgets.tool_card import ToolCard
 
 
@@ -108,8 +109,6 @@ class AssistantView(Vertical):
 
     DEFAULT_CSS = """
     AssistantView { height: auto; margin: 1 0 0 0; }
-    AssistantView > Markdown { margin: 0; padding: 0 1; }
-    AssistantView > Markdown > MarkdownBlock:last-child { margin-bottom: 0; }
     """
 
     def __init__(self, message: dict[str, Any] | None = None, results: dict[str, dict[str, Any]] | None = None) -> None:
@@ -137,7 +136,7 @@ class AssistantView(Vertical):
         if kind == "text":
             if final and not str(block.get("text", "")).strip():
                 return None
-            widget = Markdown(clean(str(block.get("text", ""))) if final else None, open_links=False)
+            widget = StreamingMarkdown(clean(str(block.get("text", ""))) if final else "")
         elif kind == "thinking":
             if final and not str(block.get("thinking", "")).strip():
                 return None
@@ -175,7 +174,7 @@ class AssistantView(Vertical):
     async def apply_delta(self, kind: str, index: int, text: str, message: dict[str, Any]) -> None:
         """Apply merged deltas of one block (text appended, thinking appended, tool args refreshed)."""
         widget = await self.ensure_block(index, message)
-        if isinstance(widget, Markdown):
+        if isinstance(widget, StreamingMarkdown):
             if text:
                 await widget.append(clean(text))
         elif isinstance(widget, ThinkingBlock):
@@ -193,10 +192,11 @@ class AssistantView(Vertical):
         for index, block in enumerate(message.get("content") or []):
             widget = await self.ensure_block(index, message)
             kind = block.get("type")
-            if isinstance(widget, Markdown):
+            if isinstance(widget, StreamingMarkdown):
                 final = clean(str(block.get("text", "")))
                 if widget.source != final:
-                    await widget.update(final)
+                    await widget.replace(final)
+                widget.finish()
             elif isinstance(widget, ThinkingBlock):
                 final = str(block.get("thinking", ""))
                 if widget.text != final:

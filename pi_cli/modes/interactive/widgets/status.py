@@ -35,6 +35,8 @@ class StartHeader(Static):
 class QueueArea(Static):
     """Pending steering and follow-up messages, listed above the editor."""
 
+    text = ""
+
     DEFAULT_CSS = """
     QueueArea { height: auto; padding: 0 1; color: $text-muted; display: none; }
     QueueArea.-shown { display: block; }
@@ -46,7 +48,9 @@ class QueueArea(Static):
         lines += [f"Follow-up: {_one_line(t, width - 11)}" for t in follow_up]
         if lines:
             lines.append(f"↳ {dequeue_key} to edit all queued messages")
-            self.update(Text("\n".join(lines)))
+        self.text = "\n".join(lines)
+        if lines:
+            self.update(Text(self.text))
         self.set_class(bool(lines), "-shown")
 
 

@@ -1,0 +1,234 @@
+"""Behaviour of the interactive app against a real AgentSession and the faux provider."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from conftest import make_session
+from textual.pilot import Pilot
+
+from pi_cli.ai.providers.faux import faux_assistant, faux_text, faux_tool_call
+from pi_cli.modes.interactive import make_app
+from pi_cli.modes.interactive.screens.picker import PickerScreen
+from pi_cli.modes.interactive.widgets.markdown_stream import MarkdownChunk, StreamingMarkdown
+from pi_cli.modes.interactive.widgets.messages import Notice, UserView
+from pi_cli.modes.interactive.widgets.tool_card import ToolCard
+
+SIZE = (100, 40)
+
+
+async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        await pilot.pause(0.02)
+
+
+async def settle(pilot: Pilot[Any], app: Any) -> None:
+    """Wait for the run to finish and every event to be rendered."""
+    await wait_until(pilot, lambda: not app.running)
+    await app.pump.drain()
+    await pilot.pause()
+
+
+async def send(pilot: Pilot[Any], app: Any, text: str, key: str = "enter") -> None:
+    """Put ``text`` in the editor and press ``key`` (typing key by key is slow while streaming)."""
+    app.editor.load_text(text)
+    await pilot.press(key)
+
+
+def bash_tools(cwd: Path) -> list[Any]:
+    from pi_cli.tools import create_all_tools
+
+    return [create_all_tools(cwd)["bash"]]
+
+
+def user_texts(messages: list[Any]) -> list[str]:
+    out = []
+    for message in messages:
+        if message.get("role") == "user":
+            content = message["content"]
+            out.append(content if isinstance(content, str) else "".join(b.get("text", "") for b in content))
+    return out
+
+
+LONG_MARKDOWN = "\n\n".join(
+    f"## Part {n}\n\nParagraph {n} with **bold** words and `code`.\n\n- item {n}a\n- item {n}b" for n in range(40)
+) + "\n\nFINISHED-HERE"
+
+
+async def test_streaming_renders_the_full_text(faux: Any, workdir: Path) -> None:
+    faux.tokens_per_second = 4000
+    faux.set_responses([faux_assistant([faux_text(LONG_MARKDOWN)])])
+    app = make_app(make_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"hi", "enter")
+        await settle(pilot, app)
+        views = list(app.query(StreamingMarkdown))
+        assert len(views) == 1 and views[0].source == LONG_MARKDOWN
+        assert len(app.query(MarkdownChunk)) > 1  # finished parts were frozen as chunks
+        assert "FINISHED-HERE" in app.export_screenshot()  # the tail reached the screen
+        assert [u.text for u in app.query(UserView)] == ["hi"]
+        deltas = sum(1 for _ in range(0, len(LONG_MARKDOWN), 12))  # faux chunks hold 12-20 chars
+        assert app.pump.frames < deltas  # deltas were merged, not rendered one by one
+        assert not app.pump.errors
+
+
+async def test_enter_while_running_steers_after_the_tool_batch(faux: Any, workdir: Path) -> None:
+    faux.set_responses(
+        [
+            faux_assistant([faux_tool_call("bash", {"command": "sleep 2; echo first"})]),
+            faux_assistant([faux_text("ok, adjusted")]),
+        ]
+    )
+    app = make_app(make_session(faux, workdir, bash_tools(workdir)), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"go", "enter")
+        await wait_until(pilot, lambda: any(c.state == "running" for c in app.query(ToolCard)))
+        app.editor.load_text("use python instead")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "Steering: use python instead" in app.queue_area.text
+        assert app.editor.text == ""
+        await settle(pilot, app)
+        second = faux.requests[1].context["messages"]
+        roles = [m["role"] for m in second]
+        assert roles[-3:] == ["assistant", "toolResult", "user"]
+        assert user_texts(second)[-1] == "use python instead"
+        assert not app.queue_area.has_class("-shown")
+
+
+async def test_alt_enter_queues_a_follow_up(faux: Any, workdir: Path) -> None:
+    faux.tokens_per_second = 100
+    faux.set_responses([faux_assistant([faux_text("word " * 200)]), faux_assistant([faux_text("second answer")])])
+    app = make_app(make_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"first", "enter")
+        await wait_until(pilot, lambda: faux.call_count == 1 and app.session.is_streaming)
+        await send(pilot, app, "then this", "alt+enter")
+        await pilot.pause()
+        assert "Follow-up: then this" in app.queue_area.text
+        await settle(pilot, app)
+        assert faux.call_count == 2
+        assert user_texts(faux.requests[1].context["messages"]) == ["first", "then this"]
+
+
+async def test_alt_up_restores_queued_messages(faux: Any, workdir: Path) -> None:
+    faux.tokens_per_second = 100
+    faux.set_responses([faux_assistant([faux_text("word " * 200)])])
+    app = make_app(make_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"first", "enter")
+        await wait_until(pilot, lambda: app.session.is_streaming)
+        await send(pilot, app, "steer me")
+        await send(pilot, app, "later", "alt+enter")
+        app.editor.load_text("draft")
+        await pilot.press("alt+up")
+        assert app.editor.text == "steer me\n\nlater\n\ndraft"
+        assert app.session.steering_messages == [] and app.session.follow_up_messages == []
+        await settle(pilot, app)
+        assert faux.call_count == 1
+
+
+async def test_ctrl_c_aborts_a_stream_and_the_next_prompt_works(faux: Any, workdir: Path) -> None:
+    faux.tokens_per_second = 100
+    faux.set_responses([faux_assistant([faux_text("slow " * 200)])])
+    app = make_app(make_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"talk", "enter")
+        await wait_until(pilot, lambda: app.session.is_streaming and faux.call_count == 1)
+        await pilot.pause(0.2)
+        await send(pilot, app, "queued")
+        await pilot.press("ctrl+c")
+        await settle(pilot, app)
+        last = app.session.messages[-1]
+        assert last["role"] == "assistant" and last["stopReason"] == "aborted"
+        assert any("Operation aborted" in str(n.render()) for n in app.query(Notice))
+        assert app.editor.text == "queued"  # unsent steering came back, nothing lost
+        faux.tokens_per_second = None
+        faux.append_responses([faux_assistant([faux_text("fresh answer")])])
+        app.editor.load_text("")
+        await pilot.press(*"again", "enter")
+        await settle(pilot, app)
+        assert app.session.messages[-1]["content"][0]["text"] == "fresh answer"
+        assert app.is_running
+
+
+async def test_ctrl_c_kills_a_running_bash_tool(faux: Any, workdir: Path) -> None:
+    pid_file = workdir / "pid"
+    faux.set_responses([faux_assistant([faux_tool_call("bash", {"command": f"echo $$ > {pid_file}; sleep 30"})])])
+    app = make_app(make_session(faux, workdir, bash_tools(workdir)), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"run it", "enter")
+        await wait_until(pilot, lambda: pid_file.exists() and pid_file.read_text().strip() != "")
+        pid = int(pid_file.read_text())
+        await pilot.press("ctrl+c")
+        await settle(pilot, app)
+
+        def gone() -> bool:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return True
+            return False
+
+        await wait_until(pilot, gone, timeout=3)
+        assert [c.state for c in app.query(ToolCard)] == ["error"]
+
+
+async def test_double_ctrl_c_quits_and_single_clears(faux: Any, workdir: Path) -> None:
+    app = make_app(make_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"some text", "ctrl+c")
+        assert app.editor.text == ""
+        assert app.is_running
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+    assert app.return_value == 0
+    assert not app.is_running
+
+
+async def test_ctrl_d_quits_only_on_an_empty_editor(faux: Any, workdir: Path) -> None:
+    app = make_app(make_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"ab", "home", "ctrl+d")
+        assert app.editor.text == "b"
+        assert app.is_running
+        await pilot.press("ctrl+d", "ctrl+d")
+        await pilot.pause()
+    assert app.return_value == 0
+
+
+async def test_model_picker_changes_the_next_request_model(faux: Any, workdir: Path) -> None:
+    faux.set_responses([faux_assistant([faux_text("from two")])])
+    app = make_app(make_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        assert isinstance(app.screen, PickerScreen)
+        await pilot.press(*"faux-2", "enter")
+        await pilot.pause()
+        assert not isinstance(app.screen, PickerScreen)
+        assert app.session.model["id"] == "faux-2"
+        assert "faux-2" in str(app.footer_bar.render())
+        await pilot.press(*"hello", "enter")
+        await settle(pilot, app)
+        assert faux.requests[-1].model["id"] == "faux-2"
+
+
+async def test_history_newline_and_keybinding_override(faux: Any, workdir: Path) -> None:
+    faux.set_responses([faux_assistant([faux_text("a")])])
+    app = make_app(make_session(faux, workdir), keymap={"tui.input.newLine": "ctrl+n"})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"one", "ctrl+n", *"two", "enter")
+        await settle(pilot, app)
+        assert user_texts(app.session.messages) == ["one\ntwo"]
+        await pilot.press("up")
+        assert app.editor.text == "one\ntwo"
+        await pilot.press("down")
+        assert app.editor.text == ""
