@@ -46,25 +46,12 @@ def list_models(search: str | None) -> int:
 
 def export_session(paths: list[str]) -> int:
     """``--export in.jsonl [out.html]``."""
-    source = Path(paths[0]).expanduser()
-    if not source.is_file():
-        _err(f"Error: Session file not found: {source}")
-        return 1
+    from pi_cli.session.export_html import export_file_to_html
+
     try:
-        from pi_cli.session import export_html as exporter
-        from pi_cli.session.manager import SessionManager
-    except ImportError:
-        _err("Error: HTML export is not available in this build.")
-        return 1
-    fn = getattr(exporter, "export_session_html", None) or getattr(exporter, "export_html", None)
-    if fn is None:
-        _err("Error: HTML export is not available in this build.")
-        return 1
-    output = paths[1] if len(paths) > 1 else f"pi-session-{source.stem}.html"
-    try:
-        result = fn(SessionManager.open(source), output)
+        result = export_file_to_html(Path(paths[0]).expanduser(), paths[1] if len(paths) > 1 else None)
     except (OSError, ValueError) as exc:
-        _err(f"Error: export failed: {exc}")
+        _err(f"Error: {exc}")
         return 1
     print(f"Exported to: {result}")
     return 0

@@ -22,6 +22,7 @@ from pi_cli.ai.abort import AbortController
 from pi_cli.ai.types import ImageContent, Model, now_ms
 from pi_cli.errors import AgentBusyError, MissingApiKeyError, ModelError
 from pi_cli.session import stats as _stats
+from pi_cli.session.auto_compaction import AutoCompactor
 from pi_cli.session.bash_runs import BashRunner
 from pi_cli.session.entry_messages import user_text
 from pi_cli.session.events import EventHub, SessionListener
@@ -63,6 +64,7 @@ class AgentSession:
         self._retry_abort: AbortController | None = None
         self._save_setting = save_setting
         self.models = ModelControl(self, scoped_models or [])
+        self.compactor = AutoCompactor(self)
         prefix = _setting(settings, "shell_command_prefix", None)
         self._bash = BashRunner(cwd, prefix if isinstance(prefix, str) else None)
         self._unsubscribe_agent = agent.subscribe(self._on_agent_event)
@@ -93,7 +95,13 @@ class AgentSession:
 
     @property
     def is_compacting(self) -> bool:
-        return False
+        return self.compactor.running
+
+    async def compact_now(self, custom_instructions: str | None = None) -> dict[str, Any]:
+        """Manual compaction (``/compact``, RPC ``compact``); returns pi's result JSON."""
+        if self.is_streaming:
+            await self.abort()
+        return await self.compactor.compact("manual", custom_instructions)
 
     @property
     def is_bash_running(self) -> bool:
@@ -234,12 +242,17 @@ class AgentSession:
         content: list[Any] = [{"type": "text", "text": expanded}, *(images or [])]
         message = {"role": "user", "content": content, "timestamp": now_ms()}
         self._busy = True
+        self.compactor.overflow_attempted = False
         return self._run(lambda: self.agent.prompt([message]))
 
     async def _run(self, start: Callable[[], Any]) -> None:
         try:
             await start()
-            await self._retry_loop()
+            while True:
+                await self._retry_loop()
+                if not await self.compactor.after_run():
+                    break
+                await self.agent.continue_()
         finally:
             self._busy = False
             self._flush_pending_bash()
@@ -294,8 +307,9 @@ class AgentSession:
             self._retry_abort.abort("Retry cancelled")
 
     async def abort(self) -> None:
-        """Stop the current run (and any retry wait) and wait until the agent is idle."""
+        """Stop the current run (and any retry wait or compaction) and wait until the agent is idle."""
         self.abort_retry()
+        self.compactor.abort()
         self.agent.abort()
         await self.agent.wait_for_idle()
 

@@ -15,20 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_cli.ai.abort import AbortSignal
+from pi_cli.ai.overflow import is_context_overflow
 
 _RETRYABLE = re.compile(
     r"overloaded|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error|"
     r"internal.?error|network.?error|connection.?(error|refused|lost|reset)|websocket (closed|error)|"
     r"other side closed|fetch failed|upstream.?connect|reset before headers|socket hang up|ended without|"
     r"timed out|timeout|terminated|retry delay",
-    re.IGNORECASE,
-)
-
-# Context overflow: compaction's job, not retry's (pi's isContextOverflow patterns).
-_OVERFLOW = re.compile(
-    r"prompt is too long|exceeds the context window|maximum context length|context_length_exceeded|"
-    r"context length exceeded|too many tokens|token limit exceeded|input is too long|"
-    r"reduce the length of the messages|exceeds the maximum number of tokens|request too large",
     re.IGNORECASE,
 )
 
@@ -76,17 +69,12 @@ class RetryPolicy:
         return capped
 
 
-def is_context_overflow(message: dict[str, Any]) -> bool:
-    text = message.get("errorMessage") or ""
-    return message.get("stopReason") == "error" and bool(_OVERFLOW.search(text))
-
-
 def is_retryable(message: dict[str, Any]) -> bool:
     """True for an errored assistant message whose error looks transient (and is not overflow)."""
     if message.get("role") != "assistant" or message.get("stopReason") != "error":
         return False
     text = message.get("errorMessage") or ""
-    if not text or _OVERFLOW.search(text):
+    if not text or is_context_overflow(message):
         return False
     return bool(_RETRYABLE.search(text))
 

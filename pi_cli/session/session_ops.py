@@ -120,15 +120,17 @@ async def clone(session: AgentSession) -> dict[str, Any]:
 
 async def export_html(session: AgentSession, output_path: str | None) -> str:
     manager = _manager(session)
+    from pi_cli.session.export_html import export_html as render
+
+    model = session.model
+    key = session.models.api_key_for_provider(model["provider"]) if model else None
     try:
-        from pi_cli.session import export_html as exporter
-    except ImportError:
-        raise FeatureUnavailableError("HTML export is not available in this build.") from None
-    fn = getattr(exporter, "export_session_html", None) or getattr(exporter, "export_html", None)
-    if fn is None:
-        raise FeatureUnavailableError("HTML export is not available in this build.")
-    result = fn(manager, output_path)
-    return str(result)
+        path = render(
+            manager, output_path, system_prompt=session.agent.state.system_prompt, secrets=[key] if key else []
+        )
+    except (OSError, ValueError) as exc:
+        raise SessionError(str(exc)) from None
+    return str(path)
 
 
 async def compact(session: AgentSession, custom_instructions: str | None) -> dict[str, Any]:

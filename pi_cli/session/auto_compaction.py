@@ -1,0 +1,123 @@
+"""When and how an AgentSession compacts its context (pi §6), on top of
+:mod:`pi_cli.session.compaction` (which cuts and summarises).
+
+* manual (``/compact``, RPC ``compact``): ``compaction_start{reason:"manual"}`` … ``compaction_end``;
+  failures raise with pi's message (``Nothing to compact (session too small)``, ...).
+* overflow: the run ended with a context-overflow error → the error leaves the agent's context,
+  the session is compacted (``willRetry: true``) and the run continues; once per user prompt.
+* threshold: after a successful run whose context passes ``window − reserveTokens`` → compact, no
+  automatic continuation.
+
+Every compaction is abortable (``abort()``); afterwards the agent's messages are rebuilt from the
+session file (summary + kept entries).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pi_cli.ai.abort import AbortController
+from pi_cli.errors import PiError
+
+if TYPE_CHECKING:
+    from pi_cli.session.agent_session import AgentSession
+
+
+class CompactionFailed(PiError):
+    pass
+
+
+class AutoCompactor:
+    def __init__(self, session: AgentSession) -> None:
+        self._session = session
+        self._controller: AbortController | None = None
+        self.overflow_attempted = False
+
+    @property
+    def running(self) -> bool:
+        return self._controller is not None
+
+    def abort(self) -> None:
+        if self._controller is not None:
+            self._controller.abort("Compaction cancelled")
+
+    def _enabled(self) -> bool:
+        return self._session.auto_compaction_enabled and self._session.store.manager is not None
+
+    async def compact(
+        self, reason: str, custom_instructions: str | None = None, will_retry: bool = False
+    ) -> dict[str, Any]:
+        """Run one compaction with events; returns pi's result JSON. Raises CompactionFailed."""
+        from pi_cli.session.compaction import CompactionAbortedError, CompactionError, run_compaction
+
+        session = self._session
+        manager = session.store.manager
+        model = session.model
+        if manager is None or model is None:
+            raise CompactionFailed("Compaction needs a stored session and a model.")
+        controller = AbortController()
+        self._controller = controller
+        await session.emit({"type": "compaction_start", "reason": reason})
+        end: dict[str, Any] = {"type": "compaction_end", "reason": reason, "result": None, "aborted": False,
+                               "willRetry": False}  # fmt: skip
+        try:
+            result = await run_compaction(
+                manager,
+                model,
+                session.settings,
+                api_key=session.models.api_key_for_provider(model["provider"]),
+                custom_instructions=custom_instructions,
+                signal=controller.signal,
+                thinking_level=session.thinking_level,
+            )
+        except CompactionAbortedError:
+            end["aborted"] = True
+            await session.emit(end)
+            raise CompactionFailed("Compaction cancelled") from None
+        except CompactionError as exc:
+            end["errorMessage"] = f"Compaction failed: {exc}"
+            await session.emit(end)
+            raise CompactionFailed(str(exc)) from None
+        finally:
+            self._controller = None
+        session.agent.state.messages = list(manager.build_context().messages)
+        payload: dict[str, Any] = result.to_json()
+        end["result"] = payload
+        end["willRetry"] = will_retry
+        await session.emit(end)
+        return payload
+
+    async def after_run(self) -> bool:
+        """Check the finished run; returns True when the caller should continue the agent."""
+        if not self._enabled():
+            return False
+        from pi_cli.ai.overflow import is_context_overflow
+        from pi_cli.session.compaction import estimate_context_tokens, should_compact
+
+        session = self._session
+        model = session.model
+        messages = session.agent.state.messages
+        last = next((m for m in reversed(messages) if m.get("role") == "assistant"), None)
+        if model is None or last is None:
+            return False
+        window = int(model.get("contextWindow") or 0)
+        if is_context_overflow(last, window) and last.get("stopReason") == "error":
+            if self.overflow_attempted:
+                return False
+            self.overflow_attempted = True
+            if messages and messages[-1] is last:
+                session.agent.state.messages = messages[:-1]
+            try:
+                await self.compact("overflow", will_retry=True)
+            except CompactionFailed:
+                return False
+            return True
+        if last.get("stopReason") in ("error", "aborted"):
+            return False
+        tokens = estimate_context_tokens(list(messages)).tokens
+        if window and should_compact(tokens, window, session.settings):
+            try:
+                await self.compact("threshold")
+            except CompactionFailed:
+                pass
+        return False
