@@ -34,7 +34,7 @@ def test_every_single_split_point() -> None:
         assert decode_all([STREAM[:cut], STREAM[cut:]]) == EXPECTED, cut
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(st.integers(min_value=0, max_value=len(STREAM)), max_size=40))
 def test_any_split_decodes_to_the_same_events(cuts: list[int]) -> None:
     points = sorted(set(cuts))
@@ -42,7 +42,7 @@ def test_any_split_decodes_to_the_same_events(cuts: list[int]) -> None:
     assert decode_all(chunks) == EXPECTED
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["", "message_start", "ping"]),
                           st.lists(st.text(alphabet=st.characters(blacklist_characters="\r\n",
                                                                   blacklist_categories=("Cs",))),
