@@ -1,0 +1,64 @@
+"""Layering rules, checked in fresh interpreters.
+
+* The core layers (ai, agent, tools, session) never pull in a UI toolkit.
+* ``pi --version`` / ``--help`` import nothing heavy (no textual, httpx, pydantic).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+UI_TOOLKITS = ("textual", "prompt_toolkit")
+HEAVY = ("textual", "prompt_toolkit", "httpx", "pydantic", "rich")
+
+
+def _loaded_after(code: str) -> set[str]:
+    probe = f"import sys, json\n{code}\nprint(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}})))\n"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "pi_cli.ai",
+        "pi_cli.ai.stream",
+        "pi_cli.ai.providers.openai_completions",
+        "pi_cli.agent.agent",
+        "pi_cli.tools",
+        "pi_cli.session.agent_session",
+        "pi_cli.session.factory",
+        "pi_cli.modes.print_mode",
+        "pi_cli.modes.json_mode",
+        "pi_cli.modes.rpc.server",
+    ],
+)
+def test_core_layers_do_not_import_ui_toolkits(module: str) -> None:
+    loaded = _loaded_after(f"import {module}")
+    assert not loaded & set(UI_TOOLKITS), f"{module} imported {loaded & set(UI_TOOLKITS)}"
+
+
+def test_building_a_session_imports_no_ui_toolkit(tmp_path: object) -> None:
+    code = (
+        "import os, pathlib\n"
+        f"os.environ['PI_CODING_AGENT_DIR'] = {str(tmp_path)!r}\n"
+        "os.environ['PI_OFFLINE'] = '1'\n"
+        "from pi_cli.session.factory import create_agent_session\n"
+        "from pi_cli.session.options import SessionOptions\n"
+        f"create_agent_session(SessionOptions(cwd=pathlib.Path({str(tmp_path)!r}), mode='print', no_session=True))\n"
+    )
+    loaded = _loaded_after(code)
+    assert not loaded & set(UI_TOOLKITS)
+
+
+@pytest.mark.parametrize("flag", ["--version", "--help"])
+def test_fast_path_imports_nothing_heavy(flag: str) -> None:
+    code = "import contextlib, io\nfrom pi_cli.cli import main\nwith contextlib.redirect_stdout(io.StringIO()):\n"
+    code += f"    main([{flag!r}])"
+    loaded = _loaded_after(code)
+    assert not loaded & set(HEAVY), loaded & set(HEAVY)
+    assert "pi_cli" in loaded
