@@ -1,6 +1,7 @@
 """The ``read`` tool: file contents for the model, text with head truncation or an image.
 
-Text is decoded as UTF-8 (invalid bytes become U+FFFD) and returned without line numbers. At most
+Text is decoded as UTF-8 (invalid bytes become U+FFFD) and returned without line numbers; files are
+scanned, not loaded, so a multi-gigabyte log costs little memory. At most
 ``DEFAULT_MAX_LINES`` lines / ``DEFAULT_MAX_BYTES`` bytes are returned, on whole lines, followed by
 a notice telling the model which ``offset`` continues. Images (png, jpeg, gif, webp, recognised by
 their bytes, not their name) come back as an image block; ones too large to send are described
@@ -18,6 +19,7 @@ from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.ai.types import UserContent
 from pi_cli.tools.base import BuiltinTool, as_int, check_aborted, text_result
+from pi_cli.tools.file_scan import Selection, scan_selection
 from pi_cli.tools.images import (
     MAX_IMAGE_BASE64_BYTES,
     MAX_IMAGE_DIMENSION,
@@ -25,15 +27,12 @@ from pi_cli.tools.images import (
     image_dimensions,
 )
 from pi_cli.tools.paths import resolve_read_path
-from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head, utf8_len
+from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
 
 # A NUL byte in the first block is how we call a file binary (the same test git and grep use).
 _BINARY_SNIFF_BYTES = 8192
-
-
-def _read_file(path: str) -> bytes:
-    with open(path, "rb") as handle:
-        return handle.read()
+# Enough to recognise an image and find its size (a JPEG's frame header can follow large EXIF data).
+_HEAD_BYTES = 256 * 1024
 
 
 def _check_readable(path: str) -> None:
@@ -78,32 +77,46 @@ class ReadTool(BuiltinTool):
         check_aborted(signal)
         absolute = resolve_read_path(path_arg, self.cwd)
         _check_readable(absolute)
-        data = await asyncio.to_thread(_read_file, absolute)
+        head, size = await asyncio.to_thread(_read_head, absolute)
         check_aborted(signal)
-        mime = detect_image_mime(data[:16])
+        mime = detect_image_mime(head[:16])
         if mime is not None:
-            return _image_result(data, mime)
-        if b"\x00" in data[:_BINARY_SNIFF_BYTES]:
+            return await asyncio.to_thread(_image_result, absolute, head, size, mime)
+        if b"\x00" in head[:_BINARY_SNIFF_BYTES]:
             raise ValueError(
-                f"Cannot read {absolute}: it is a binary file ({format_size(len(data))}). "
+                f"Cannot read {absolute}: it is a binary file ({format_size(size)}). "
                 "Use bash (e.g. file, xxd, strings) to inspect it."
             )
-        return _text_result(data.decode("utf-8", "replace"), path_arg, offset, limit)
+        start = max(0, offset - 1) if offset else 0
+        end = start + max(limit, 0) if limit is not None else None
+        try:
+            selection = await asyncio.to_thread(scan_selection, absolute, start, end, DEFAULT_MAX_BYTES + 2)
+        except IndexError as exc:
+            raise ValueError(f"Offset {offset} is beyond end of file ({exc.args[1]} lines total)") from None
+        check_aborted(signal)
+        return _text_result(selection, path_arg, start, end)
 
 
-def _image_result(data: bytes, mime: str) -> AgentToolResult:
+def _read_head(path: str) -> tuple[bytes, int]:
+    with open(path, "rb") as handle:
+        return handle.read(_HEAD_BYTES), os.fstat(handle.fileno()).st_size
+
+
+def _image_result(path: str, head: bytes, size: int, mime: str) -> AgentToolResult:
     note = f"Read image file [{mime}]"
-    dims = image_dimensions(data, mime)
-    encoded_size = (len(data) + 2) // 3 * 4
+    dims = image_dimensions(head, mime)
+    encoded_size = (size + 2) // 3 * 4
     too_wide = dims is not None and max(dims) > MAX_IMAGE_DIMENSION
     if too_wide or encoded_size > MAX_IMAGE_BASE64_BYTES:
-        size = f"{dims[0]}x{dims[1]}, " if dims else ""
+        shape = f"{dims[0]}x{dims[1]}, " if dims else ""
         note += (
-            f"\n[Image is too large to attach ({size}{format_size(len(data))}); the limit is "
+            f"\n[Image is too large to attach ({shape}{format_size(size)}); the limit is "
             f"{MAX_IMAGE_DIMENSION}x{MAX_IMAGE_DIMENSION} and {format_size(MAX_IMAGE_BASE64_BYTES)} encoded, "
             "and resizing is not available. The image was omitted.]"
         )
-        return text_result(note, {"omitted": True, "mimeType": mime, "bytes": len(data)})
+        return text_result(note, {"omitted": True, "mimeType": mime, "bytes": size})
+    with open(path, "rb") as handle:
+        data = handle.read()
     content: list[UserContent] = [
         {"type": "text", "text": note},
         {"type": "image", "data": base64.b64encode(data).decode("ascii"), "mimeType": mime},
@@ -111,25 +124,17 @@ def _image_result(data: bytes, mime: str) -> AgentToolResult:
     return AgentToolResult(content=content, details=None)
 
 
-def _text_result(text: str, path_arg: str, offset: int | None, limit: int | None) -> AgentToolResult:
-    lines = text.split("\n")
-    total = len(lines)
-    start = max(0, offset - 1) if offset else 0
-    if start >= total:
-        raise ValueError(f"Offset {offset} is beyond end of file ({total} lines total)")
-    if limit is not None:
-        end = min(start + max(limit, 0), total)
-        selected = "\n".join(lines[start:end])
-        user_limited: int | None = end - start
-    else:
-        selected = "\n".join(lines[start:])
-        user_limited = None
-
-    trunc = truncate_head(selected)
+def _text_result(selection: Selection, path_arg: str, start: int, end: int | None) -> AgentToolResult:
+    total = selection.total_lines
+    trunc = truncate_head(selection.head.decode("utf-8", "replace"))
+    if not selection.complete:
+        # Only the head of the selection was read; report the sizes of the whole selection.
+        trunc.total_lines = selection.selected_lines
+        trunc.total_bytes = selection.selected_bytes
     first = start + 1
     details: dict[str, Any] | None = None
     if trunc.first_line_exceeds_limit:
-        size = format_size(utf8_len(lines[start]))
+        size = format_size(selection.first_line_bytes)
         out = (
             f"[Line {first} is {size}, exceeds {format_size(DEFAULT_MAX_BYTES)} limit. "
             f"Use bash: sed -n '{first}p' {path_arg} | head -c {DEFAULT_MAX_BYTES}]"
@@ -143,9 +148,8 @@ def _text_result(text: str, path_arg: str, offset: int | None, limit: int | None
             f"Use offset={last + 1} to continue.]"
         )
         details = {"truncation": trunc.to_json()}
-    elif user_limited is not None and start + user_limited < total:
-        remaining = total - (start + user_limited)
-        out = f"{trunc.content}\n\n[{remaining} more lines in file. Use offset={start + user_limited + 1} to continue.]"
+    elif end is not None and end < total:
+        out = f"{trunc.content}\n\n[{total - end} more lines in file. Use offset={end + 1} to continue.]"
     else:
         out = trunc.content
     return text_result(out, details)
