@@ -119,8 +119,9 @@ def complete_prefix(text: str) -> str | None:
     kinds: list[str] = []  # open containers, "{" or "["
     states: list[str] = []  # per container: "key", "colon", "value", "comma"
     state = "value"  # at top level
+    # Only a token that also sets safe_end pushes or pops ``kinds``, so at the end ``kinds`` is the
+    # stack as it was at safe_end (copying it at every safe point made deep nesting quadratic).
     safe_end = 0
-    safe_stack = ""
     length = len(text)
     for match in _TOKEN.finditer(text):
         token = match.group()
@@ -136,14 +137,14 @@ def complete_prefix(text: str) -> str | None:
             kinds.append(first)
             state = "key" if first == "{" else "value"
             states.append(state)
-            safe_end, safe_stack = end, "".join(kinds)
+            safe_end = end
         elif first in "}]":
             if not kinds or _CLOSERS[kinds[-1]] != first or state == "colon" or (state == "value" and first == "}"):
                 return None
             kinds.pop()
             states.pop()
             state = states[-1] if states else "done"
-            safe_end, safe_stack = end, "".join(kinds)
+            safe_end = end
         elif first == ",":
             if state != "comma":
                 return None
@@ -164,7 +165,7 @@ def complete_prefix(text: str) -> str | None:
                     body = _drop_dangling_escape(token)
                     return text[:start] + body + '"' + "".join(_CLOSERS[k] for k in reversed(kinds))
                 state = _after_value(states)
-                safe_end, safe_stack = end, "".join(kinds)
+                safe_end = end
             else:
                 return None
         else:  # bare scalar
@@ -176,10 +177,10 @@ def complete_prefix(text: str) -> str | None:
                     break
                 return text[:start] + done + "".join(_CLOSERS[k] for k in reversed(kinds))
             state = _after_value(states)
-            safe_end, safe_stack = end, "".join(kinds)
+            safe_end = end
     if safe_end == 0:
         return None
-    return text[:safe_end] + "".join(_CLOSERS[k] for k in reversed(safe_stack))
+    return text[:safe_end] + "".join(_CLOSERS[k] for k in reversed(kinds))
 
 
 def _drop_dangling_escape(token: str) -> str:
