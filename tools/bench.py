@@ -1,0 +1,89 @@
+"""Benchmark runner: ``python tools/bench.py <name>|all|list``.
+
+Benchmarks are modules ``tools/bench_<name>.py`` exposing::
+
+    NAME: str                                   # the subcommand (usually <name>)
+    BUDGET: str                                 # one line: what the budget is
+    def run() -> list[tuple[str, str, str, bool]]  # rows: (figure, value, budget, ok)
+
+``bench.py`` discovers them by file name, so adding a benchmark needs no edit here. ``all`` runs every
+registered benchmark and prints one table; the exit status is 1 if any row failed or a benchmark
+raised (its error becomes a failed row). Benchmarks print figures; they are not tests.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import traceback
+from pathlib import Path
+from types import ModuleType
+
+TOOLS = Path(__file__).resolve().parent
+ROOT = TOOLS.parent
+Row = tuple[str, str, str, bool]
+
+
+def discover() -> dict[str, ModuleType]:
+    """Every ``tools/bench_*.py`` module, keyed by its ``NAME`` (file stem without ``bench_`` if absent)."""
+    for folder in (str(ROOT), str(TOOLS)):
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+    found: dict[str, ModuleType] = {}
+    for path in sorted(TOOLS.glob("bench_*.py")):
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        if spec is None or spec.loader is None:
+            continue
+        module = importlib.util.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:  # a broken benchmark must not hide the others
+            print(f"bench: cannot load {path.name}: {exc}", file=sys.stderr)
+            continue
+        name = str(getattr(module, "NAME", path.stem.removeprefix("bench_")))
+        if callable(getattr(module, "run", None)):
+            found[name] = module
+    return found
+
+
+def run_one(name: str, module: ModuleType) -> list[Row]:
+    try:
+        return list(module.run())
+    except Exception as exc:
+        traceback.print_exc()
+        return [(f"{name}: crashed", f"{type(exc).__name__}: {exc}", getattr(module, "BUDGET", "-"), False)]
+
+
+def print_table(rows: list[Row]) -> None:
+    header = ("figure", "value", "budget", "result")
+    table = [header] + [(f, v, b, "pass" if ok else "FAIL") for f, v, b, ok in rows]
+    widths = [max(len(row[i]) for row in table) for i in range(4)]
+    for position, row in enumerate(table):
+        print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
+        if position == 0:
+            print("  ".join("-" * w for w in widths))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    registry = discover()
+    if not args or args[0] in ("-h", "--help", "list"):
+        print(__doc__.strip().splitlines()[0])
+        for name, module in registry.items():
+            print(f"  {name:<14} {getattr(module, 'BUDGET', '')}")
+        return 0
+    names = list(registry) if args[0] == "all" else args
+    unknown = [n for n in names if n not in registry]
+    if unknown:
+        print(f"bench: unknown benchmark(s): {', '.join(unknown)}; known: {', '.join(registry)}", file=sys.stderr)
+        return 2
+    rows: list[Row] = []
+    for name in names:
+        print(f"running {name} …", file=sys.stderr, flush=True)
+        rows.extend(run_one(name, registry[name]))
+    print_table(rows)
+    return 0 if all(ok for *_, ok in rows) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
