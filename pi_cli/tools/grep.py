@@ -2,16 +2,19 @@
 
 Respects .gitignore (also outside git repositories), searches hidden files but never ``.git``.
 Each match prints as ``path:LINE: text`` and context lines as ``path-LINE- text``; paths are
-relative to the searched directory (just the file name when a single file is searched). Lines are
+relative to the searched directory (just the file name when a single file is searched). Lines come
+from ripgrep's own output (context included), so matched files are never loaded whole; unlike pi,
+the context of neighbouring matches is merged rather than repeated. Lines are
 cut to ``GREP_MAX_LINE_LENGTH`` characters, output to ``DEFAULT_MAX_BYTES``, and at most ``limit``
 matches (default 100) are reported, with pi's notices saying which limit was hit.
 """
 
 from __future__ import annotations
 
-import asyncio
+import base64
 import json
 import os
+from collections.abc import Callable
 from typing import Any
 
 from pi_cli.agent.types import AgentToolResult, OnUpdate
@@ -24,13 +27,57 @@ from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, forma
 DEFAULT_GREP_LIMIT = 100
 
 
-def _file_lines(path: str) -> list[str]:
-    try:
-        with open(path, "rb") as handle:
-            text = handle.read().decode("utf-8", "replace")
-    except OSError:
-        return []
-    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+def _event_text(field: dict[str, Any]) -> str:
+    """A line from an rg JSON event (``text``, or base64 ``bytes`` for invalid UTF-8), without its newline."""
+    if "text" in field:
+        text = str(field["text"])
+    else:
+        text = base64.b64decode(field.get("bytes", "")).decode("utf-8", "replace")
+    return text.rstrip("\n").replace("\r", "")
+
+
+class _Collector:
+    """Turns rg's JSON events into pi's lines, stopping once ``limit`` matches have their context.
+
+    A match beyond the limit (or the leading context rg prints for one) proves there are more
+    matches, which is when the limit notice is shown.
+    """
+
+    def __init__(self, limit: int, context: int, display: Callable[[str], str]) -> None:
+        self.limit = limit
+        self.context = context
+        self.display = display
+        self.lines: list[str] = []
+        self.matches = 0
+        self.limit_reached = False
+        self.cut_any = False
+        self._last: tuple[str, int] = ("", 0)
+
+    def on_line(self, raw: bytes) -> bool:
+        if not raw.startswith((b'{"type":"match"', b'{"type":"context"')):
+            return True
+        try:
+            event = json.loads(raw)
+            data = event["data"]
+            path = str(data["path"].get("text") or base64.b64decode(data["path"]["bytes"]).decode("utf-8", "replace"))
+            number = int(data["line_number"])
+            text = _event_text(data["lines"])
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return True
+        is_match = event["type"] == "match"
+        if self.matches >= self.limit:
+            last_path, last_number = self._last
+            if is_match or path != last_path or number > last_number + self.context:
+                self.limit_reached = True
+                return False
+        if is_match:
+            self.matches += 1
+            self._last = (path, number)
+        line, cut = truncate_line(text)
+        self.cut_any = self.cut_any or cut
+        sep = ":" if is_match else "-"
+        self.lines.append(f"{self.display(path)}{sep}{number}{sep} {line}")
+        return True
 
 
 def _search_target_is_dir(path: str) -> bool:
@@ -86,25 +133,9 @@ class GrepTool(BuiltinTool):
             rg_args.append("--fixed-strings")
         if args.get("glob"):
             rg_args += ["--glob", str(args["glob"])]
+        if context:
+            rg_args += ["--context", str(context)]
         rg_args += ["--", pattern, search_path]
-
-        matches: list[tuple[str, int]] = []
-
-        def on_line(line: bytes) -> bool:
-            if not line.startswith(b'{"type":"match"'):
-                return True
-            try:
-                data = json.loads(line)["data"]
-                matches.append((data["path"]["text"], int(data["line_number"])))
-            except (ValueError, KeyError, TypeError):
-                return True  # non-UTF-8 paths come as base64 "bytes"; skip them
-            return len(matches) < limit
-
-        run = await run_rg_lines(rg_args, on_line, signal)
-        if not run.stopped_early and run.exit_code not in (0, 1) and not matches:
-            raise RuntimeError(run.stderr.strip() or f"ripgrep exited with code {run.exit_code}")
-        if not matches:
-            return text_result("No matches found")
 
         def display(file_path: str) -> str:
             if is_dir:
@@ -113,36 +144,24 @@ class GrepTool(BuiltinTool):
                     return rel.replace(os.sep, "/")
             return os.path.basename(file_path)
 
-        cache: dict[str, list[str]] = {}
-        out_lines: list[str] = []
-        cut_any = False
-        for file_path, number in matches:
-            if file_path not in cache:
-                cache[file_path] = await asyncio.to_thread(_file_lines, file_path)
-            lines = cache[file_path]
-            shown = display(file_path)
-            if not lines:
-                out_lines.append(f"{shown}:{number}: (unable to read file)")
-                continue
-            first = max(1, number - context)
-            last = min(len(lines), number + context)
-            for current in range(first, last + 1):
-                text, cut = truncate_line(lines[current - 1] if current <= len(lines) else "")
-                cut_any = cut_any or cut
-                sep = ":" if current == number else "-"
-                out_lines.append(f"{shown}{sep}{current}{sep} {text}")
+        collected = _Collector(limit, context, display)
+        run = await run_rg_lines(rg_args, collected.on_line, signal)
+        if not run.stopped_early and run.exit_code not in (0, 1) and not collected.matches:
+            raise RuntimeError(run.stderr.strip() or f"ripgrep exited with code {run.exit_code}")
+        if not collected.matches:
+            return text_result("No matches found")
 
-        trunc = truncate_head("\n".join(out_lines), max_lines=1 << 62)
+        trunc = truncate_head("\n".join(collected.lines), max_lines=1 << 62)
         output = trunc.content
         details: dict[str, Any] = {}
         notices: list[str] = []
-        if run.stopped_early:
+        if collected.limit_reached:
             notices.append(f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern")
             details["matchLimitReached"] = limit
         if trunc.truncated:
             notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
             details["truncation"] = trunc.to_json()
-        if cut_any:
+        if collected.cut_any:
             notices.append(f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines")
             details["linesTruncated"] = True
         if notices:

@@ -146,3 +146,22 @@ async def test_ls_errors(tools: dict[str, AgentTool], cwd: str) -> None:
     with pytest.raises(NotADirectoryError) as info2:
         await run(tools["ls"], path="file.txt")
     assert str(info2.value) == f"Not a directory: {os.path.join(cwd, 'file.txt')}"
+
+
+async def test_grep_limit_notice_only_when_more_matches_exist(tools: dict[str, AgentTool], cwd: str) -> None:
+    write_file(cwd, "three.txt", "hit\nmiss\nhit\nmiss\nhit\n")
+    assert await run(tools["grep"], pattern="hit", limit=3) == "three.txt:1: hit\nthree.txt:3: hit\nthree.txt:5: hit"
+
+
+async def test_grep_context_merges_and_trails_the_last_match(tools: dict[str, AgentTool], cwd: str) -> None:
+    write_file(cwd, "c.txt", "a\nHIT1\nb\nHIT2\nc\nd\ne\nHIT3\nf\n")
+    out = await run(tools["grep"], pattern="HIT", context=1, limit=2)
+    assert out == (
+        "c.txt-1- a\nc.txt:2: HIT1\nc.txt-3- b\nc.txt:4: HIT2\nc.txt-5- c\n\n"
+        "[2 matches limit reached. Use limit=4 for more, or refine pattern]"
+    )
+
+
+async def test_grep_crlf_and_invalid_utf8_lines(tools: dict[str, AgentTool], cwd: str) -> None:
+    write_file(cwd, "w.txt", b"first\r\nneedle \xff here\r\n")
+    assert await run(tools["grep"], pattern="needle") == "w.txt:2: needle \ufffd here"
