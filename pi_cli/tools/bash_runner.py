@@ -194,10 +194,13 @@ async def run_bash(
             await _wait_any(protocol.exited, timeout=KILL_SETTLE_SECONDS)
             await _wait_any(protocol.eof, timeout=KILL_SETTLE_SECONDS / 2)
         else:
-            deadline = time.monotonic() + DRAIN_MAX_SECONDS
+            exited_at = time.monotonic()
+            deadline = exited_at + DRAIN_MAX_SECONDS
             while not protocol.eof.is_set() and not stop.is_set():
                 now = time.monotonic()
-                idle = now - protocol.last_data
+                # Quiet time counts from the exit at the earliest: output written just before the
+                # exit may not have been read yet when the exit is reported.
+                idle = now - max(protocol.last_data, exited_at)
                 if idle >= DRAIN_IDLE_SECONDS or now >= deadline:
                     break
                 await _wait_any(protocol.eof, stop, timeout=min(DRAIN_IDLE_SECONDS - idle, deadline - now))

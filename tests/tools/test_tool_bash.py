@@ -220,3 +220,9 @@ async def test_running_groups_can_be_killed_on_exit(cwd: str) -> None:
     await _until_gone(int(read_bytes(pid_file)))
     result = await asyncio.wait_for(task, 2)
     assert result.exit_code == 137  # the shell died of SIGKILL
+
+
+async def test_output_written_right_before_exit_is_kept(tools: dict[str, AgentTool]) -> None:
+    # The exit can be reported before the last output is read; it must still be collected.
+    for _ in range(5):
+        assert await bash(tools["bash"], "sleep 0.15; echo late") == "late"
