@@ -41,6 +41,8 @@ def _check_readable(path: str) -> None:
         raise FileNotFoundError(f"ENOENT: no such file or directory, access '{path}'")
     if os.path.isdir(path):
         raise IsADirectoryError(f"Cannot read {path}: it is a directory. Use ls to list it.")
+    if not os.path.isfile(path):
+        raise ValueError(f"Cannot read {path}: not a regular file (device, socket or pipe)")
     if not os.access(path, os.R_OK):
         raise PermissionError(f"EACCES: permission denied, access '{path}'")
 

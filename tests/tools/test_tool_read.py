@@ -72,6 +72,11 @@ async def test_missing_directory_and_binary_errors(tools: dict[str, AgentTool], 
         await tools["read"].execute("t", {"path": "blob.bin"}, None, None)
 
 
+async def test_device_files_are_refused(tools: dict[str, AgentTool]) -> None:
+    with pytest.raises(ValueError, match="not a regular file"):
+        await tools["read"].execute("t", {"path": "/dev/zero"}, None, None)
+
+
 async def test_invalid_utf8_is_replaced_and_at_prefix_stripped(tools: dict[str, AgentTool], cwd: str) -> None:
     write_file(cwd, "latin.txt", b"caf\xe9 ok")
     assert await read(tools["read"], path="@latin.txt") == "caf\ufffd ok"
