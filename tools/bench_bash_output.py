@@ -1,9 +1,9 @@
 """Benchmark ``bash-output``: 50 MB of command output through the bash tool.
 
-Prints wall time, throughput and the growth of peak RSS while the output streams (budget: < 60 MB),
+Measures wall time, throughput and the growth of peak RSS while the output streams (budget: < 60 MB),
 plus how long an abort of ``sleep 100`` (with a SIGTERM-ignoring background child) takes to return
-(budget: 200 ms). Discovered by ``tools/bench.py`` through ``NAME``; also runnable on its own:
-``python tools/bench_bash_output.py [--mb 50]``.
+(budget: 200 ms). ``tools/bench.py bash-output`` calls :func:`run` (rows for its table); run on its
+own, ``python tools/bench_bash_output.py [--mb 50]`` prints the figures in detail.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import time
 
 NAME = "bash-output"
 DESCRIPTION = "50 MB through the bash tool: wall time and peak RSS growth (budget < 60 MB)"
+BUDGET = "peak RSS grows < 60 MB; abort returns < 200 ms"
 RSS_BUDGET_MB = 60.0
 ABORT_BUDGET_MS = 200.0
 
@@ -90,39 +91,73 @@ async def _abort_latency(runs: int) -> list[float]:
     return figures
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=f"bench.py {NAME}", description=DESCRIPTION)
-    parser.add_argument("--mb", type=int, default=50, help="MiB of output to stream (default 50)")
-    parser.add_argument("--abort-runs", type=int, default=5, help="abort latency samples (default 5)")
-    args = parser.parse_args(argv)
-
+def measure(megabytes: int = 50, abort_runs: int = 5) -> dict[str, float | int | str | bool]:
+    """Run both measurements in this process and return the raw figures."""
     import pi_cli.tools.bash  # noqa: F401 - import before the baseline so it is not counted
 
     baseline_kb = _status_kb("VmRSS")
     exact_peak = _reset_peak_rss()
-    wall, updates, size, notice = asyncio.run(_stream(args.mb))
+    wall, updates, size, notice = asyncio.run(_stream(megabytes))
     peak_kb = _status_kb("VmHWM")
-    growth_mb = (peak_kb - baseline_kb) / 1024
-    abort_ms = asyncio.run(_abort_latency(args.abort_runs))
+    abort_ms = asyncio.run(_abort_latency(abort_runs))
+    return {
+        "mib": size / 2**20,
+        "wall_s": wall,
+        "updates": updates,
+        "notice": notice,
+        "baseline_mb": baseline_kb / 1024,
+        "peak_mb": peak_kb / 1024,
+        "growth_mb": (peak_kb - baseline_kb) / 1024,
+        "exact_peak": exact_peak,
+        "abort_max_ms": max(abort_ms),
+        "abort_median_ms": sorted(abort_ms)[len(abort_ms) // 2],
+        "abort_runs": len(abort_ms),
+    }
 
-    mib = size / 2**20
-    print(f"bash-output: {mib:.1f} MiB streamed in {wall:.2f} s ({mib / wall:.0f} MiB/s), {updates} updates")
+
+def run() -> list[tuple[str, str, str, bool]]:
+    """Rows for ``tools/bench.py``: (figure, value, budget, ok)."""
+    f = measure()
+    return [
+        ("bash-output: 50 MiB wall", f"{f['wall_s']:.2f} s ({f['updates']} updates)", "-", True),
+        (
+            "bash-output: peak RSS growth",
+            f"{f['growth_mb']:.1f} MB",
+            f"< {RSS_BUDGET_MB:.0f} MB",
+            float(f["growth_mb"]) < RSS_BUDGET_MB,
+        ),
+        (
+            "bash-output: abort sleep 100 (max of 5)",
+            f"{f['abort_max_ms']:.1f} ms",
+            f"< {ABORT_BUDGET_MS:.0f} ms",
+            float(f["abort_max_ms"]) < ABORT_BUDGET_MS,
+        ),
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=f"bench_bash_output.py ({NAME})", description=DESCRIPTION)
+    parser.add_argument("--mb", type=int, default=50, help="MiB of output to stream (default 50)")
+    parser.add_argument("--abort-runs", type=int, default=5, help="abort latency samples (default 5)")
+    args = parser.parse_args(argv)
+    f = measure(args.mb, args.abort_runs)
     print(
-        f"  peak RSS growth: {growth_mb:.1f} MB (baseline {baseline_kb / 1024:.1f} MB, peak {peak_kb / 1024:.1f} MB"
-        f"{'' if exact_peak else ', peak not resettable: upper bound'}) — budget < {RSS_BUDGET_MB:.0f} MB"
+        f"bash-output: {f['mib']:.1f} MiB streamed in {f['wall_s']:.2f} s "
+        f"({float(f['mib']) / float(f['wall_s']):.0f} MiB/s), {f['updates']} updates"
     )
-    print(f"  notice: {notice}")
     print(
-        f"  abort of `sleep 100` (+ SIGTERM-ignoring child): max {max(abort_ms):.1f} ms, "
-        f"median {sorted(abort_ms)[len(abort_ms) // 2]:.1f} ms over {len(abort_ms)} runs "
-        f"— budget {ABORT_BUDGET_MS:.0f} ms"
+        f"  peak RSS growth: {f['growth_mb']:.1f} MB (baseline {f['baseline_mb']:.1f} MB, peak {f['peak_mb']:.1f} MB"
+        f"{'' if f['exact_peak'] else ', peak not resettable: upper bound'}) — budget < {RSS_BUDGET_MB:.0f} MB"
     )
-    ok = growth_mb < RSS_BUDGET_MB and max(abort_ms) < ABORT_BUDGET_MS
+    print(f"  notice: {f['notice']}")
+    print(
+        f"  abort of `sleep 100` (+ SIGTERM-ignoring child): max {f['abort_max_ms']:.1f} ms, "
+        f"median {f['abort_median_ms']:.1f} ms over {f['abort_runs']} runs — budget {ABORT_BUDGET_MS:.0f} ms"
+    )
+    ok = float(f["growth_mb"]) < RSS_BUDGET_MB and float(f["abort_max_ms"]) < ABORT_BUDGET_MS
     print(f"  {'OK' if ok else 'OVER BUDGET'}")
     return 0 if ok else 1
 
-
-run = main  # alias for registries that call ``run(argv)``
 
 if __name__ == "__main__":
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
