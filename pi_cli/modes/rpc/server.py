@@ -45,6 +45,10 @@ def _start_reader(loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[bytes | 
     threading.Thread(target=pump, name="rpc-stdin", daemon=True).start()
 
 
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
 class RpcServer:
     def __init__(self, session: Any, writer: JsonlWriter | None = None) -> None:
         self.session = session
@@ -65,8 +69,10 @@ class RpcServer:
         if not record.strip():
             return
         try:
-            obj = json.loads(record)
-        except (ValueError, UnicodeDecodeError) as exc:
+            # NaN/Infinity are not JSON (a JavaScript client could not parse them echoed back in an id),
+            # and absurd nesting raises RecursionError: both are parse errors, not crashes.
+            obj = json.loads(record, parse_constant=_reject_constant)
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             self.respond(failure(None, "parse", f"Failed to parse command: {exc}"))
             return
         if isinstance(obj, dict) and obj.get("type") == "extension_ui_response":
