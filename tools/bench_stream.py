@@ -33,9 +33,18 @@ RUNS = 5
 
 
 def _model(base_url: str) -> Any:
-    return {"id": "bench", "name": "bench", "api": "openai-completions", "provider": "bench", "baseUrl": base_url,
-            "reasoning": False, "input": ["text"], "cost": {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0},
-            "contextWindow": 200_000, "maxTokens": 32_000}
+    return {
+        "id": "bench",
+        "name": "bench",
+        "api": "openai-completions",
+        "provider": "bench",
+        "baseUrl": base_url,
+        "reasoning": False,
+        "input": ["text"],
+        "cost": {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0},
+        "contextWindow": 200_000,
+        "maxTokens": 32_000,
+    }
 
 
 async def _through_provider(base_url: str) -> tuple[float, float, int]:
@@ -61,8 +70,12 @@ async def _transport_only(base_url: str) -> tuple[float, bytes]:
     client = get_client()
     cpu = time.process_time()
     body = bytearray()
-    async with client.stream("POST", base_url + "/chat/completions", json={"model": "bench", "messages": []},
-                             headers={"accept-encoding": "identity"}) as response:
+    async with client.stream(
+        "POST",
+        base_url + "/chat/completions",
+        json={"model": "bench", "messages": []},
+        headers={"accept-encoding": "identity"},
+    ) as response:
         async for raw in response.aiter_raw():
             body += raw
     return time.process_time() - cpu, bytes(body)
@@ -94,8 +107,11 @@ def run() -> list[tuple[str, str, str, bool]]:
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "turns.json"
         script.write_text(json.dumps([{"text": WORD, "text_repeat": CHUNKS, "chunk_size": len(WORD)}]))
-        server = subprocess.Popen([sys.executable, str(ROOT / "tools" / "fake_llm_server.py"), "--script", str(script),
-                                   "--loop"], stdout=subprocess.PIPE, text=True)
+        server = subprocess.Popen(
+            [sys.executable, str(ROOT / "tools" / "fake_llm_server.py"), "--script", str(script), "--loop"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         try:
             assert server.stdout is not None
             base_url = server.stdout.readline().strip() + "/v1"
@@ -124,8 +140,12 @@ def run() -> list[tuple[str, str, str, bool]]:
         ("stream: wall, HTTP end to end", f"{wall:.3f} s", "-", True),
         ("stream: CPU, provider + httpx", f"{cpu:.3f} s", "-", True),
         ("stream: CPU, httpx body read only", f"{transport_cpu:.3f} s", "-", True),
-        ("stream: CPU, provider added (HTTP)", f"{max(0.0, cpu - transport_cpu):.3f} s", "<= 0.300 s",
-         cpu - transport_cpu <= 0.3),
+        (
+            "stream: CPU, provider added (HTTP)",
+            f"{max(0.0, cpu - transport_cpu):.3f} s",
+            "<= 0.300 s",
+            cpu - transport_cpu <= 0.3,
+        ),
         ("stream: CPU, provider (replayed bytes)", f"{replay:.3f} s", "<= 0.300 s", replay <= 0.3),
         ("stream: peak RSS", f"{rss_mib:.0f} MiB", "-", True),
     ]

@@ -112,15 +112,25 @@ from typing import Any
 
 Turn = dict[str, Any]
 
-_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 408: "Request Timeout",
-            413: "Payload Too Large", 429: "Too Many Requests", 500: "Internal Server Error",
-            502: "Bad Gateway", 503: "Service Unavailable", 529: "Overloaded"}
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    401: "Unauthorized",
+    404: "Not Found",
+    408: "Request Timeout",
+    413: "Payload Too Large",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+    529: "Overloaded",
+}
 
 
 def _pieces(text: str, size: int) -> Iterator[str]:
     size = max(1, size)
     for start in range(0, len(text), size):
-        yield text[start:start + size]
+        yield text[start : start + size]
 
 
 def _dumps(value: Any) -> str:
@@ -169,8 +179,12 @@ def openai_events(turn: Turn, request: dict[str, Any], number: int, request_byte
     calls = turn.get("tool_calls", [])
     per_call: list[list[str]] = []
     for index, call in enumerate(calls):
-        first = {"index": index, "id": call.get("id", f"call_{number}_{index}"), "type": "function",
-                 "function": {"name": call["name"], "arguments": ""}}
+        first = {
+            "index": index,
+            "id": call.get("id", f"call_{number}_{index}"),
+            "type": "function",
+            "function": {"name": call["name"], "arguments": ""},
+        }
         frags = [f'{delta_prefix}"tool_calls":[{_dumps(first)}]{delta_suffix}']
         for piece in _pieces(_args_text(call), size):
             frag = {"index": index, "function": {"arguments": piece}}
@@ -192,9 +206,15 @@ def openai_events(turn: Turn, request: dict[str, Any], number: int, request_byte
     if turn.get("usage", {}) is not None:
         u = _usage_numbers(turn, request_bytes, _answer_chars(turn))
         prompt = u["input"] + u["cache_read"] + u["cache_write"]
-        usage = {"prompt_tokens": prompt, "completion_tokens": u["output"], "total_tokens": prompt + u["output"],
-                 "prompt_tokens_details": {"cached_tokens": u["cache_read"] + u["cache_write"],
-                                           "cache_write_tokens": u["cache_write"]}}
+        usage = {
+            "prompt_tokens": prompt,
+            "completion_tokens": u["output"],
+            "total_tokens": prompt + u["output"],
+            "prompt_tokens_details": {
+                "cached_tokens": u["cache_read"] + u["cache_write"],
+                "cache_write_tokens": u["cache_write"],
+            },
+        }
         out.append(head + f'"choices":[],"usage":{_dumps(usage)}}}')
     if turn.get("done", True):
         out.append("[DONE]")
@@ -213,26 +233,44 @@ def anthropic_events(turn: Turn, request: dict[str, Any], number: int, request_b
     def emit(name: str, payload: dict[str, Any]) -> None:
         out.append((name, _dumps({"type": name, **payload})))
 
-    emit("message_start", {"message": {
-        "id": turn.get("id", f"msg_fake_{number}"), "type": "message", "role": "assistant", "content": [],
-        "model": turn.get("model", request.get("model", "fake")), "stop_reason": None, "stop_sequence": None,
-        "usage": {"input_tokens": u["input"], "output_tokens": 1, "cache_read_input_tokens": u["cache_read"],
-                  "cache_creation_input_tokens": u["cache_write"]}}})
+    emit(
+        "message_start",
+        {
+            "message": {
+                "id": turn.get("id", f"msg_fake_{number}"),
+                "type": "message",
+                "role": "assistant",
+                "content": [],
+                "model": turn.get("model", request.get("model", "fake")),
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {
+                    "input_tokens": u["input"],
+                    "output_tokens": 1,
+                    "cache_read_input_tokens": u["cache_read"],
+                    "cache_creation_input_tokens": u["cache_write"],
+                },
+            }
+        },
+    )
     index = 0
     if "redacted_thinking" in turn:
-        emit("content_block_start", {"index": index, "content_block": {
-            "type": "redacted_thinking", "data": turn["redacted_thinking"]}})
+        emit(
+            "content_block_start",
+            {"index": index, "content_block": {"type": "redacted_thinking", "data": turn["redacted_thinking"]}},
+        )
         emit("content_block_stop", {"index": index})
         index += 1
     if turn.get("thinking"):
-        emit("content_block_start", {"index": index, "content_block": {"type": "thinking", "thinking": "",
-                                                                       "signature": ""}})
+        emit(
+            "content_block_start",
+            {"index": index, "content_block": {"type": "thinking", "thinking": "", "signature": ""}},
+        )
         for piece in _pieces(turn["thinking"], size):
             emit("content_block_delta", {"index": index, "delta": {"type": "thinking_delta", "thinking": piece}})
         signature = turn.get("thinking_signature", "sig-1")
         if signature is not None:
-            emit("content_block_delta", {"index": index, "delta": {"type": "signature_delta",
-                                                                   "signature": signature}})
+            emit("content_block_delta", {"index": index, "delta": {"type": "signature_delta", "signature": signature}})
         emit("content_block_stop", {"index": index})
         index += 1
     text = turn.get("text", "") * int(turn.get("text_repeat", 1))
@@ -244,20 +282,30 @@ def anthropic_events(turn: Turn, request: dict[str, Any], number: int, request_b
         index += 1
     calls = turn.get("tool_calls", [])
     for call_number, call in enumerate(calls):
-        emit("content_block_start", {"index": index, "content_block": {
-            "type": "tool_use", "id": call.get("id", f"toolu_{number}_{call_number}"), "name": call["name"],
-            "input": {}}})
+        emit(
+            "content_block_start",
+            {
+                "index": index,
+                "content_block": {
+                    "type": "tool_use",
+                    "id": call.get("id", f"toolu_{number}_{call_number}"),
+                    "name": call["name"],
+                    "input": {},
+                },
+            },
+        )
         for piece in _pieces(_args_text(call), size):
-            emit("content_block_delta", {"index": index, "delta": {"type": "input_json_delta",
-                                                                   "partial_json": piece}})
+            emit("content_block_delta", {"index": index, "delta": {"type": "input_json_delta", "partial_json": piece}})
         emit("content_block_stop", {"index": index})
         index += 1
     if "error_event" in turn:
         emit("error", {"error": turn["error_event"]})
         return out
     stop = turn.get("finish_reason", "tool_use" if calls else "end_turn")
-    emit("message_delta", {"delta": {"stop_reason": stop, "stop_sequence": None},
-                           "usage": {"output_tokens": u["output"]}})
+    emit(
+        "message_delta",
+        {"delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": u["output"]}},
+    )
     emit("message_stop", {})
     return out
 
@@ -268,8 +316,15 @@ def anthropic_events(turn: Turn, request: dict[str, Any], number: int, request_b
 class FakeLLMServer:
     """A scripted server; see the module docstring for the script format and usage."""
 
-    def __init__(self, turns: list[Turn] | None = None, *, log_path: str | Path | None = None,
-                 loop: bool = False, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self,
+        turns: list[Turn] | None = None,
+        *,
+        log_path: str | Path | None = None,
+        loop: bool = False,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
         self._script: list[Turn] = list(turns or [])
         self._queue: deque[tuple[int, Turn]] = deque(enumerate(self._script))
         self._loop_script = loop
@@ -424,15 +479,27 @@ class FakeLLMServer:
         except ValueError:
             body = text
         turn_index, turn = self._next_turn()
-        entry = {"index": len(self.requests), "method": method, "path": path, "headers": headers, "body": body,
-                 "turn": turn_index, "client_closed": False}
+        entry = {
+            "index": len(self.requests),
+            "method": method,
+            "path": path,
+            "headers": headers,
+            "body": body,
+            "turn": turn_index,
+            "client_closed": False,
+        }
         self.requests.append(entry)
         if self._log_path is not None:
             with self._log_path.open("a", encoding="utf-8") as log:
                 log.write(json.dumps({k: v for k, v in entry.items() if k != "client_closed"}) + "\n")
         if turn is None:
-            await self._send_plain(writer, 500, _dumps({"error": {"message": "fake server: no scripted turn left"}}),
-                                   "application/json", {})
+            await self._send_plain(
+                writer,
+                500,
+                _dumps({"error": {"message": "fake server: no scripted turn left"}}),
+                "application/json",
+                {},
+            )
             return True
         if turn.get("delay_first"):
             await asyncio.sleep(float(turn["delay_first"]))
@@ -440,8 +507,9 @@ class FakeLLMServer:
         if not 200 <= status < 300:
             err_body = turn.get("body", {"error": {"message": f"fake error {status}"}})
             payload = err_body if isinstance(err_body, str) else _dumps(err_body)
-            await self._send_plain(writer, status, payload, turn.get("content_type", "application/json"),
-                                   turn.get("headers", {}))
+            await self._send_plain(
+                writer, status, payload, turn.get("content_type", "application/json"), turn.get("headers", {})
+            )
             return True
         request = body if isinstance(body, dict) else {}
         writes = self._body_writes(turn, path, request, len(body_bytes), len(self.requests))
@@ -453,20 +521,32 @@ class FakeLLMServer:
             raw = turn["raw"]
             writes = [raw.encode()] if isinstance(raw, str) else [item.encode() for item in raw]
         elif path.rstrip("/").endswith("/messages"):
-            writes = [f"event: {name}{nl}data: {data}{nl}{nl}".encode()
-                      for name, data in anthropic_events(turn, request, number, nbytes)]
+            writes = [
+                f"event: {name}{nl}data: {data}{nl}{nl}".encode()
+                for name, data in anthropic_events(turn, request, number, nbytes)
+            ]
         else:
             writes = [f"data: {data}{nl}{nl}".encode() for data in openai_events(turn, request, number, nbytes)]
         split = turn.get("split_bytes")
         if split:
             whole = b"".join(writes)
-            writes = [whole[i:i + int(split)] for i in range(0, len(whole), int(split))]
+            writes = [whole[i : i + int(split)] for i in range(0, len(whole), int(split))]
         return writes
 
-    async def _stream(self, writer: asyncio.StreamWriter, reader: asyncio.StreamReader, turn: Turn,
-                      writes: list[bytes], entry: dict[str, Any]) -> bool:
-        headers = {"content-type": turn.get("content_type", "text/event-stream"), "cache-control": "no-cache",
-                   "transfer-encoding": "chunked", **turn.get("headers", {})}
+    async def _stream(
+        self,
+        writer: asyncio.StreamWriter,
+        reader: asyncio.StreamReader,
+        turn: Turn,
+        writes: list[bytes],
+        entry: dict[str, Any],
+    ) -> bool:
+        headers = {
+            "content-type": turn.get("content_type", "text/event-stream"),
+            "cache-control": "no-cache",
+            "transfer-encoding": "chunked",
+            **turn.get("headers", {}),
+        }
         status = int(turn.get("status", 200))
         writer.write(self._head(status, headers))
         await writer.drain()
@@ -507,8 +587,9 @@ class FakeLLMServer:
         lines += [f"{name}: {value}" for name, value in headers.items()]
         return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 
-    async def _send_plain(self, writer: asyncio.StreamWriter, status: int, body: str, content_type: str,
-                          extra: dict[str, str]) -> None:
+    async def _send_plain(
+        self, writer: asyncio.StreamWriter, status: int, body: str, content_type: str, extra: dict[str, str]
+    ) -> None:
         data = body.encode()
         headers = {"content-type": content_type, "content-length": str(len(data)), **extra}
         writer.write(self._head(status, headers) + data)
@@ -520,13 +601,14 @@ def load_script(path: str | Path) -> list[Turn]:
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     turns = data.get("turns") if isinstance(data, dict) else data
     if not isinstance(turns, list) or not all(isinstance(t, dict) for t in turns):
-        raise ValueError(f"{path}: expected a JSON list of turn objects (or {{\"turns\": [...]}})")
+        raise ValueError(f'{path}: expected a JSON list of turn objects (or {{"turns": [...]}})')
     return turns
 
 
 async def _serve(args: argparse.Namespace) -> None:
-    server = FakeLLMServer(load_script(args.script) if args.script else [], log_path=args.log, loop=args.loop,
-                           port=args.port)
+    server = FakeLLMServer(
+        load_script(args.script) if args.script else [], log_path=args.log, loop=args.loop, port=args.port
+    )
     await server.start()
     print(server.base_url, flush=True)
     stop = asyncio.Event()

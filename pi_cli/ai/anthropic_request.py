@@ -46,8 +46,9 @@ def _user_blocks(content: str | list[Any]) -> list[dict[str, Any]]:
         if block.get("type") == "text" and block.get("text", "").strip():
             blocks.append({"type": "text", "text": block["text"]})
         elif block.get("type") == "image":
-            blocks.append({"type": "image", "source": {"type": "base64", "media_type": block["mimeType"],
-                                                       "data": block["data"]}})
+            blocks.append(
+                {"type": "image", "source": {"type": "base64", "media_type": block["mimeType"], "data": block["data"]}}
+            )
     return blocks
 
 
@@ -68,8 +69,14 @@ def _assistant_blocks(content: list[Any]) -> list[dict[str, Any]]:
             elif block.get("thinking", "").strip():
                 blocks.append({"type": "text", "text": block["thinking"]})
         elif kind == "toolCall":
-            blocks.append({"type": "tool_use", "id": _tool_id(block["id"]), "name": block["name"],
-                           "input": block.get("arguments") or {}})
+            blocks.append(
+                {
+                    "type": "tool_use",
+                    "id": _tool_id(block["id"]),
+                    "name": block["name"],
+                    "input": block.get("arguments") or {},
+                }
+            )
     return blocks
 
 
@@ -81,10 +88,16 @@ def _tool_result_block(result: dict[str, Any]) -> dict[str, Any]:
         content = "\n".join(texts)
     else:
         content = [{"type": "text", "text": t} for t in texts] or [{"type": "text", "text": "(see attached image)"}]
-        content += [{"type": "image", "source": {"type": "base64", "media_type": i["mimeType"], "data": i["data"]}}
-                    for i in images]
-    return {"type": "tool_result", "tool_use_id": _tool_id(result["toolCallId"]), "content": content,
-            "is_error": bool(result.get("isError"))}
+        content += [
+            {"type": "image", "source": {"type": "base64", "media_type": i["mimeType"], "data": i["data"]}}
+            for i in images
+        ]
+    return {
+        "type": "tool_result",
+        "tool_use_id": _tool_id(result["toolCallId"]),
+        "content": content,
+        "is_error": bool(result.get("isError")),
+    }
 
 
 def convert_messages(model: Model, context: Context) -> list[dict[str, Any]]:
@@ -139,8 +152,12 @@ def _thinking(body: dict[str, Any], model: Model, options: StreamOptions) -> boo
 def build_request(model: Model, context: Context, options: StreamOptions) -> tuple[str, dict[str, str], dict[str, Any]]:
     """``(url, headers, body)`` for one streamed messages request."""
     compat = model.get("compat") or {}
-    body: dict[str, Any] = {"model": model["id"], "messages": convert_messages(model, context), "stream": True,
-                            "max_tokens": options.max_tokens or max(1, model["maxTokens"] // 3)}
+    body: dict[str, Any] = {
+        "model": model["id"],
+        "messages": convert_messages(model, context),
+        "stream": True,
+        "max_tokens": options.max_tokens or max(1, model["maxTokens"] // 3),
+    }
     mark = _cache_mark()
     system = context.get("systemPrompt")
     if system:
@@ -154,9 +171,15 @@ def build_request(model: Model, context: Context, options: StreamOptions) -> tup
         body["tools"] = []
         for tool in tools:
             params = tool["parameters"] or {}
-            entry: dict[str, Any] = {"name": tool["name"], "description": tool["description"],
-                                     "input_schema": {"type": "object", "properties": params.get("properties", {}),
-                                                      "required": params.get("required", [])}}
+            entry: dict[str, Any] = {
+                "name": tool["name"],
+                "description": tool["description"],
+                "input_schema": {
+                    "type": "object",
+                    "properties": params.get("properties", {}),
+                    "required": params.get("required", []),
+                },
+            }
             if eager:
                 entry["eager_input_streaming"] = True
             body["tools"].append(entry)
@@ -164,8 +187,12 @@ def build_request(model: Model, context: Context, options: StreamOptions) -> tup
     messages = body["messages"]
     if messages and messages[-1]["role"] == "user" and messages[-1]["content"]:
         messages[-1]["content"][-1]["cache_control"] = mark
-    headers = {"content-type": "application/json", "accept": "application/json",
-               "anthropic-version": API_VERSION, "anthropic-dangerous-direct-browser-access": "true"}
+    headers = {
+        "content-type": "application/json",
+        "accept": "application/json",
+        "anthropic-version": API_VERSION,
+        "anthropic-dangerous-direct-browser-access": "true",
+    }
     if options.api_key:
         headers["x-api-key"] = options.api_key
     betas = []

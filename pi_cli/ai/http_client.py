@@ -52,8 +52,10 @@ def get_client() -> httpx.AsyncClient:
     loop = asyncio.get_running_loop()
     client = _clients.get(id(loop))
     if client is None or client.is_closed:
-        client = httpx.AsyncClient(timeout=httpx.Timeout(300.0, connect=10.0, write=30.0, pool=10.0),
-                                   limits=httpx.Limits(max_connections=32, max_keepalive_connections=8))
+        client = httpx.AsyncClient(
+            timeout=httpx.Timeout(300.0, connect=10.0, write=30.0, pool=10.0),
+            limits=httpx.Limits(max_connections=32, max_keepalive_connections=8),
+        )
         _clients[id(loop)] = client
     return client
 
@@ -148,9 +150,17 @@ def backoff_delay(attempt: int, base_s: float) -> float:
     return delay * (1 - 0.25 * random.random())
 
 
-async def open_stream(url: str, headers: dict[str, str], body: bytes, options: StreamOptions, scope: AbortScope,
-                      provider: str, *, error_style: str = "openai",
-                      secrets: Iterable[str | None] = ()) -> httpx.Response:
+async def open_stream(
+    url: str,
+    headers: dict[str, str],
+    body: bytes,
+    options: StreamOptions,
+    scope: AbortScope,
+    provider: str,
+    *,
+    error_style: str = "openai",
+    secrets: Iterable[str | None] = (),
+) -> httpx.Response:
     """POST ``body`` and return the streaming 2xx response; see the module docstring for retries."""
     client = get_client()
     secrets = list(secrets)
@@ -162,8 +172,7 @@ async def open_stream(url: str, headers: dict[str, str], body: bytes, options: S
     while True:
         if scope.aborted:
             raise AbortedError()
-        request = client.build_request("POST", url, headers=headers, content=body,
-                                       timeout=request_timeout(options))
+        request = client.build_request("POST", url, headers=headers, content=body, timeout=request_timeout(options))
         server_delay: float | None = None
         scope.waiting = True
         try:
@@ -198,8 +207,9 @@ async def open_stream(url: str, headers: dict[str, str], body: bytes, options: S
         if not retry or attempt >= options.max_retries:
             raise ProviderError(message)
         if server_delay is not None and server_delay > cap_s:
-            raise ProviderError(f"Server requested {math.ceil(server_delay)}s retry delay "
-                                f"(max: {math.ceil(cap_s)}s). {message}")
+            raise ProviderError(
+                f"Server requested {math.ceil(server_delay)}s retry delay (max: {math.ceil(cap_s)}s). {message}"
+            )
         delay = server_delay if server_delay is not None else backoff_delay(attempt, base_s)
         await scope.sleep(delay)
         attempt += 1
@@ -235,8 +245,9 @@ def is_json_response(response: httpx.Response) -> bool:
     return "json" in content_type and "event-stream" not in content_type
 
 
-async def json_body_error(response: httpx.Response, provider: str, style: str = "openai",
-                          secrets: Iterable[str | None] = ()) -> str:
+async def json_body_error(
+    response: httpx.Response, provider: str, style: str = "openai", secrets: Iterable[str | None] = ()
+) -> str:
     """The error message of a JSON body that arrived where a stream was expected."""
     text = await _read_bounded(response)
     return format_http_error(response.status_code, text, provider, style=style, secrets=secrets)

@@ -17,7 +17,9 @@ BODY_EXCERPT_CHARS = 1000
 
 _SECRET_PATTERNS = [
     # header lines or JSON members naming a credential
-    re.compile(r"(?i)((?:authorization|x-api-key|api[-_]?key|x-goog-api-key)[\"']?\s*[:=]\s*[\"']?)(?:bearer\s+)?[^\s\"',}&]+"),
+    re.compile(
+        r"(?i)((?:authorization|x-api-key|api[-_]?key|x-goog-api-key)[\"']?\s*[:=]\s*[\"']?)(?:bearer\s+)?[^\s\"',}&]+"
+    ),
     re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}"),
     re.compile(r"(?i)([?&](?:key|api_key|apikey|access_token|token)=)[^&\s\"']+"),
     re.compile(r"()\bsk-[A-Za-z0-9_-]{12,}"),
@@ -39,8 +41,9 @@ def _excerpt(text: str) -> str:
     return text if len(text) <= BODY_EXCERPT_CHARS else text[:BODY_EXCERPT_CHARS] + "…"
 
 
-def format_http_error(status: int, body: str, provider: str, *, style: str = "openai",
-                      secrets: Iterable[str | None] = ()) -> str:
+def format_http_error(
+    status: int, body: str, provider: str, *, style: str = "openai", secrets: Iterable[str | None] = ()
+) -> str:
     """``"<status> <message> (provider: <name>)"`` from a non-2xx response body.
 
     ``style="openai"`` takes ``error.message`` from a JSON body (OpenRouter's ``error.metadata.raw``

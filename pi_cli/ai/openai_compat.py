@@ -62,10 +62,22 @@ def detect_compat(model: Model) -> dict[str, Any]:
     is_chutes = "chutes.ai" in url
     is_groq = provider == "groq" or "groq.com" in url
     is_local = provider in _LOCAL_PROVIDERS or (
-        provider not in {"openai", "openrouter"} and host in {"localhost", "127.0.0.1", "0.0.0.0", "::1"}
-        and port in _LOCAL_PORTS)
-    non_standard = (provider == "cerebras" or "cerebras.ai" in url or is_xai or is_chutes or is_deepseek or is_zai
-                    or is_moonshot or provider == "opencode" or "opencode.ai" in url or is_cf)
+        provider not in {"openai", "openrouter"}
+        and host in {"localhost", "127.0.0.1", "0.0.0.0", "::1"}
+        and port in _LOCAL_PORTS
+    )
+    non_standard = (
+        provider == "cerebras"
+        or "cerebras.ai" in url
+        or is_xai
+        or is_chutes
+        or is_deepseek
+        or is_zai
+        or is_moonshot
+        or provider == "opencode"
+        or "opencode.ai" in url
+        or is_cf
+    )
     out: dict[str, Any] = {}
     if non_standard or is_mistral or is_local:
         out["supportsStore"] = False

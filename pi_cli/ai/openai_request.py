@@ -77,8 +77,12 @@ def convert_messages(model: Model, context: Context, compat: dict[str, Any]) -> 
                 entry["name"] = result["toolName"]
             out.append(entry)
             if images and vision:
-                out.append({"role": "user", "content": [{"type": "text", "text": TOOL_IMAGES_TEXT},
-                                                        *_user_parts(images, True)]})
+                out.append(
+                    {
+                        "role": "user",
+                        "content": [{"type": "text", "text": TOOL_IMAGES_TEXT}, *_user_parts(images, True)],
+                    }
+                )
         last_role = role
     return out
 
@@ -97,10 +101,14 @@ def _assistant(message: dict[str, Any], compat: dict[str, Any], provider: str) -
     if texts:
         entry["content"] = "".join(texts)
     if calls:
-        entry["tool_calls"] = [{"id": _tool_id(c["id"], provider), "type": "function",
-                                "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments") or {},
-                                                                                        ensure_ascii=False)}}
-                               for c in calls]
+        entry["tool_calls"] = [
+            {
+                "id": _tool_id(c["id"], provider),
+                "type": "function",
+                "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments") or {}, ensure_ascii=False)},
+            }
+            for c in calls
+        ]
     if compat["requiresReasoningContentOnAssistantMessages"] and "reasoning_content" not in entry:
         entry["reasoning_content"] = ""
     if entry["content"] is None and not calls:
@@ -170,8 +178,7 @@ def _mark_cache(body: dict[str, Any]) -> None:
 def build_request(model: Model, context: Context, options: StreamOptions) -> tuple[str, dict[str, str], dict[str, Any]]:
     """``(url, headers, body)`` for one streamed chat-completions request."""
     compat = resolve_compat(model)
-    body: dict[str, Any] = {"model": model["id"], "messages": convert_messages(model, context, compat),
-                            "stream": True}
+    body: dict[str, Any] = {"model": model["id"], "messages": convert_messages(model, context, compat), "stream": True}
     if compat["supportsUsageInStreaming"]:
         body["stream_options"] = {"include_usage": True}
     if compat["supportsStore"]:
@@ -184,8 +191,11 @@ def build_request(model: Model, context: Context, options: StreamOptions) -> tup
     if tools:
         body["tools"] = []
         for tool in tools:
-            function: dict[str, Any] = {"name": tool["name"], "description": tool["description"],
-                                        "parameters": tool["parameters"]}
+            function: dict[str, Any] = {
+                "name": tool["name"],
+                "description": tool["description"],
+                "parameters": tool["parameters"],
+            }
             if compat["supportsStrictMode"]:
                 function["strict"] = False
             body["tools"].append({"type": "function", "function": function})

@@ -11,28 +11,30 @@ import re
 from typing import Any
 
 _OVERFLOW = re.compile(
-    "|".join([
-        r"prompt is too long",
-        r"request_too_large",
-        r"input is too long for requested model",
-        r"exceeds the context window",
-        r"input token count.*exceeds the maximum",
-        r"maximum prompt length is \d+",
-        r"reduce the length of the messages",
-        r"maximum context length is \d+ tokens",
-        r"exceeds the limit of \d+",
-        r"exceeds the available context size",
-        r"greater than the context length",
-        r"context window exceeds limit",
-        r"exceeded model token limit",
-        r"too large for model with \d+ maximum context length",
-        r"model_context_window_exceeded",
-        r"prompt too long; exceeded (?:max )?context length",
-        r"context[_ ]length[_ ]exceeded",
-        r"too many tokens",
-        r"token limit exceeded",
-        r"^4(?:00|13)\s*(?:status code)?\s*\(no body\)",
-    ]),
+    "|".join(
+        [
+            r"prompt is too long",
+            r"request_too_large",
+            r"input is too long for requested model",
+            r"exceeds the context window",
+            r"input token count.*exceeds the maximum",
+            r"maximum prompt length is \d+",
+            r"reduce the length of the messages",
+            r"maximum context length is \d+ tokens",
+            r"exceeds the limit of \d+",
+            r"exceeds the available context size",
+            r"greater than the context length",
+            r"context window exceeds limit",
+            r"exceeded model token limit",
+            r"too large for model with \d+ maximum context length",
+            r"model_context_window_exceeded",
+            r"prompt too long; exceeded (?:max )?context length",
+            r"context[_ ]length[_ ]exceeded",
+            r"too many tokens",
+            r"token limit exceeded",
+            r"^4(?:00|13)\s*(?:status code)?\s*\(no body\)",
+        ]
+    ),
     re.IGNORECASE,
 )
 _NOT_OVERFLOW = re.compile(r"^(?:Throttling error|Service unavailable):|rate limit|too many requests", re.IGNORECASE)

@@ -12,8 +12,16 @@ _ID_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 def new_output(model: Model) -> AssistantMessage:
     """The message a provider fills while streaming (``timestamp`` = request start)."""
-    return {"role": "assistant", "content": [], "api": model["api"], "provider": model["provider"],
-            "model": model["id"], "usage": empty_usage(), "stopReason": "stop", "timestamp": now_ms()}
+    return {
+        "role": "assistant",
+        "content": [],
+        "api": model["api"],
+        "provider": model["provider"],
+        "model": model["id"],
+        "usage": empty_usage(),
+        "stopReason": "stop",
+        "timestamp": now_ms(),
+    }
 
 
 def apply_cost(model: Model, usage: Usage) -> None:

@@ -34,12 +34,16 @@ def _strip_images(content: list[Any]) -> list[Any]:
 
 
 def _same_model(message: AssistantMessage, model: Model) -> bool:
-    return (message.get("provider") == model["provider"] and message.get("api") == model["api"]
-            and message.get("model") == model["id"])
+    return (
+        message.get("provider") == model["provider"]
+        and message.get("api") == model["api"]
+        and message.get("model") == model["id"]
+    )
 
 
-def transform_messages(messages: list[Message], model: Model,
-                       normalize_id: Callable[[str], str] | None = None) -> list[Message]:
+def transform_messages(
+    messages: list[Message], model: Model, normalize_id: Callable[[str], str] | None = None
+) -> list[Message]:
     """The replayable history for ``model`` (see the module docstring)."""
     vision = "image" in model.get("input", ["text"])
     id_map: dict[str, str] = {}
@@ -50,8 +54,13 @@ def transform_messages(messages: list[Message], model: Model,
     def flush_pending() -> None:
         for call_id, name in pending.items():
             synthetic: ToolResultMessage = {
-                "role": "toolResult", "toolCallId": call_id, "toolName": name,
-                "content": [{"type": "text", "text": NO_RESULT_TEXT}], "isError": True, "timestamp": now_ms()}
+                "role": "toolResult",
+                "toolCallId": call_id,
+                "toolName": name,
+                "content": [{"type": "text", "text": NO_RESULT_TEXT}],
+                "isError": True,
+                "timestamp": now_ms(),
+            }
             out.append(synthetic)
         pending.clear()
 
@@ -69,11 +78,17 @@ def transform_messages(messages: list[Message], model: Model,
                 continue
             new_id = id_map.get(result["toolCallId"], result["toolCallId"])
             pending.pop(new_id, None)
-            if new_id != result["toolCallId"] or (not vision and any(
-                    b.get("type") == "image" for b in result["content"])):
-                result = cast(ToolResultMessage, {**result, "toolCallId": new_id,
-                                                  "content": result["content"] if vision
-                                                  else _strip_images(result["content"])})
+            if new_id != result["toolCallId"] or (
+                not vision and any(b.get("type") == "image" for b in result["content"])
+            ):
+                result = cast(
+                    ToolResultMessage,
+                    {
+                        **result,
+                        "toolCallId": new_id,
+                        "content": result["content"] if vision else _strip_images(result["content"]),
+                    },
+                )
             out.append(result)
         else:
             assistant = cast(AssistantMessage, message)
@@ -94,8 +109,9 @@ def transform_messages(messages: list[Message], model: Model,
     return out
 
 
-def _foreign_assistant(message: AssistantMessage, normalize_id: Callable[[str], str] | None,
-                       id_map: dict[str, str]) -> AssistantMessage:
+def _foreign_assistant(
+    message: AssistantMessage, normalize_id: Callable[[str], str] | None, id_map: dict[str, str]
+) -> AssistantMessage:
     content: list[Any] = []
     for block in message["content"]:
         kind = block.get("type")

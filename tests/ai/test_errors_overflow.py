@@ -17,7 +17,8 @@ def _failed(message: str) -> dict[str, Any]:
 def test_openai_style_uses_error_message_and_openrouter_raw() -> None:
     body = '{"error": {"message": "Provider returned error", "metadata": {"raw": "upstream said no"}}}'
     assert format_http_error(502, body, "openrouter") == (
-        "502 Provider returned error (provider: openrouter)\nupstream said no")
+        "502 Provider returned error (provider: openrouter)\nupstream said no"
+    )
 
 
 def test_anthropic_style_keeps_the_body_and_empty_bodies() -> None:
@@ -31,13 +32,16 @@ def test_long_bodies_are_cut() -> None:
     assert len(format_http_error(500, "x" * 50_000, "p")) < 1100
 
 
-@pytest.mark.parametrize("text", [
-    "Authorization: Bearer sk-abcdefghijklmnopqrstuv",
-    '{"x-api-key": "sk-ant-api03-abcdefghijklmnop"}',
-    "GET https://host/v1/models?key=AIzaSyA-very-secret&alt=sse",
-    "api_key=abcd1234efgh",
-    "leaked sk-proj-ABCDEFGHIJKLMNOPQRST in text",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Authorization: Bearer sk-abcdefghijklmnopqrstuv",
+        '{"x-api-key": "sk-ant-api03-abcdefghijklmnop"}',
+        "GET https://host/v1/models?key=AIzaSyA-very-secret&alt=sse",
+        "api_key=abcd1234efgh",
+        "leaked sk-proj-ABCDEFGHIJKLMNOPQRST in text",
+    ],
+)
 def test_redaction_patterns(text: str) -> None:
     cleaned = redact(text)
     assert "***" in cleaned
@@ -54,26 +58,33 @@ def test_stream_error_object() -> None:
     assert message.startswith("502 Upstream error\nr")
 
 
-@pytest.mark.parametrize("message", [
-    "400 prompt is too long: 213462 tokens > 200000 maximum",
-    '413 {"type":"error","error":{"type":"request_too_large"}}',
-    "400 This model's maximum context length is 128000 tokens. However, you requested 130000",
-    "400 Your input exceeds the context window of this model",
-    "400 Please reduce the length of the messages or completion.",
-    "413 status code (no body)",
-    "400 (no body)",
-    "500 prompt too long; exceeded max context length by 100 tokens",
-    "context_length_exceeded",
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "400 prompt is too long: 213462 tokens > 200000 maximum",
+        '413 {"type":"error","error":{"type":"request_too_large"}}',
+        "400 This model's maximum context length is 128000 tokens. However, you requested 130000",
+        "400 Your input exceeds the context window of this model",
+        "400 Please reduce the length of the messages or completion.",
+        "413 status code (no body)",
+        "400 (no body)",
+        "500 prompt too long; exceeded max context length by 100 tokens",
+        "context_length_exceeded",
+    ],
+)
 def test_overflow_messages(message: str) -> None:
     assert is_context_overflow(_failed(message))
     assert not is_retryable_error(_failed(message))
 
 
-@pytest.mark.parametrize("message", [
-    "429 Too many tokens, rate limit exceeded", "Throttling error: Too many tokens, please wait",
-    "401 invalid api key",
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "429 Too many tokens, rate limit exceeded",
+        "Throttling error: Too many tokens, please wait",
+        "401 invalid api key",
+    ],
+)
 def test_not_overflow(message: str) -> None:
     assert not is_context_overflow(_failed(message))
 
@@ -86,18 +97,21 @@ def test_silent_and_truncation_overflow() -> None:
     assert not is_context_overflow({**truncated, "usage": {**truncated["usage"], "output": 5}}, 200_000)
 
 
-@pytest.mark.parametrize(("message", "retry"), [
-    ('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}', True),
-    ("429 Rate limit reached for requests", True),
-    ("503 Service Unavailable (provider: x)", True),
-    ("Connection error. (provider: x: peer closed connection)", True),
-    ("Request timed out. (provider: x)", True),
-    ("Stream ended without finish_reason (provider: x)", True),
-    ("Anthropic stream ended before message_stop (provider: anthropic)", True),
-    ("401 Incorrect API key provided", False),
-    ("404 model not found", False),
-    ("Provider finish_reason: content_filter", False),
-])
+@pytest.mark.parametrize(
+    ("message", "retry"),
+    [
+        ('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}', True),
+        ("429 Rate limit reached for requests", True),
+        ("503 Service Unavailable (provider: x)", True),
+        ("Connection error. (provider: x: peer closed connection)", True),
+        ("Request timed out. (provider: x)", True),
+        ("Stream ended without finish_reason (provider: x)", True),
+        ("Anthropic stream ended before message_stop (provider: anthropic)", True),
+        ("401 Incorrect API key provided", False),
+        ("404 model not found", False),
+        ("Provider finish_reason: content_filter", False),
+    ],
+)
 def test_retryable_classifier(message: str, retry: bool) -> None:
     assert is_retryable_error(_failed(message)) is retry
     assert not is_retryable_error({"stopReason": "aborted", "errorMessage": message})

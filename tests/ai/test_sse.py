@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from pi_cli.ai.sse import SSEDecoder, SSEEvent, decode_all
 
 STREAM = (
-    "event: message_start\r\ndata: {\"a\": \"caf\u00e9 \U0001f600\"}\r\n\r\n"
+    'event: message_start\r\ndata: {"a": "caf\u00e9 \U0001f600"}\r\n\r\n'
     ": keep-alive comment\n\n"
     "data: line one\ndata: line two\n\n"
     "id: 7\nretry: 100\nunknown: x\ndata:no-space\r\r"
@@ -17,7 +17,7 @@ STREAM = (
 ).encode()
 
 EXPECTED = [
-    SSEEvent("message_start", "{\"a\": \"caf\u00e9 \U0001f600\"}"),
+    SSEEvent("message_start", '{"a": "caf\u00e9 \U0001f600"}'),
     SSEEvent("", "line one\nline two"),
     SSEEvent("", "no-space"),
     SSEEvent("", "\u2028 stays inside"),
@@ -43,13 +43,24 @@ def test_any_split_decodes_to_the_same_events(cuts: list[int]) -> None:
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["", "message_start", "ping"]),
-                          st.lists(st.text(alphabet=st.characters(blacklist_characters="\r\n",
-                                                                  blacklist_categories=("Cs",))),
-                                   min_size=1, max_size=3)), max_size=6),
-       st.sampled_from(["\n", "\r\n", "\r"]), st.data())
-def test_generated_events_survive_any_line_ending_and_split(events: list[tuple[str, list[str]]], newline: str,
-                                                           data: st.DataObject) -> None:
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["", "message_start", "ping"]),
+            st.lists(
+                st.text(alphabet=st.characters(blacklist_characters="\r\n", blacklist_categories=("Cs",))),
+                min_size=1,
+                max_size=3,
+            ),
+        ),
+        max_size=6,
+    ),
+    st.sampled_from(["\n", "\r\n", "\r"]),
+    st.data(),
+)
+def test_generated_events_survive_any_line_ending_and_split(
+    events: list[tuple[str, list[str]]], newline: str, data: st.DataObject
+) -> None:
     text = ""
     for name, lines in events:
         if name:

@@ -13,8 +13,16 @@ IMAGE = {"type": "image", "data": "AAAA", "mimeType": "image/png"}
 
 
 def _assistant(content: list[Any], model: str = "m1", stop: str = "toolUse") -> dict[str, Any]:
-    return {"role": "assistant", "content": content, "api": "openai-completions", "provider": "p1", "model": model,
-            "usage": {}, "stopReason": stop, "timestamp": 0}
+    return {
+        "role": "assistant",
+        "content": content,
+        "api": "openai-completions",
+        "provider": "p1",
+        "model": model,
+        "usage": {},
+        "stopReason": stop,
+        "timestamp": 0,
+    }
 
 
 def test_images_become_one_placeholder_for_text_models() -> None:
@@ -26,14 +34,27 @@ def test_images_become_one_placeholder_for_text_models() -> None:
 
 def test_foreign_thinking_becomes_text_and_ids_normalised() -> None:
     call = {"type": "toolCall", "id": "call|item/1", "name": "ls", "arguments": {}, "thoughtSignature": "s"}
-    foreign = _assistant([{"type": "thinking", "thinking": "deep", "thinkingSignature": "x"},
-                          {"type": "thinking", "thinking": "[Reasoning redacted]", "redacted": True}, call],
-                         model="other")
-    result = {"role": "toolResult", "toolCallId": "call|item/1", "toolName": "ls", "content": [], "isError": False,
-              "timestamp": 0}
+    foreign = _assistant(
+        [
+            {"type": "thinking", "thinking": "deep", "thinkingSignature": "x"},
+            {"type": "thinking", "thinking": "[Reasoning redacted]", "redacted": True},
+            call,
+        ],
+        model="other",
+    )
+    result = {
+        "role": "toolResult",
+        "toolCallId": "call|item/1",
+        "toolName": "ls",
+        "content": [],
+        "isError": False,
+        "timestamp": 0,
+    }
     out = transform_messages([foreign, result], MODEL, lambda i: safe_tool_id(i, 40))  # type: ignore[list-item]
-    assert out[0]["content"] == [{"type": "text", "text": "deep"},
-                                 {"type": "toolCall", "id": "call", "name": "ls", "arguments": {}}]
+    assert out[0]["content"] == [
+        {"type": "text", "text": "deep"},
+        {"type": "toolCall", "id": "call", "name": "ls", "arguments": {}},
+    ]
     assert out[1]["toolCallId"] == "call"
 
 
@@ -45,8 +66,7 @@ def test_same_model_keeps_signed_thinking() -> None:
 def test_errored_turns_dropped_and_missing_results_synthesised() -> None:
     call = {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {}}
     broken = _assistant([{"type": "toolCall", "id": "c9", "name": "x", "arguments": {}}], stop="error")
-    orphan = {"role": "toolResult", "toolCallId": "c9", "toolName": "x", "content": [], "isError": True,
-              "timestamp": 0}
+    orphan = {"role": "toolResult", "toolCallId": "c9", "toolName": "x", "content": [], "isError": True, "timestamp": 0}
     messages = [_assistant([call]), {"role": "user", "content": "next", "timestamp": 0}, broken, orphan]
     out = transform_messages(messages, MODEL)  # type: ignore[arg-type]
     assert [m["role"] for m in out] == ["assistant", "toolResult", "user"]

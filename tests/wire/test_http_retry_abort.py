@@ -8,12 +8,11 @@ import socket
 import time
 from typing import Any
 
-from conftest import API_KEY, anthropic_model, openai_model, options, run, types_of, user_context
-
 from pi_cli.ai.abort import AbortController
 from pi_cli.ai.overflow import is_context_overflow, is_retryable_error
 from pi_cli.ai.stream import stream
-from tools.fake_llm_server import FakeLLMServer
+
+from .helpers import API_KEY, FakeLLMServer, anthropic_model, openai_model, options, run, types_of, user_context
 
 
 async def test_429_retry_after_then_success(server: FakeLLMServer) -> None:
@@ -35,8 +34,9 @@ async def test_retry_after_ms_wins_over_retry_after(server: FakeLLMServer) -> No
 
 
 async def test_server_delay_above_cap_fails_at_once(server: FakeLLMServer) -> None:
-    server.add_turns([{"status": 429, "headers": {"retry-after": "120"},
-                       "body": {"error": {"message": "Rate limit reached"}}}])
+    server.add_turns(
+        [{"status": 429, "headers": {"retry-after": "120"}, "body": {"error": {"message": "Rate limit reached"}}}]
+    )
     began = time.monotonic()
     _, final = await run(openai_model(server), opts=options(max_retry_delay_ms=60_000))
     assert time.monotonic() - began < 5
@@ -67,8 +67,10 @@ async def test_x_should_retry_header_overrides(server: FakeLLMServer) -> None:
 
 
 async def test_prompt_too_long_is_overflow_without_retry(server: FakeLLMServer) -> None:
-    body = {"type": "error", "error": {"type": "invalid_request_error",
-                                       "message": "prompt is too long: 213462 tokens > 200000 maximum"}}
+    body = {
+        "type": "error",
+        "error": {"type": "invalid_request_error", "message": "prompt is too long: 213462 tokens > 200000 maximum"},
+    }
     server.add_turns([{"status": 400, "body": body}])
     _, final = await run(anthropic_model(server))
     assert final["errorMessage"].startswith("400 {")  # Anthropic style: the whole body
@@ -78,8 +80,12 @@ async def test_prompt_too_long_is_overflow_without_retry(server: FakeLLMServer) 
 
 
 async def test_413_empty_body_and_rate_limit_wording(server: FakeLLMServer) -> None:
-    server.add_turns([{"status": 413, "body": ""}, {"status": 429, "body": "Too many tokens, rate limit",
-                                                     "content_type": "text/plain"}])
+    server.add_turns(
+        [
+            {"status": 413, "body": ""},
+            {"status": 429, "body": "Too many tokens, rate limit", "content_type": "text/plain"},
+        ]
+    )
     _, first = await run(openai_model(server))
     assert first["errorMessage"].startswith("413 status code (no body)")
     assert is_context_overflow(first)
@@ -104,10 +110,18 @@ async def test_connection_refused_retries_then_connection_error() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    model: dict[str, Any] = {"id": "m", "name": "m", "api": "openai-completions", "provider": "local-test",
-                             "baseUrl": f"http://127.0.0.1:{port}/v1", "reasoning": False, "input": ["text"],
-                             "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
-                             "contextWindow": 1000, "maxTokens": 100}
+    model: dict[str, Any] = {
+        "id": "m",
+        "name": "m",
+        "api": "openai-completions",
+        "provider": "local-test",
+        "baseUrl": f"http://127.0.0.1:{port}/v1",
+        "reasoning": False,
+        "input": ["text"],
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+        "contextWindow": 1000,
+        "maxTokens": 100,
+    }
     events, final = await run(model)
     assert final["stopReason"] == "error"
     assert final["errorMessage"].startswith("Connection error.")
@@ -161,8 +175,15 @@ async def test_abort_mid_text_closes_socket(server: FakeLLMServer) -> None:
 
 
 async def test_abort_mid_tool_arguments_anthropic(server: FakeLLMServer) -> None:
-    server.add_turns([{"tool_calls": [{"name": "write", "arguments": {"path": "x.py", "content": "y" * 50}}],
-                       "chunk_size": 6, "stall_after": 5}])
+    server.add_turns(
+        [
+            {
+                "tool_calls": [{"name": "write", "arguments": {"path": "x.py", "content": "y" * 50}}],
+                "chunk_size": 6,
+                "stall_after": 5,
+            }
+        ]
+    )
     kinds, final, _ = await _abort_when(anthropic_model(server), lambda e: e["type"] == "toolcall_delta")
     assert final["stopReason"] == "aborted"
     assert final["content"][0]["type"] == "toolCall"

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import json
 
-from conftest import API_KEY, oa, openai_model, options, run, types_of, user_context
-
 from pi_cli.ai.overflow import is_retryable_error
 from pi_cli.ai.stream import stream
-from tools.fake_llm_server import FakeLLMServer
+
+from .helpers import API_KEY, FakeLLMServer, oa, openai_model, options, run, types_of, user_context
 
 
 async def test_text_stream_usage_cost_and_ids(server: FakeLLMServer) -> None:
-    server.add_turns([{"text": "Hello there, world", "chunk_size": 5,
-                       "usage": {"input": 100, "output": 9, "cache_read": 40}}])
+    server.add_turns(
+        [{"text": "Hello there, world", "chunk_size": 5, "usage": {"input": 100, "output": 9, "cache_read": 40}}]
+    )
     events, final = await run(openai_model(server))
     kinds = types_of(events)
     assert kinds[:2] == ["start", "text_start"]  # role-only first chunk opened nothing
@@ -36,8 +36,9 @@ async def test_utf8_split_across_writes(server: FakeLLMServer) -> None:
 
 
 async def test_crlf_and_bare_cr_line_endings(server: FakeLLMServer) -> None:
-    server.add_turns([{"text": "same result", "newline": "\r\n", "split_bytes": 7},
-                      {"text": "same result", "newline": "\r"}])
+    server.add_turns(
+        [{"text": "same result", "newline": "\r\n", "split_bytes": 7}, {"text": "same result", "newline": "\r"}]
+    )
     _, first = await run(openai_model(server))
     _, second = await run(openai_model(server))
     assert first["content"] == second["content"] == [{"type": "text", "text": "same result"}]
@@ -46,10 +47,21 @@ async def test_crlf_and_bare_cr_line_endings(server: FakeLLMServer) -> None:
 async def test_comments_multiline_data_and_no_space(server: FakeLLMServer) -> None:
     chunk = json.dumps({"id": "c9", "choices": [{"index": 0, "delta": {"content": "two"}, "finish_reason": None}]})
     head, tail = chunk[:12], chunk[12:]  # split at whitespace: the joining "\n" keeps the JSON valid
-    server.add_turns([{"raw": [": ping\n\n", ": OPENROUTER PROCESSING\n\n", oa({"content": "one "}),
-                               f"data: {head}\ndata: {tail}\n\n",
-                               "data:" + json.dumps({"choices": [{"index": 0, "delta": {"content": "!"}}]}) + "\n\n",
-                               oa(finish="stop"), "data: [DONE]\n\n"]}])
+    server.add_turns(
+        [
+            {
+                "raw": [
+                    ": ping\n\n",
+                    ": OPENROUTER PROCESSING\n\n",
+                    oa({"content": "one "}),
+                    f"data: {head}\ndata: {tail}\n\n",
+                    "data:" + json.dumps({"choices": [{"index": 0, "delta": {"content": "!"}}]}) + "\n\n",
+                    oa(finish="stop"),
+                    "data: [DONE]\n\n",
+                ]
+            }
+        ]
+    )
     _, final = await run(openai_model(server))
     assert final["content"][0]["text"] == "one two!"
     assert final["stopReason"] == "stop"
@@ -64,8 +76,9 @@ async def test_malformed_json_chunk_is_an_error_keeping_text(server: FakeLLMServ
 
 
 async def test_json_error_body_with_200_status(server: FakeLLMServer) -> None:
-    server.add_turns([{"raw": json.dumps({"error": {"message": "model overloaded, try later"}}),
-                       "content_type": "application/json"}])
+    server.add_turns(
+        [{"raw": json.dumps({"error": {"message": "model overloaded, try later"}}), "content_type": "application/json"}]
+    )
     _, final = await run(openai_model(server))
     assert final["stopReason"] == "error"
     assert "model overloaded, try later" in final["errorMessage"]
@@ -73,8 +86,19 @@ async def test_json_error_body_with_200_status(server: FakeLLMServer) -> None:
 
 async def test_usage_only_in_final_chunk_with_cache(server: FakeLLMServer) -> None:
     usage = {"prompt_tokens": 900, "completion_tokens": 40, "prompt_tokens_details": {"cached_tokens": 768}}
-    server.add_turns([{"raw": [oa({"role": "assistant", "content": ""}, usage=None), oa({"content": "x"}),
-                               oa(finish="stop"), oa(no_choices=True, usage=usage), "data: [DONE]\n\n"]}])
+    server.add_turns(
+        [
+            {
+                "raw": [
+                    oa({"role": "assistant", "content": ""}, usage=None),
+                    oa({"content": "x"}),
+                    oa(finish="stop"),
+                    oa(no_choices=True, usage=usage),
+                    "data: [DONE]\n\n",
+                ]
+            }
+        ]
+    )
     _, final = await run(openai_model(server))
     assert final["usage"]["input"] == 132 and final["usage"]["cacheRead"] == 768 and final["usage"]["output"] == 40
     assert final["usage"]["cost"]["total"] > 0
@@ -84,8 +108,18 @@ async def test_usage_in_choice_and_empty_first_choices(server: FakeLLMServer) ->
     moonshot_usage = {"prompt_tokens": 50, "completion_tokens": 5}
     first = {"id": "c2", "choices": [], "prompt_filter_results": [{"prompt_index": 0}]}
     last = {"id": "c2", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop", "usage": moonshot_usage}]}
-    server.add_turns([{"raw": [f"data: {json.dumps(first)}\n\n", oa({"content": "hi"}),
-                               f"data: {json.dumps(last)}\n\n", "data: [DONE]\n\n"]}])
+    server.add_turns(
+        [
+            {
+                "raw": [
+                    f"data: {json.dumps(first)}\n\n",
+                    oa({"content": "hi"}),
+                    f"data: {json.dumps(last)}\n\n",
+                    "data: [DONE]\n\n",
+                ]
+            }
+        ]
+    )
     _, final = await run(openai_model(server))
     assert final["content"][0]["text"] == "hi"
     assert (final["usage"]["input"], final["usage"]["output"]) == (50, 5)
@@ -112,14 +146,18 @@ async def test_tool_arguments_in_one_char_fragments(server: FakeLLMServer) -> No
 
 
 async def test_parallel_tool_calls_interleaved_by_index(server: FakeLLMServer) -> None:
-    calls = [{"name": "read", "arguments": {"path": "a.txt"}, "id": "call_a"},
-             {"name": "ls", "arguments": {"path": "dir/sub"}, "id": "call_b"}]
+    calls = [
+        {"name": "read", "arguments": {"path": "a.txt"}, "id": "call_a"},
+        {"name": "ls", "arguments": {"path": "dir/sub"}, "id": "call_b"},
+    ]
     server.add_turns([{"text": "Let me look.", "tool_calls": calls, "interleave_tools": True, "chunk_size": 4}])
     events, final = await run(openai_model(server))
     blocks = final["content"]
     assert [b["type"] for b in blocks] == ["text", "toolCall", "toolCall"]
     assert [(b["id"], b["name"], b["arguments"]) for b in blocks[1:]] == [
-        ("call_a", "read", {"path": "a.txt"}), ("call_b", "ls", {"path": "dir/sub"})]
+        ("call_a", "read", {"path": "a.txt"}),
+        ("call_b", "ls", {"path": "dir/sub"}),
+    ]
     ends = [e["contentIndex"] for e in events if e["type"] == "toolcall_end"]
     assert ends == [1, 2]
 
@@ -135,8 +173,14 @@ async def test_fragments_without_index_route_by_id_then_last(server: FakeLLMServ
 
 
 async def test_length_mid_tool_call_keeps_best_effort_args(server: FakeLLMServer) -> None:
-    server.add_turns([{"tool_calls": [{"name": "write", "arguments": '{"path": "a.py", "content": "print(1'}],
-                       "finish_reason": "length"}])
+    server.add_turns(
+        [
+            {
+                "tool_calls": [{"name": "write", "arguments": '{"path": "a.py", "content": "print(1'}],
+                "finish_reason": "length",
+            }
+        ]
+    )
     events, final = await run(openai_model(server))
     assert final["stopReason"] == "length"
     assert events[-1]["type"] == "done" and events[-1]["reason"] == "length"
@@ -145,8 +189,13 @@ async def test_length_mid_tool_call_keeps_best_effort_args(server: FakeLLMServer
 
 
 async def test_finish_reason_mapping(server: FakeLLMServer) -> None:
-    server.add_turns([{"text": "a", "finish_reason": "function_call"}, {"text": "b", "finish_reason": "content_filter"},
-                      {"text": "c", "finish_reason": "weird_reason"}])
+    server.add_turns(
+        [
+            {"text": "a", "finish_reason": "function_call"},
+            {"text": "b", "finish_reason": "content_filter"},
+            {"text": "c", "finish_reason": "weird_reason"},
+        ]
+    )
     _, first = await run(openai_model(server))
     _, second = await run(openai_model(server))
     _, third = await run(openai_model(server))
@@ -187,9 +236,19 @@ async def test_bytes_after_done_are_ignored(server: FakeLLMServer) -> None:
 
 
 async def test_two_identical_reasoning_fields_make_one_block(server: FakeLLMServer) -> None:
-    server.add_turns([{"raw": [oa({"reasoning_content": "think ", "reasoning": "think "}),
-                               oa({"reasoning_content": "more", "reasoning": "more"}), oa({"content": "answer"}),
-                               oa(finish="stop"), "data: [DONE]\n\n"]}])
+    server.add_turns(
+        [
+            {
+                "raw": [
+                    oa({"reasoning_content": "think ", "reasoning": "think "}),
+                    oa({"reasoning_content": "more", "reasoning": "more"}),
+                    oa({"content": "answer"}),
+                    oa(finish="stop"),
+                    "data: [DONE]\n\n",
+                ]
+            }
+        ]
+    )
     _, final = await run(openai_model(server))
     thinking = {"type": "thinking", "thinking": "think more", "thinkingSignature": "reasoning_content"}
     assert final["content"][0] == thinking
@@ -197,8 +256,14 @@ async def test_two_identical_reasoning_fields_make_one_block(server: FakeLLMServ
 
 
 async def test_mid_stream_error_object(server: FakeLLMServer) -> None:
-    server.add_turns([{"text": "partial", "error_event": {"message": "Upstream error", "code": 502,
-                                                          "metadata": {"raw": "backend exploded"}}}])
+    server.add_turns(
+        [
+            {
+                "text": "partial",
+                "error_event": {"message": "Upstream error", "code": 502, "metadata": {"raw": "backend exploded"}},
+            }
+        ]
+    )
     _, final = await run(openai_model(server))
     assert final["stopReason"] == "error"
     assert "Upstream error" in final["errorMessage"] and "backend exploded" in final["errorMessage"]
@@ -208,8 +273,17 @@ async def test_mid_stream_error_object(server: FakeLLMServer) -> None:
 
 async def test_null_content_with_tool_calls_in_finish_chunk(server: FakeLLMServer) -> None:
     call = {"index": 0, "id": "call_f", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
-    server.add_turns([{"raw": [oa({"role": "assistant", "content": None}),
-                               oa({"content": None, "tool_calls": [call]}, finish="tool_calls"), "data: [DONE]\n\n"]}])
+    server.add_turns(
+        [
+            {
+                "raw": [
+                    oa({"role": "assistant", "content": None}),
+                    oa({"content": None, "tool_calls": [call]}, finish="tool_calls"),
+                    "data: [DONE]\n\n",
+                ]
+            }
+        ]
+    )
     _, final = await run(openai_model(server))
     assert final["content"] == [{"type": "toolCall", "id": "call_f", "name": "ls", "arguments": {}}]
     assert final["stopReason"] == "toolUse"

@@ -44,8 +44,14 @@ from pi_cli.ai.sanitize import encode_body
 from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model, StopReason
 
 REDACTED_TEXT = "[Reasoning redacted]"
-_MESSAGE_EVENTS = {"message_start", "content_block_start", "content_block_delta", "content_block_stop",
-                   "message_delta", "message_stop"}
+_MESSAGE_EVENTS = {
+    "message_start",
+    "content_block_start",
+    "content_block_delta",
+    "content_block_stop",
+    "message_delta",
+    "message_stop",
+}
 
 
 def map_stop_reason(reason: str) -> tuple[StopReason, str | None]:
@@ -111,8 +117,12 @@ class EventParser:
 
     def _usage(self, raw: dict[str, Any]) -> None:
         usage = self.output["usage"]
-        for wire, ours in (("input_tokens", "input"), ("output_tokens", "output"),
-                           ("cache_read_input_tokens", "cacheRead"), ("cache_creation_input_tokens", "cacheWrite")):
+        for wire, ours in (
+            ("input_tokens", "input"),
+            ("output_tokens", "output"),
+            ("cache_read_input_tokens", "cacheRead"),
+            ("cache_creation_input_tokens", "cacheWrite"),
+        ):
             value = raw.get(wire)
             if value is not None:
                 usage[ours] = int(value)  # type: ignore[literal-required]
@@ -129,12 +139,20 @@ class EventParser:
             block = {"type": "thinking", "thinking": raw.get("thinking") or "", "thinkingSignature": ""}
             event = "thinking_start"
         elif kind == "redacted_thinking":
-            block = {"type": "thinking", "thinking": REDACTED_TEXT, "thinkingSignature": raw.get("data") or "",
-                     "redacted": True}
+            block = {
+                "type": "thinking",
+                "thinking": REDACTED_TEXT,
+                "thinkingSignature": raw.get("data") or "",
+                "redacted": True,
+            }
             event = "thinking_start"
         elif kind == "tool_use":
-            block = {"type": "toolCall", "id": raw.get("id") or "", "name": raw.get("name") or "",
-                     "arguments": raw.get("input") if isinstance(raw.get("input"), dict) else {}}
+            block = {
+                "type": "toolCall",
+                "id": raw.get("id") or "",
+                "name": raw.get("name") or "",
+                "arguments": raw.get("input") if isinstance(raw.get("input"), dict) else {},
+            }
             event = "toolcall_start"
         else:
             return []
@@ -163,8 +181,9 @@ class EventParser:
             grown = block.pop("thinking")
             grown += text
             block["thinking"] = grown
-            return [{"type": "thinking_delta", "contentIndex": state.content_index, "delta": text,
-                     "partial": self.output}]
+            return [
+                {"type": "thinking_delta", "contentIndex": state.content_index, "delta": text, "partial": self.output}
+            ]
         if kind == "signature_delta" and block["type"] == "thinking":
             block["thinkingSignature"] = block.get("thinkingSignature", "") + (delta.get("signature") or "")
             return []
@@ -172,8 +191,14 @@ class EventParser:
             fragment = delta.get("partial_json") or ""
             state.args.append(fragment)
             block["arguments"] = state.args.update()
-            return [{"type": "toolcall_delta", "contentIndex": state.content_index, "delta": fragment,
-                     "partial": self.output}]
+            return [
+                {
+                    "type": "toolcall_delta",
+                    "contentIndex": state.content_index,
+                    "delta": fragment,
+                    "partial": self.output,
+                }
+            ]
         return []
 
     def _block_stop(self, index: Any) -> list[AssistantMessageEvent]:
@@ -186,15 +211,27 @@ class EventParser:
         state.open = False
         block = state.block
         if block["type"] == "text":
-            return {"type": "text_end", "contentIndex": state.content_index, "content": block["text"],
-                    "partial": self.output}
+            return {
+                "type": "text_end",
+                "contentIndex": state.content_index,
+                "content": block["text"],
+                "partial": self.output,
+            }
         if block["type"] == "thinking":
-            return {"type": "thinking_end", "contentIndex": state.content_index, "content": block["thinking"],
-                    "partial": self.output}
+            return {
+                "type": "thinking_end",
+                "contentIndex": state.content_index,
+                "content": block["thinking"],
+                "partial": self.output,
+            }
         if state.args is not None and state.args.text:
             block["arguments"] = state.args.final()
-        return {"type": "toolcall_end", "contentIndex": state.content_index, "toolCall": block,  # type: ignore[typeddict-item]
-                "partial": self.output}
+        return {
+            "type": "toolcall_end",
+            "contentIndex": state.content_index,
+            "toolCall": block,  # type: ignore[typeddict-item]
+            "partial": self.output,
+        }
 
     def close_open_blocks(self) -> list[AssistantMessageEvent]:
         return [self._end(state) for state in self.blocks.values() if state.open]
@@ -237,8 +274,9 @@ async def _run(model: Model, context: Context, options: StreamOptions) -> AsyncI
         url, headers, body = build_request(model, context, options)
         if options.on_payload is not None:
             options.on_payload(body)
-        response = await open_stream(url, headers, encode_body(body), options, scope, provider,
-                                     error_style="anthropic", secrets=secrets)
+        response = await open_stream(
+            url, headers, encode_body(body), options, scope, provider, error_style="anthropic", secrets=secrets
+        )
         if is_json_response(response):
             raise ProviderError(await json_body_error(response, provider, "anthropic", secrets))
         async for batch in sse_batches(response, scope):

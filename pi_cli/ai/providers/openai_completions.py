@@ -142,8 +142,9 @@ class ChunkParser:
             grown = block.pop("thinking")
             grown += reasoning
             block["thinking"] = grown
-            events.append({"type": "thinking_delta", "contentIndex": self.thinking_index, "delta": reasoning,
-                           "partial": output})
+            events.append(
+                {"type": "thinking_delta", "contentIndex": self.thinking_index, "delta": reasoning, "partial": output}
+            )
         calls = delta.get("tool_calls")
         if calls:
             for call in calls:
@@ -166,8 +167,12 @@ class ChunkParser:
             state = self.last_tool
         function = call.get("function") or {}
         if state is None:
-            block: dict[str, Any] = {"type": "toolCall", "id": call_id or "", "name": function.get("name") or "",
-                                     "arguments": {}}
+            block: dict[str, Any] = {
+                "type": "toolCall",
+                "id": call_id or "",
+                "name": function.get("name") or "",
+                "arguments": {},
+            }
             state = _ToolState(block, len(self.content))
             self.tools.append(state)
             self.content.append(block)
@@ -187,8 +192,9 @@ class ChunkParser:
         if fragment:
             state.args.append(fragment)
             state.block["arguments"] = state.args.update()
-        events.append({"type": "toolcall_delta", "contentIndex": state.index, "delta": fragment,
-                       "partial": self.output})
+        events.append(
+            {"type": "toolcall_delta", "contentIndex": state.index, "delta": fragment, "partial": self.output}
+        )
 
     def _usage(self, raw: dict[str, Any]) -> None:
         details = raw.get("prompt_tokens_details") or {}
@@ -215,17 +221,25 @@ class ChunkParser:
         for position, block in enumerate(self.content):
             kind = block["type"]
             if kind == "text":
-                events.append({"type": "text_end", "contentIndex": position, "content": block["text"],
-                               "partial": self.output})
+                events.append(
+                    {"type": "text_end", "contentIndex": position, "content": block["text"], "partial": self.output}
+                )
             elif kind == "thinking":
-                events.append({"type": "thinking_end", "contentIndex": position, "content": block["thinking"],
-                               "partial": self.output})
+                events.append(
+                    {
+                        "type": "thinking_end",
+                        "contentIndex": position,
+                        "content": block["thinking"],
+                        "partial": self.output,
+                    }
+                )
             else:
                 state = tools.get(position)
                 if state is not None:
                     block["arguments"] = state.args.final()
-                events.append({"type": "toolcall_end", "contentIndex": position, "toolCall": block,
-                               "partial": self.output})
+                events.append(
+                    {"type": "toolcall_end", "contentIndex": position, "toolCall": block, "partial": self.output}
+                )
         return events
 
 
@@ -311,4 +325,3 @@ async def _run(model: Model, context: Context, options: StreamOptions) -> AsyncI
         scope.close()
         if response is not None:
             await response.aclose()
-
