@@ -14,7 +14,7 @@ and ``session_info_changed{name}``. Listeners take one argument and may be async
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -347,11 +347,14 @@ class AgentSession:
 
     # -- agent events ------------------------------------------------------------------------
 
-    async def _on_agent_event(self, event: dict[str, Any], signal: Any = None) -> None:
+    def _on_agent_event(self, event: dict[str, Any], signal: Any = None) -> Awaitable[None] | None:
+        # Deltas take a synchronous path (no coroutine per token); everything else is async.
+        if event["type"] == "message_update":
+            return self._hub.dispatch(event)
+        return self._on_agent_event_async(event)
+
+    async def _on_agent_event_async(self, event: dict[str, Any]) -> None:
         kind = event["type"]
-        if kind == "message_update":
-            await self._hub.emit(event)
-            return
         if kind == "message_start" and (self._steering or self._follow_up) and event["message"].get("role") == "user":
             text = user_text(event["message"])
             if text in self._steering:

@@ -42,6 +42,25 @@ class EventHub:
             if result is not None and inspect.isawaitable(result):
                 await result
 
+    def dispatch(self, event: SessionEvent) -> Awaitable[None] | None:
+        """Hot-path variant of :meth:`emit`: sync listeners run now; returns an awaitable only
+        when some listener is async (the rest then run after it, in order)."""
+        listeners = self._listeners
+        for index, listener in enumerate(listeners):
+            result = listener(event)
+            if result is not None and inspect.isawaitable(result):
+                return self._finish(result, tuple(listeners[index + 1 :]), event)
+        return None
+
+    async def _finish(
+        self, pending: Awaitable[None], rest: tuple[SessionListener, ...], event: SessionEvent
+    ) -> None:
+        await pending
+        for listener in rest:
+            result = listener(event)
+            if result is not None and inspect.isawaitable(result):
+                await result
+
     def emit_nowait(self, event: SessionEvent) -> None:
         """Dispatch from synchronous code: async listeners are scheduled, not awaited."""
         for listener in tuple(self._listeners):
