@@ -21,6 +21,7 @@ import email.utils
 import math
 import random
 import time
+import weakref
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
@@ -32,7 +33,9 @@ from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.sse import SSEDecoder, SSEEvent
 
 MAX_ERROR_BODY_BYTES = 64 * 1024
-_clients: dict[int, httpx.AsyncClient] = {}
+# Keyed by the loop object itself (weakly): a client's pool is bound to the loop it was made on, and an
+# id() of a dead loop can be reused by a new one.
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = weakref.WeakKeyDictionary()
 
 
 class ProviderError(Exception):
@@ -50,13 +53,13 @@ class AbortedError(Exception):
 def get_client() -> httpx.AsyncClient:
     """The shared client for the running event loop (created on first use)."""
     loop = asyncio.get_running_loop()
-    client = _clients.get(id(loop))
+    client = _clients.get(loop)
     if client is None or client.is_closed:
         client = httpx.AsyncClient(
             timeout=httpx.Timeout(300.0, connect=10.0, write=30.0, pool=10.0),
             limits=httpx.Limits(max_connections=32, max_keepalive_connections=8),
         )
-        _clients[id(loop)] = client
+        _clients[loop] = client
     return client
 
 

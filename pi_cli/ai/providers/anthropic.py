@@ -281,6 +281,8 @@ async def _run(model: Model, context: Context, options: StreamOptions) -> AsyncI
             raise ProviderError(await json_body_error(response, provider, "anthropic", secrets))
         async for batch in sse_batches(response, scope):
             for sse in batch:
+                if scope.aborted:  # aborted while the consumer held an event
+                    raise AbortedError()
                 name = sse.event
                 if name == "error":
                     raise ProviderError(f"{sse.data[:1000]} (provider: {provider})")

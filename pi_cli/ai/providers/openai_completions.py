@@ -254,6 +254,7 @@ async def _run(model: Model, context: Context, options: StreamOptions) -> AsyncI
     provider = model["provider"]
     scope = AbortScope(options.signal)
     parser = ChunkParser(output, model)
+    signal = options.signal
     secrets = [options.api_key]
     response = None
     try:
@@ -288,6 +289,8 @@ async def _run(model: Model, context: Context, options: StreamOptions) -> AsyncI
             if raw is None:
                 finished = True
             for sse in sse_events:
+                if signal is not None and signal.aborted:  # aborted while the consumer held an event
+                    raise AbortedError()
                 data = sse.data
                 if data == "[DONE]":
                     finished = True
