@@ -265,6 +265,8 @@ async def sse_batches(response: httpx.Response, scope: AbortScope) -> AsyncItera
     decoder = SSEDecoder()
     chunks = response.aiter_raw().__aiter__()
     while True:
+        if scope.aborted:
+            raise AbortedError()
         scope.waiting = True
         try:
             raw = await chunks.__anext__()

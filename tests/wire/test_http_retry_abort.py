@@ -227,3 +227,22 @@ async def test_lone_surrogate_stripped_from_request(server: FakeLLMServer) -> No
     _, final = await run(anthropic_model(server), context)
     assert final["stopReason"] == "stop"
     assert json.dumps(server.requests[1]["body"]).find("\\ud83d\\ude00") >= 0  # emoji intact (as a pair)
+
+
+async def test_abort_from_inside_the_consumer_stops_at_once(server: FakeLLMServer) -> None:
+    for model in (openai_model(server), anthropic_model(server)):
+        server.add_turns([{"text": "abcdefghijklmnop", "chunk_size": 2, "stall_after": 6}])
+        controller = AbortController()
+        s = stream(model, user_context(), options(signal=controller.signal))  # type: ignore[arg-type]
+        deltas_after_abort = 0
+        began = time.monotonic()
+        async for event in s:
+            if event["type"] == "text_delta":
+                if controller.signal.aborted:
+                    deltas_after_abort += 1
+                controller.abort()  # synchronously, while holding the event
+        final = await s.result()
+        assert final["stopReason"] == "aborted"
+        assert deltas_after_abort == 0
+        assert final["content"][0]["text"] == "ab"
+        assert time.monotonic() - began < 3  # no wait for the stalled socket

@@ -272,6 +272,8 @@ async def _run(model: Model, context: Context, options: StreamOptions) -> AsyncI
         chunks = response.aiter_raw().__aiter__()
         finished = False
         while not finished:
+            if signal is not None and signal.aborted:
+                raise AbortedError()
             scope.waiting = True
             try:
                 raw = await chunks.__anext__()
