@@ -241,7 +241,7 @@ async def run_loop(
                     return
                 break  # nothing would follow anyway; skip the polls
             pending = await _poll(config.get_steering_messages)
-        else:
+        else:  # the inner loop ran dry: only follow-ups can restart it
             follow_ups = await _poll(config.get_follow_up_messages)
             if follow_ups:
                 pending = follow_ups

@@ -195,3 +195,21 @@ async def test_demo_calls_tools_and_summarises() -> None:
     # without tools it never calls any
     final = await stream(DEMO_MODEL, ctx("list the files"), StreamOptions()).result()
     assert final["stopReason"] == "stop"
+
+
+async def test_demo_drives_an_agent_end_to_end() -> None:
+    from pi_cli.agent.agent import Agent
+    from pi_cli.agent.types import AgentToolResult
+
+    class Ls:
+        name, label, description, execution_mode = "ls", "ls", "list", None
+        parameters: dict[str, Any] = {"type": "object", "properties": {"path": {"type": "string"}}}  # noqa: RUF012
+
+        async def execute(self, call_id: str, args: dict[str, Any], signal: Any, on_update: Any) -> AgentToolResult:
+            return AgentToolResult(content=[faux_text("alpha.txt\nbeta/")])
+
+    agent = Agent(model=DEMO_MODEL, tools=[Ls()])
+    await agent.prompt("show me the files in this folder")
+    roles = [m["role"] for m in agent.state.messages]
+    assert roles == ["user", "assistant", "toolResult", "assistant"]
+    assert "alpha.txt" in agent.state.messages[-1]["content"][0]["text"]
