@@ -61,6 +61,7 @@ key                  meaning
                      chunk, so the client sees a broken body)
 ``stall_after``      int: after this many writes send nothing more and hold the connection open
                      until the client closes it or the server stops
+``stall``            bool: send every write, then hold the connection open without ending the body
 ``model``            model name reported in chunks (default: the request's ``model``)
 ``id``               response id (default ``chatcmpl-fake-N`` / ``msg_fake_N``)
 ==================== =========================================================================
@@ -571,9 +572,10 @@ class FakeLLMServer:
                 await writer.drain()
                 writer.close()
                 return False
-            writer.write(b"0\r\n\r\n")
-            await writer.drain()
-            return True
+            if not turn.get("stall"):
+                writer.write(b"0\r\n\r\n")
+                await writer.drain()
+                return True
         # stall: hold the connection until the client goes away (or stop() cancels us)
         await writer.drain()
         while True:
