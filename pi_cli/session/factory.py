@@ -82,12 +82,17 @@ def _stream_options(settings: Any) -> Any:
     return opts
 
 
+def _probe_local() -> list[Model]:
+    from pi_cli.session.local_probe import probe_local_servers
+
+    return probe_local_servers()
+
+
 def create_agent_session(options: SessionOptions) -> AgentSession:
     """Build the session the options describe. Raises ``PiError`` subclasses for user errors."""
     from pi_cli.agent.agent import Agent
     from pi_cli.config.settings import load_settings, save_global_setting
     from pi_cli.session.entry_messages import convert_to_llm
-    from pi_cli.session.local_probe import probe_local_servers
     from pi_cli.session.model_control import clamp_level
     from pi_cli.session.resources import load_resources
 
@@ -114,7 +119,7 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         registry,
         has_key,
         session_model=getattr(context, "model", None) if restored else None,
-        probe=probe_local_servers,
+        probe=_probe_local,
     )
     notices.extend(choice.notices)
     model = choice.model

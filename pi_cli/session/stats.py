@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_cli.session.compaction import estimate_context_tokens
-
 
 def context_usage(messages: list[dict[str, Any]], context_window: int) -> dict[str, Any] | None:
     """``{tokens, contextWindow, percent}`` or None without a window."""
     if context_window <= 0:
         return None
+    from pi_cli.session.compaction import estimate_context_tokens  # not needed at start-up
+
     tokens = estimate_context_tokens(messages).tokens
     return {"tokens": tokens, "contextWindow": context_window, "percent": tokens / context_window * 100}
 
