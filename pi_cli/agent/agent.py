@@ -30,7 +30,7 @@ from pi_cli.agent.loop import (
     run_agent_loop_continue,
 )
 from pi_cli.agent.queues import MessageQueue, check_mode
-from pi_cli.agent.tool_exec import AfterHook, BeforeHook, resolve
+from pi_cli.agent.tool_exec import AfterHook, BeforeHook, exception_text, resolve
 from pi_cli.agent.types import AgentContext, AgentEvent, AgentMessage, AgentTool, QueueMode, TurnContext
 from pi_cli.ai.abort import AbortController, AbortSignal
 from pi_cli.ai.options import StreamOptions
@@ -382,7 +382,7 @@ class Agent:
             "model": model["id"],
             "usage": empty_usage(),
             "stopReason": "aborted" if signal.aborted else "error",
-            "errorMessage": str(exc) or type(exc).__name__,
+            "errorMessage": exception_text(exc),
             "timestamp": now_ms(),
         }
         await self._emit({"type": "message_start", "message": message})

@@ -83,7 +83,10 @@ def error_result(text: str) -> AgentToolResult:
     return AgentToolResult(content=[{"type": "text", "text": text}], details={})
 
 
-def _exc_text(exc: BaseException) -> str:
+def exception_text(exc: BaseException) -> str:
+    """The exception's message (KeyError's without the repr quotes), else its type name."""
+    if isinstance(exc, KeyError) and exc.args:
+        return str(exc.args[0])
     return str(exc) or type(exc).__name__
 
 
@@ -123,7 +126,7 @@ async def _prepare(
             return _Final(call, error_result("Operation aborted"), True)
         return _Prepared(call, tool, args)
     except Exception as exc:
-        return _Final(call, error_result(_exc_text(exc)), True)
+        return _Final(call, error_result(exception_text(exc)), True)
 
 
 async def _execute(
@@ -155,14 +158,14 @@ async def _execute(
         chain = asyncio.ensure_future(deliver())
 
     try:
-        result = await prepared.tool.execute(call["id"], prepared.args, signal, on_update)
+        result = await resolve(prepared.tool.execute(call["id"], prepared.args, signal, on_update))
         accepting = False
         if not isinstance(result, AgentToolResult):
             result = _result_from(result)
         outcome = (result, False)
     except Exception as exc:
         accepting = False
-        outcome = (error_result(_exc_text(exc)), True)
+        outcome = (error_result(exception_text(exc)), True)
     if chain is not None:
         await chain
     return outcome
@@ -196,7 +199,7 @@ async def _finalize(
         hook_ctx = AfterToolCallContext(message, prepared.call, prepared.args, result, is_error, context)
         override = await resolve(after(hook_ctx, signal))
     except Exception as exc:
-        return _Final(prepared.call, error_result(_exc_text(exc)), True)
+        return _Final(prepared.call, error_result(exception_text(exc)), True)
     if override is None:
         return _Final(prepared.call, result, is_error)
     merged = AgentToolResult(

@@ -184,3 +184,44 @@ def test_max_turns_must_be_positive() -> None:
 def test_bad_queue_mode_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="steering_mode"):
         Agent(steering_mode="sometimes")  # type: ignore[arg-type]
+
+
+# --- robustness -----------------------------------------------------------------------------
+
+
+async def test_listener_raising_becomes_an_error_message(faux: FauxProvider) -> None:
+    faux.set_responses([reply("ok")])
+    agent = make_agent(faux)
+    raised: list[bool] = []
+
+    def flaky(event: dict[str, Any], signal: Any) -> None:
+        if event["type"] == "turn_start" and not raised:
+            raised.append(True)
+            raise RuntimeError("listener broke")
+
+    agent.subscribe(flaky)
+    await agent.prompt("go")
+    last = agent.state.messages[-1]
+    assert last["stopReason"] == "error" and last["errorMessage"] == "listener broke"
+    assert agent.state.is_streaming is False and agent.signal is None
+
+
+async def test_unknown_api_is_a_readable_error() -> None:
+    agent = Agent()  # placeholder model, api "unknown"
+    await agent.prompt("hi")
+    assert agent.state.error_message == "No provider registered for api: unknown"
+
+
+async def test_sync_execute_is_accepted(faux: FauxProvider) -> None:
+    faux.set_responses([reply(tc("t1", "echo", {"value": "a"})), reply("ok")])
+
+    class SyncTool:
+        name, label, description, execution_mode = "echo", "Echo", "echo", None
+        parameters: dict[str, Any] = {"type": "object"}  # noqa: RUF012
+
+        def execute(self, call_id: str, args: dict[str, Any], signal: Any, on_update: Any) -> AgentToolResult:
+            return AgentToolResult(content=[{"type": "text", "text": "sync"}])
+
+    agent = make_agent(faux, tools=[SyncTool()])
+    await agent.prompt("go")
+    assert agent.state.messages[2]["content"][0]["text"] == "sync" and not agent.state.messages[2]["isError"]
