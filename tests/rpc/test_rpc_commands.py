@@ -208,3 +208,19 @@ def test_session_commands_fail_cleanly_in_memory(pi: PiEnv) -> None:
     finally:
         assert client.close() == 0
     assert pi.session_files() == []
+
+
+def test_model_headers_are_masked_in_responses(pi: PiEnv) -> None:
+    models = json.loads((pi.agent_dir / "models.json").read_text())
+    models["providers"]["fake"]["headers"] = {"X-Secret": "secret-123"}
+    (pi.agent_dir / "models.json").write_text(json.dumps(models))
+    client = RpcClient(pi)
+    try:
+        state = client.request({"type": "get_state"})
+        available = client.request({"type": "get_available_models"})
+        chosen = client.request({"type": "set_model", "provider": "fake", "modelId": "fake-other"})
+    finally:
+        client.close()
+    for response in (state, available, chosen):
+        assert response["success"] and "secret-123" not in json.dumps(response)
+    assert state["data"]["model"]["headers"] == {"X-Secret": "***"}

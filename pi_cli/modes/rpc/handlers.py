@@ -19,6 +19,15 @@ if TYPE_CHECKING:
 Handler = Callable[["RpcServer", Any], Awaitable[dict[str, Any]]]
 
 
+def _public(model: Any) -> Any:
+    """A model as shown to clients: header values masked (they may carry credentials)."""
+    if not isinstance(model, dict) or "headers" not in model:
+        return model
+    from pi_cli.session.model_registry import redacted
+
+    return redacted(model)  # type: ignore[arg-type]
+
+
 def _images(images: list[p.ImageInput] | None) -> list[Any] | None:
     if not images:
         return None
@@ -61,7 +70,7 @@ async def _new_session(server: RpcServer, cmd: p.NewSessionCommand) -> dict[str,
 
 def state_of(session: Any) -> dict[str, Any]:
     state: dict[str, Any] = {
-        "model": session.model,
+        "model": _public(session.model),
         "thinkingLevel": session.thinking_level,
         "isStreaming": session.is_streaming,
         "isCompacting": session.is_compacting,
@@ -96,15 +105,19 @@ async def _set_model(server: RpcServer, cmd: p.SetModelCommand) -> dict[str, Any
     if model is None:
         return p.failure(cmd.id, "set_model", f"Model not found: {cmd.provider}/{cmd.modelId}")
     server.session.set_model(model)
-    return p.success(cmd.id, "set_model", model)
+    return p.success(cmd.id, "set_model", _public(model))
 
 
 async def _cycle_model(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
-    return p.success(cmd.id, "cycle_model", server.session.cycle_model())
+    result = server.session.cycle_model()
+    if result is not None:
+        result = {**result, "model": _public(result["model"])}
+    return p.success(cmd.id, "cycle_model", result)
 
 
 async def _available(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
-    return p.success(cmd.id, "get_available_models", {"models": server.session.available_models()})
+    models = [_public(m) for m in server.session.available_models()]
+    return p.success(cmd.id, "get_available_models", {"models": models})
 
 
 async def _set_thinking(server: RpcServer, cmd: p.SetThinkingLevelCommand) -> dict[str, Any]:
