@@ -24,7 +24,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_print import CHARS_PER_TOKEN, answer_turn, make_env, pi_command  # noqa: E402
+from bench_print import CHARS_PER_TOKEN, answer_turn, make_env, pi_command, run_child  # noqa: E402
 from fake_llm_server import FakeLLMServer  # noqa: E402
 
 NAME = "rpc"
@@ -55,6 +55,8 @@ def run(tokens: int = 20_000, repeat: int = 3) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="bench-rpc-") as tmp, FakeLLMServer([]) as server:
         root = Path(tmp)
         env = make_env(root, server)
+        server.add_turns([{"text": "warm-up"}])
+        run_child(pi_command("-p", "warm up"), env, root)  # writes the bytecode cache
         proc = subprocess.Popen(
             pi_command("--mode", "rpc"), env=env, cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
