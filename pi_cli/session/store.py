@@ -151,6 +151,10 @@ class LoadedFile:
     torn_tail_offset: int | None = None
 
 
+def _is_message(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("role"), str)
+
+
 def parse_session_text(data: bytes, source: str = "<session>") -> LoadedFile:
     """Parse the bytes of a session file (see module docstring for how damage is handled)."""
     result = LoadedFile()
@@ -173,8 +177,14 @@ def parse_session_text(data: bytes, source: str = "<session>") -> LoadedFile:
         except (ValueError, UnicodeDecodeError) as exc:
             problem = str(exc).split(":")[0]
             value = None
+        except RecursionError:  # absurdly deep nesting; json raises this instead of a decode error
+            problem, value = "nested too deeply", None
         if problem is None and not (isinstance(value, dict) and isinstance(value.get("type"), str)):
             problem = "not a JSON object with a 'type'"
+        # Readers index entry["message"]["role"]; the first line is kept whatever it is, so that
+        # load_session_file still refuses (never overwrites) a file that starts without a header.
+        if problem is None and result.entries and value["type"] == "message" and not _is_message(value.get("message")):
+            problem = "message entry without a message object"
         if problem is None:
             result.entries.append(value)
             continue
