@@ -452,7 +452,7 @@ class SessionManager:
         for entry in self._entries:
             if entry.get("type") == "message" and entry["message"].get("role") == "user":
                 text = _user_text(entry["message"].get("content"))
-                if text:
+                if text and isinstance(entry.get("id"), str):  # an id-less (damaged) entry cannot be forked
                     out.append({"entryId": entry["id"], "text": text})
         return out
 
