@@ -173,6 +173,8 @@ def _read_json_object(path: Path) -> tuple[dict[str, Any], str | None]:
         return {}, (
             f"Invalid JSON in {path}: line {exc.lineno}, column {exc.colno}: {exc.msg}; using defaults for this file"
         )
+    except RecursionError:  # absurdly deep nesting; json raises this instead of a decode error
+        return {}, f"Invalid JSON in {path}: nested too deeply; using defaults for this file"
     if not isinstance(data, dict):
         return {}, f"Invalid settings in {path}: expected a JSON object, got {type(data).__name__}; using defaults"
     return data, None
