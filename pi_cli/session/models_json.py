@@ -342,6 +342,9 @@ def parse_models_json(path: Path) -> CustomModels:
             f"Invalid JSON in {path}: line {exc.lineno}, column {exc.colno}: {exc.msg}; custom models not loaded"
         )
         return out
+    except RecursionError:  # absurdly deep nesting; json raises this instead of a decode error
+        out.errors.append(f"Invalid JSON in {path}: nested too deeply; custom models not loaded")
+        return out
     providers = data.get("providers") if isinstance(data, dict) else None
     if not isinstance(providers, dict):
         out.errors.append(f'{path}: expected an object with a "providers" object; custom models not loaded')
