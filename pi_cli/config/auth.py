@@ -103,6 +103,8 @@ class AuthStore:
                     f"Invalid JSON in {self.path}: line {exc.lineno}, column {exc.colno}: {exc.msg}; "
                     "no stored credentials used"
                 )
+            except RecursionError:  # absurdly deep nesting; json raises this instead of a decode error
+                self.errors.append(f"Invalid JSON in {self.path}: nested too deeply; no stored credentials used")
             else:
                 if isinstance(parsed, dict):
                     data = parsed
