@@ -69,7 +69,9 @@ def pi_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "pi_cli", "--model", "fake/fake-model", "--no-session", *args]
 
 
-def run_child(cmd: list[str], env: dict[str, str], cwd: Path, stdin: Any = subprocess.DEVNULL) -> tuple[float, float, bytes]:
+def run_child(
+    cmd: list[str], env: dict[str, str], cwd: Path, stdin: Any = subprocess.DEVNULL
+) -> tuple[float, float, bytes]:
     """Run ``cmd``; returns (wall seconds, peak RSS MiB, stdout)."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
