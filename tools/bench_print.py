@@ -28,6 +28,7 @@ from fake_llm_server import FakeLLMServer  # noqa: E402
 
 NAME = "print"
 DESCRIPTION = "pi -p on a 20,000-token streamed answer (budget 1.0 s wall, 100 MiB peak RSS)"
+BUDGET = "pi -p, 20,000-token answer: <= 1.0 s wall, <= 100 MiB peak RSS"
 WALL_BUDGET_S = 1.0
 RSS_BUDGET_MIB = 100.0
 CHARS_PER_TOKEN = 4
@@ -57,9 +58,7 @@ def make_env(root: Path, server: FakeLLMServer) -> dict[str, str]:
     # would make every run recompile pi_cli's sources and measure the compiler instead).
     drop = ("PYTHONDONTWRITEBYTECODE",)
     env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.endswith("_API_KEY") and not k.startswith("PI_") and k not in drop
+        k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("PI_") and k not in drop
     }
     env.update(PI_CODING_AGENT_DIR=str(agent), PI_OFFLINE="1", HOME=str(root))
     return env
@@ -84,7 +83,7 @@ def run_child(
     return wall, usage.ru_maxrss / 1024.0, out
 
 
-def run(tokens: int = 20_000, repeat: int = 3) -> dict[str, Any]:
+def measure(tokens: int = 20_000, repeat: int = 3) -> dict[str, Any]:
     walls: list[float] = []
     rss: list[float] = []
     with tempfile.TemporaryDirectory(prefix="bench-print-") as tmp, FakeLLMServer([], loop=False) as server:
@@ -109,12 +108,21 @@ def run(tokens: int = 20_000, repeat: int = 3) -> dict[str, Any]:
     }
 
 
+def run() -> list[tuple[str, str, str, bool]]:
+    """Rows for ``tools/bench.py``: (figure, value, budget, ok)."""
+    r = measure()
+    return [
+        ("print: wall (median of 3)", f"{r['wall_s_median']:.3f} s", f"<= {WALL_BUDGET_S:.1f} s", r["wall_ok"]),
+        ("print: peak RSS", f"{r['peak_rss_mib_max']:.1f} MiB", f"<= {RSS_BUDGET_MIB:.0f} MiB", r["rss_ok"]),
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=f"bench.py {NAME}", description=DESCRIPTION)
     parser.add_argument("--tokens", type=int, default=20_000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args(argv)
-    result = run(args.tokens, args.repeat)
+    result = measure(args.tokens, args.repeat)
     print(f"print mode, {result['tokens']:,}-token answer")
     print(
         f"  wall: median {result['wall_s_median']:.3f} s, min {result['wall_s_min']:.3f} s "
