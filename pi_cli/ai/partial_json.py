@@ -43,14 +43,13 @@ def _control_escape(char: str) -> str:
 
 
 def repair_json(text: str) -> str:
-    """Fix what streaming models get wrong inside strings.
+    """Fix what streaming models get wrong inside strings (pi's ``repairJson``).
 
     Invalid escapes (``\\q``, ``\\H``, a short ``\\u12``, a trailing lone backslash) become literal
-    backslashes; raw control characters become escapes. Unlike pi's walker this does not track
-    string boundaries: outside strings neither a backslash nor a control character is valid JSON
-    (control characters other than whitespace), so only whitespace needs care there. Tab, newline
-    and CR outside strings are valid whitespace; escaping them there would break the JSON, so they
-    are only escaped when they sit inside a string (found by a cheap quote-parity scan).
+    backslashes, valid ones are kept. Raw control characters inside strings become escapes (short
+    forms for ``\\n \\t \\r \\b \\f``, else ``\\u00XX``); outside strings they are left alone, as
+    whitespace there is valid. The escape fix runs over the whole text at regex speed: outside
+    strings a backslash is invalid JSON anyway.
     """
     if "\\" in text:
         text = _ESCAPE.sub(_fix_escape, text)
@@ -243,8 +242,9 @@ def parse_streaming_json(text: str | None) -> dict[str, Any]:
         return _as_object(_lenient_loads(text))
     except (ValueError, RecursionError):
         pass
+    # Raw control characters need no repair here: json.loads(strict=False) accepts them in strings.
     needs_repair = _VALID_ESCAPES_PREFIX.match(text).end() != len(text)  # type: ignore[union-attr]
-    repaired = repair_json(text) if needs_repair or _CONTROL.search(text) else text
+    repaired = repair_json(text) if needs_repair else text
     if repaired != text:
         try:
             return _as_object(_lenient_loads(repaired))
