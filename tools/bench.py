@@ -51,12 +51,14 @@ def run_one(name: str, module: ModuleType) -> list[Row]:
         return list(module.run())
     except Exception as exc:
         traceback.print_exc()
-        return [(f"{name}: crashed", f"{type(exc).__name__}: {exc}", getattr(module, "BUDGET", "-"), False)]
+        lines = [line.strip() for line in f"{type(exc).__name__}: {exc}".splitlines() if line.strip()]
+        summary = lines[-1] if lines else type(exc).__name__  # a traceback's last line says the most
+        return [(f"{name}: crashed", summary[:100], str(getattr(module, "BUDGET", "-")), False)]
 
 
 def print_table(rows: list[Row]) -> None:
     header = ("figure", "value", "budget", "result")
-    table = [header] + [(f, v, b, "pass" if ok else "FAIL") for f, v, b, ok in rows]
+    table = [header] + [(f, v, str(b), "pass" if ok else "FAIL") for f, v, b, ok in rows]
     widths = [max(len(row[i]) for row in table) for i in range(4)]
     for position, row in enumerate(table):
         print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
