@@ -246,3 +246,23 @@ async def test_abort_from_inside_the_consumer_stops_at_once(server: FakeLLMServe
         assert deltas_after_abort == 0
         assert final["content"][0]["text"] == "ab"
         assert time.monotonic() - began < 3  # no wait for the stalled socket
+
+
+async def test_task_cancellation_is_not_swallowed(server: FakeLLMServer) -> None:
+    server.add_turns([{"text": "slow", "stall": True}])
+    seen: list[str] = []
+
+    async def consume() -> None:
+        async for event in stream(openai_model(server), user_context(), options()):  # type: ignore[arg-type]
+            seen.append(event["type"])
+
+    task = asyncio.create_task(consume())
+    await asyncio.sleep(0.3)
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass
+    else:
+        raise AssertionError("cancellation was swallowed")
+    assert "text_delta" in seen and "done" not in seen
