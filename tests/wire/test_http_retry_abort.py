@@ -249,7 +249,7 @@ async def test_abort_from_inside_the_consumer_stops_at_once(server: FakeLLMServe
 
 
 async def test_task_cancellation_is_not_swallowed(server: FakeLLMServer) -> None:
-    server.add_turns([{"text": "slow", "stall": True}])
+    server.add_turns([{"text": "slow", "stall_after": 2}])
     seen: list[str] = []
 
     async def consume() -> None:
