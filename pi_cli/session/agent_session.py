@@ -18,7 +18,6 @@ from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from pi_cli.ai.abort import AbortController
 from pi_cli.ai.types import ImageContent, Model, now_ms
 from pi_cli.errors import AgentBusyError, MissingApiKeyError, ModelError
 from pi_cli.session import stats as _stats
@@ -27,11 +26,12 @@ from pi_cli.session.bash_runs import BashRunner
 from pi_cli.session.entry_messages import user_text
 from pi_cli.session.events import EventHub, SessionListener
 from pi_cli.session.model_control import ModelControl
-from pi_cli.session.retry import RetryPolicy, abortable_sleep, is_retryable
+from pi_cli.session.retry import AutoRetry, RetryPolicy
+from pi_cli.session.session_ops import SessionFileMixin
 from pi_cli.session.store_bridge import SessionStoreBridge
 
 
-class AgentSession:
+class AgentSession(SessionFileMixin):
     """See the module docstring. Build one with :func:`pi_cli.session.factory.create_agent_session`."""
 
     def __init__(
@@ -54,18 +54,16 @@ class AgentSession:
         self.resources = resources
         self.startup_notices: list[str] = []
         self.model_source = "cli"  # cli | scope | session | settings | available | local | demo
-        self.retry_policy = RetryPolicy.from_settings(settings)
+        self.retry = AutoRetry(self, RetryPolicy.from_settings(settings))
         self._hub = EventHub()
         self._steering: list[str] = []
         self._follow_up: list[str] = []
         self._pending_bash: list[dict[str, Any]] = []
         self._busy = False
-        self._retry_attempt = 0
-        self._retry_abort: AbortController | None = None
         self._save_setting = save_setting
         self.models = ModelControl(self, scoped_models or [])
         self.compactor = AutoCompactor(self)
-        prefix = _setting(settings, "shell_command_prefix", None)
+        prefix = getattr(settings, "shell_command_prefix", None)
         self._bash = BashRunner(cwd, prefix if isinstance(prefix, str) else None)
         self._unsubscribe_agent = agent.subscribe(self._on_agent_event)
 
@@ -91,7 +89,7 @@ class AgentSession:
 
     @property
     def is_retrying(self) -> bool:
-        return self._retry_abort is not None
+        return self.retry.waiting
 
     @property
     def is_compacting(self) -> bool:
@@ -147,29 +145,19 @@ class AgentSession:
 
     @property
     def auto_retry_enabled(self) -> bool:
-        return self.retry_policy.enabled
+        return self.retry.policy.enabled
 
     def set_auto_retry_enabled(self, enabled: bool) -> None:
-        self.retry_policy.enabled = enabled
-        self._persist("retry.enabled", enabled)
+        self.retry.policy.enabled = enabled
+        self.save_setting("retry.enabled", enabled)
 
     @property
     def auto_compaction_enabled(self) -> bool:
-        compaction = _setting(self.settings, "compaction", None)
-        value = _setting(compaction, "enabled", True) if compaction is not None else True
-        return bool(value)
+        return self.compactor.enabled
 
     def set_auto_compaction_enabled(self, enabled: bool) -> None:
-        compaction = _setting(self.settings, "compaction", None)
-        if compaction is not None:
-            try:
-                if isinstance(compaction, dict):
-                    compaction["enabled"] = enabled
-                else:
-                    compaction.enabled = enabled
-            except (AttributeError, TypeError, ValueError):
-                pass
-        self._persist("compaction.enabled", enabled)
+        self.compactor.enabled = enabled
+        self.save_setting("compaction.enabled", enabled)
 
     def subscribe(self, listener: SessionListener) -> Callable[[], None]:
         """Receive agent and session events; returns an unsubscribe function."""
@@ -249,7 +237,7 @@ class AgentSession:
         try:
             await start()
             while True:
-                await self._retry_loop()
+                await self.retry.run_loop()
                 if not await self.compactor.after_run():
                     break
                 await self.agent.continue_()
@@ -257,54 +245,9 @@ class AgentSession:
             self._busy = False
             self._flush_pending_bash()
 
-    async def _retry_loop(self) -> None:
-        """pi's auto-retry: remove the errored message, wait (abortable), continue."""
-        while True:
-            last = self._last_assistant()
-            if last is None or not is_retryable(last) or not self.retry_policy.enabled:
-                if self._retry_attempt and last is not None and last.get("stopReason") == "error":
-                    await self._end_retry(False, self._retry_attempt, last.get("errorMessage"))
-                return
-            self._retry_attempt += 1
-            attempt = self._retry_attempt
-            policy = self.retry_policy
-            if attempt > policy.max_retries:
-                await self._end_retry(False, attempt - 1, last.get("errorMessage"))
-                return
-            delay = policy.delay_ms(attempt, last.get("errorMessage"))
-            await self._hub.emit(
-                {
-                    "type": "auto_retry_start",
-                    "attempt": attempt,
-                    "maxAttempts": policy.max_retries,
-                    "delayMs": delay,
-                    "errorMessage": last.get("errorMessage") or "Unknown error",
-                }
-            )
-            messages = list(self.agent.state.messages)
-            if messages and messages[-1].get("role") == "assistant":
-                self.agent.state.messages = messages[:-1]
-            controller = AbortController()
-            self._retry_abort = controller
-            try:
-                completed = await abortable_sleep(delay / 1000.0, controller.signal)
-            finally:
-                self._retry_abort = None
-            if not completed:
-                await self._end_retry(False, attempt, "Retry cancelled")
-                return
-            await self.agent.continue_()
-
-    async def _end_retry(self, success: bool, attempt: int, final_error: str | None) -> None:
-        self._retry_attempt = 0
-        event: dict[str, Any] = {"type": "auto_retry_end", "success": success, "attempt": attempt}
-        if not success:
-            event["finalError"] = final_error
-        await self._hub.emit(event)
-
     def abort_retry(self) -> None:
-        if self._retry_abort is not None:
-            self._retry_abort.abort("Retry cancelled")
+        """Cancel a pending auto-retry wait (emits ``auto_retry_end{success:false}``)."""
+        self.retry.abort()
 
     async def abort(self) -> None:
         """Stop the current run (and any retry wait or compaction) and wait until the agent is idle."""
@@ -367,15 +310,7 @@ class AgentSession:
         if kind == "message_end":
             message = event["message"]
             self.store.append_message(message)
-            if message.get("role") == "assistant" and message.get("stopReason") != "error" and self._retry_attempt > 0:
-                attempt, self._retry_attempt = self._retry_attempt, 0
-                await self._hub.emit({"type": "auto_retry_end", "success": True, "attempt": attempt})
-
-    def _last_assistant(self) -> dict[str, Any] | None:
-        for message in reversed(self.agent.state.messages):
-            if message.get("role") == "assistant":
-                return dict(message)
-        return None
+            await self.retry.on_message_end(message)
 
     async def emit(self, event: dict[str, Any]) -> None:
         """Deliver a session-level event (used by helpers such as compaction and model control)."""
@@ -417,15 +352,8 @@ class AgentSession:
         self._hub.emit_nowait({"type": "session_info_changed", "name": name})
 
     def get_last_assistant_text(self) -> str | None:
-        """Text of the last assistant message that has any, else None (pi skips aborted empties)."""
-        for message in reversed(self.agent.state.messages):
-            if message.get("role") != "assistant":
-                continue
-            if message.get("stopReason") == "aborted" and not message.get("content"):
-                continue
-            text = "".join(b.get("text", "") for b in message.get("content", []) if b.get("type") == "text")
-            return text if text.strip() else None
-        return None
+        """Text of the last assistant message, or None (pi skips aborted empty ones)."""
+        return _stats.last_assistant_text(self.agent.state.messages)
 
     def context_usage(self) -> dict[str, Any] | None:
         model = self.model
@@ -437,7 +365,8 @@ class AgentSession:
             self.messages, self.session_file, self.session_id, int(model["contextWindow"]) if model else None
         )
 
-    def _persist(self, key: str, value: Any) -> None:
+    def save_setting(self, key: str, value: Any) -> None:
+        """Persist a global setting (pi's camelCase key, dots for nesting); failures become notices."""
         if self._save_setting is None:
             return
         try:
@@ -445,17 +374,15 @@ class AgentSession:
         except Exception as exc:  # a settings write failure must not break the session
             self.startup_notices.append(f"Warning: could not save setting {key}: {exc}")
 
+    _persist = save_setting  # older name, still used by the TUI
+
+    def command_names(self) -> list[tuple[str, str]]:
+        """``(name, description)`` of prompt templates and skills, for command completion."""
+        return [(c["name"], str(c.get("description") or "")) for c in self.get_commands()]
+
     async def dispose(self) -> None:
         """Abort anything running and detach from the agent."""
         self.abort_bash()
         if self.is_streaming:
             await self.abort()
         self._unsubscribe_agent()
-
-
-def _setting(obj: Any, key: str, default: Any) -> Any:
-    if obj is None:
-        return default
-    if isinstance(obj, dict):
-        return obj.get(key, default)
-    return getattr(obj, key, default)

@@ -32,6 +32,8 @@ class AutoCompactor:
         self._session = session
         self._controller: AbortController | None = None
         self.overflow_attempted = False
+        section = getattr(session.settings, "compaction", None)
+        self.enabled = bool(getattr(section, "enabled", True))
 
     @property
     def running(self) -> bool:
@@ -42,7 +44,7 @@ class AutoCompactor:
             self._controller.abort("Compaction cancelled")
 
     def _enabled(self) -> bool:
-        return self._session.auto_compaction_enabled and self._session.store.manager is not None
+        return self.enabled and self._session.store.manager is not None
 
     async def compact(
         self, reason: str, custom_instructions: str | None = None, will_retry: bool = False

@@ -52,9 +52,7 @@ class EventHub:
                 return self._finish(result, tuple(listeners[index + 1 :]), event)
         return None
 
-    async def _finish(
-        self, pending: Awaitable[None], rest: tuple[SessionListener, ...], event: SessionEvent
-    ) -> None:
+    async def _finish(self, pending: Awaitable[None], rest: tuple[SessionListener, ...], event: SessionEvent) -> None:
         await pending
         for listener in rest:
             result = listener(event)

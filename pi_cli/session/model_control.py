@@ -98,8 +98,8 @@ class ModelControl:
         session.agent.state.model = model
         session.store.append_model_change(model["provider"], model["id"])
         if persist:
-            session._persist("defaultProvider", model["provider"])
-            session._persist("defaultModel", model["id"])
+            session.save_setting("defaultProvider", model["provider"])
+            session.save_setting("defaultModel", model["id"])
         wanted = thinking_level or session.thinking_level
         self.set_thinking_level(wanted, persist=False)
 
@@ -136,7 +136,7 @@ class ModelControl:
             session.emit_nowait({"type": "thinking_level_changed", "level": clamped})
         model = session.model
         if persist and model is not None and model.get("reasoning"):
-            session._persist("defaultThinkingLevel", clamped)
+            session.save_setting("defaultThinkingLevel", clamped)
         return clamped
 
     def cycle_thinking_level(self) -> str | None:

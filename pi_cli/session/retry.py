@@ -12,10 +12,13 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pi_cli.ai.abort import AbortSignal
+from pi_cli.ai.abort import AbortController, AbortSignal
 from pi_cli.ai.overflow import is_context_overflow
+
+if TYPE_CHECKING:
+    from pi_cli.session.agent_session import AgentSession
 
 _RETRYABLE = re.compile(
     r"overloaded|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error|"
@@ -101,3 +104,78 @@ async def abortable_sleep(seconds: float, signal: AbortSignal) -> bool:
     finally:
         waiter.cancel()
     return not signal.aborted
+
+
+class AutoRetry:
+    """The retry state of one AgentSession: attempts so far and the abortable wait."""
+
+    def __init__(self, session: AgentSession, policy: RetryPolicy) -> None:
+        self._session = session
+        self.policy = policy
+        self.attempt = 0
+        self._wait: AbortController | None = None
+
+    @property
+    def waiting(self) -> bool:
+        return self._wait is not None
+
+    def abort(self) -> None:
+        if self._wait is not None:
+            self._wait.abort("Retry cancelled")
+
+    def _last_assistant(self) -> dict[str, Any] | None:
+        for message in reversed(self._session.agent.state.messages):
+            if message.get("role") == "assistant":
+                return dict(message)
+        return None
+
+    async def _end(self, success: bool, attempt: int, final_error: str | None) -> None:
+        self.attempt = 0
+        event: dict[str, Any] = {"type": "auto_retry_end", "success": success, "attempt": attempt}
+        if not success:
+            event["finalError"] = final_error
+        await self._session.emit(event)
+
+    async def on_message_end(self, message: dict[str, Any]) -> None:
+        """A successful assistant reply after retries ends the retry sequence."""
+        if self.attempt > 0 and message.get("role") == "assistant" and message.get("stopReason") != "error":
+            await self._end(True, self.attempt, None)
+
+    async def run_loop(self) -> None:
+        """pi's auto-retry after a run: drop the errored reply from the context (the session file
+        keeps it), wait ``baseDelayMs·2^(n-1)`` (abortable), continue; give up after maxRetries."""
+        agent = self._session.agent
+        while True:
+            last = self._last_assistant()
+            if last is None or not is_retryable(last) or not self.policy.enabled:
+                if self.attempt and last is not None and last.get("stopReason") == "error":
+                    await self._end(False, self.attempt, last.get("errorMessage"))
+                return
+            self.attempt += 1
+            attempt = self.attempt
+            if attempt > self.policy.max_retries:
+                await self._end(False, attempt - 1, last.get("errorMessage"))
+                return
+            delay = self.policy.delay_ms(attempt, last.get("errorMessage"))
+            await self._session.emit(
+                {
+                    "type": "auto_retry_start",
+                    "attempt": attempt,
+                    "maxAttempts": self.policy.max_retries,
+                    "delayMs": delay,
+                    "errorMessage": last.get("errorMessage") or "Unknown error",
+                }
+            )
+            messages = list(agent.state.messages)
+            if messages and messages[-1].get("role") == "assistant":
+                agent.state.messages = messages[:-1]
+            controller = AbortController()
+            self._wait = controller
+            try:
+                completed = await abortable_sleep(delay / 1000.0, controller.signal)
+            finally:
+                self._wait = None
+            if not completed:
+                await self._end(False, attempt, "Retry cancelled")
+                return
+            await agent.continue_()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pi_cli.errors import FeatureUnavailableError, SessionError
 
@@ -139,3 +139,31 @@ async def compact(session: AgentSession, custom_instructions: str | None) -> dic
         raise FeatureUnavailableError("Compaction is not available in this build.")
     result: dict[str, Any] = await method(custom_instructions)
     return result
+
+
+class SessionFileMixin:
+    """The operations above as AgentSession methods (what the TUI and inline modes call)."""
+
+    def _self(self) -> AgentSession:
+        return cast("AgentSession", self)
+
+    async def new_session(self, parent_session: str | None = None) -> dict[str, Any]:
+        return await new_session(self._self(), parent_session)
+
+    async def switch_session(self, path: str) -> dict[str, Any]:
+        return await switch_session(self._self(), path)
+
+    async def fork(self, entry_id: str) -> dict[str, Any]:
+        return await fork(self._self(), entry_id)
+
+    async def clone(self) -> dict[str, Any]:
+        return await clone(self._self())
+
+    def get_fork_messages(self) -> list[dict[str, str]]:
+        return fork_messages(self._self())
+
+    async def export_html(self, output_path: str | None = None) -> str:
+        return await export_html(self._self(), output_path)
+
+    async def compact(self, custom_instructions: str | None = None) -> dict[str, Any]:
+        return await self._self().compact_now(custom_instructions)

@@ -56,3 +56,15 @@ def session_stats(
     if usage is not None:
         stats["contextUsage"] = usage
     return stats
+
+
+def last_assistant_text(messages: list[dict[str, Any]]) -> str | None:
+    """Text of the last assistant message that has any, else None (aborted empty replies skipped)."""
+    for message in reversed(messages):
+        if message.get("role") != "assistant":
+            continue
+        if message.get("stopReason") == "aborted" and not message.get("content"):
+            continue
+        text = "".join(b.get("text", "") for b in message.get("content", []) if b.get("type") == "text")
+        return text if text.strip() else None
+    return None
