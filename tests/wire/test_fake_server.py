@@ -62,8 +62,8 @@ def test_bad_script_is_one_line_error(tmp_path: Path) -> None:
     assert done.stderr.strip().count("\n") == 0 and "bad.json" in done.stderr
 
 
-async def test_stall_keeps_body_open_until_timeout(server: FakeLLMServer) -> None:
-    server.add_turns([{"text": "all sent", "stall": True}])
+async def test_stall_after_finish_reason_times_out_into_done(server: FakeLLMServer) -> None:
+    server.add_turns([{"text": "all sent", "done": False, "stall": True}])  # no [DONE], body held open
     began = time.monotonic()
     _, final = await run(openai_model(server), opts=options(timeout_s=0.3))
     # finish_reason arrived before the stall, so the timed-out tail does not spoil the answer
