@@ -186,6 +186,8 @@ async def open_stream(
             raise
         except httpx.TimeoutException:
             message, retry = f"Request timed out. (provider: {provider})", True
+        except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+            raise ProviderError(redact(f"Invalid request URL {url!r} (provider: {provider}): {exc}", secrets)) from None
         except httpx.HTTPError as exc:
             message = redact(f"Connection error. (provider: {provider}: {exc})", secrets)
             retry = True

@@ -266,3 +266,24 @@ async def test_task_cancellation_is_not_swallowed(server: FakeLLMServer) -> None
     else:
         raise AssertionError("cancellation was swallowed")
     assert "text_delta" in seen and "done" not in seen
+
+
+async def test_bad_base_url_is_one_line_error_without_retries() -> None:
+    for base in ("ftp://example.invalid/v1", "not a url at all"):
+        model: dict[str, Any] = {
+            "id": "m",
+            "name": "m",
+            "api": "openai-completions",
+            "provider": "custom",
+            "baseUrl": base,
+            "reasoning": False,
+            "input": ["text"],
+            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+            "contextWindow": 1000,
+            "maxTokens": 100,
+        }
+        began = time.monotonic()
+        _, final = await run(model, opts=options(retry_base_delay_ms=2000))
+        assert final["stopReason"] == "error" and "\n" not in final["errorMessage"]
+        assert "custom" in final["errorMessage"]
+        assert time.monotonic() - began < 1.5  # no backoff on a URL that can never work
