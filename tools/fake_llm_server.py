@@ -554,6 +554,11 @@ class FakeLLMServer:
         delay = float(turn.get("delay_chunk", 0))
         drop_after = turn.get("drop_after")
         stall_after = turn.get("stall_after")
+        if not delay and drop_after is None and stall_after is None and not turn.get("stall"):
+            # Fast path (benchmarks): one write, still one HTTP chunk per SSE event.
+            writer.write(b"".join(b"%x\r\n%s\r\n" % (len(data), data) for data in writes) + b"0\r\n\r\n")
+            await writer.drain()
+            return True
         for count, data in enumerate(writes):
             if drop_after is not None and count >= int(drop_after):
                 await writer.drain()
