@@ -32,6 +32,7 @@ DEFAULTS: dict[str, Any] = {
     "sendSessionAffinityHeaders": False,
     "supportsLongCacheRetention": True,
     "supportsFinishReason": True,
+    "requiresMistralToolIds": False,
 }
 
 _LOCAL_PROVIDERS = {"ollama", "vllm", "lmstudio", "lm-studio", "llama.cpp", "llamacpp", "llama-cpp"}
@@ -101,6 +102,7 @@ def detect_compat(model: Model) -> dict[str, Any]:
         out["requiresAssistantAfterToolResult"] = True
         out["requiresThinkingAsText"] = True
         out["requiresToolResultName"] = True
+        out["requiresMistralToolIds"] = True
     if is_groq:
         out["supportsStore"] = False
     return out

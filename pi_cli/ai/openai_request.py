@@ -9,6 +9,7 @@ user message; an assistant bridge turn when the server needs one between a tool 
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any, cast
 
@@ -22,8 +23,20 @@ BRIDGE_TEXT = "I have processed the tool results."
 TOOL_IMAGES_TEXT = "Attached image(s) from tool result:"
 
 
-def _tool_id(tool_id: str, provider: str) -> str:
+def _tool_id(tool_id: str, compat: dict[str, Any]) -> str:
+    """``[A-Za-z0-9_-]``, at most 40 characters; Mistral wants exactly 9 alphanumerics."""
+    if compat.get("requiresMistralToolIds"):
+        return mistral_tool_id(tool_id)
     return safe_tool_id(tool_id, 40)
+
+
+def mistral_tool_id(tool_id: str) -> str:
+    """A deterministic 9-character alphanumeric id (calls and their results map alike)."""
+    plain = "".join(ch for ch in tool_id if ch.isascii() and ch.isalnum())
+    if len(plain) == 9:
+        return plain
+    digest = hashlib.sha1(tool_id.encode()).hexdigest()
+    return (plain[:5] + digest)[:9] if len(plain) > 9 else (plain + digest)[:9]
 
 
 def _user_parts(content: list[Any], vision: bool) -> list[dict[str, Any]]:
@@ -40,7 +53,6 @@ def _user_parts(content: list[Any], vision: bool) -> list[dict[str, Any]]:
 def convert_messages(model: Model, context: Context, compat: dict[str, Any]) -> list[dict[str, Any]]:
     """The ``messages`` array of the request body."""
     vision = "image" in model.get("input", ["text"])
-    provider = model["provider"]
     out: list[dict[str, Any]] = []
     system = context.get("systemPrompt")
     if system:
@@ -63,7 +75,7 @@ def convert_messages(model: Model, context: Context, compat: dict[str, Any]) -> 
                     continue
                 out.append({"role": "user", "content": parts})
         elif role == "assistant":
-            entry = _assistant(cast(dict[str, Any], message), compat, provider)
+            entry = _assistant(cast(dict[str, Any], message), compat)
             if entry is None:
                 continue
             out.append(entry)
@@ -72,7 +84,7 @@ def convert_messages(model: Model, context: Context, compat: dict[str, Any]) -> 
             texts = [b["text"] for b in result["content"] if b.get("type") == "text"]
             images = [b for b in result["content"] if b.get("type") == "image"]
             text = "\n".join(texts) if texts else ("(see attached image)" if images else "")
-            entry = {"role": "tool", "tool_call_id": _tool_id(result["toolCallId"], provider), "content": text}
+            entry = {"role": "tool", "tool_call_id": _tool_id(result["toolCallId"], compat), "content": text}
             if compat["requiresToolResultName"] and result.get("toolName"):
                 entry["name"] = result["toolName"]
             out.append(entry)
@@ -87,7 +99,7 @@ def convert_messages(model: Model, context: Context, compat: dict[str, Any]) -> 
     return out
 
 
-def _assistant(message: dict[str, Any], compat: dict[str, Any], provider: str) -> dict[str, Any] | None:
+def _assistant(message: dict[str, Any], compat: dict[str, Any]) -> dict[str, Any] | None:
     texts = [b["text"] for b in message["content"] if b.get("type") == "text" and b.get("text", "").strip()]
     thinking = [b for b in message["content"] if b.get("type") == "thinking" and b.get("thinking", "").strip()]
     calls = [b for b in message["content"] if b.get("type") == "toolCall"]
@@ -103,7 +115,7 @@ def _assistant(message: dict[str, Any], compat: dict[str, Any], provider: str) -
     if calls:
         entry["tool_calls"] = [
             {
-                "id": _tool_id(c["id"], provider),
+                "id": _tool_id(c["id"], compat),
                 "type": "function",
                 "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments") or {}, ensure_ascii=False)},
             }

@@ -126,6 +126,10 @@ async def test_openai_system_role_max_tokens_and_empty_tools_for_mistral(server:
     # foreign thinking became text (thinking-as-text for mistral too), tool results carry names
     assert body["messages"][2]["content"] == "planReading."
     assert body["messages"][3]["name"] == "read"
+    # Mistral ids: exactly 9 alphanumerics, calls and results mapped alike
+    call_ids = [c["id"] for c in body["messages"][2]["tool_calls"]]
+    assert all(len(i) == 9 and i.isalnum() for i in call_ids) and len(set(call_ids)) == 2
+    assert [body["messages"][3]["tool_call_id"], body["messages"][4]["tool_call_id"]] == call_ids
 
 
 async def test_openrouter_reasoning_and_cache_marks(server: FakeLLMServer) -> None:
