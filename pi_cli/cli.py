@@ -11,6 +11,7 @@ errors print one line to stderr, never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -194,7 +195,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
+        # The reader went away (``pi -p ... | head``); silence the final flush of stdout too.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:  # e.g. an unwritable session dir: one line, not a traceback
+        _err(f"Error: {exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''}")
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover
