@@ -296,3 +296,25 @@ async def test_drop_mid_stream_is_retryable_error(server: FakeLLMServer) -> None
     assert final["content"][0]["text"] == "abcd"
     assert is_retryable_error(final)
     assert API_KEY not in json.dumps(final)
+
+
+async def test_odd_server_shapes_content_parts_and_parsed_arguments(server: FakeLLMServer) -> None:
+    parts = {"content": [{"type": "text", "text": "from "}, {"type": "text", "text": "parts"}]}
+    call = {"index": 0, "id": "call_o", "type": "function", "function": {"name": "ls", "arguments": {"path": "."}}}
+    server.add_turns(
+        [
+            {
+                "raw": [
+                    oa(parts),
+                    oa({"reasoning": {"unexpected": "object"}}),
+                    oa({"tool_calls": [call]}),
+                    oa(finish="tool_calls"),
+                    "data: [DONE]\n\n",
+                ]
+            }
+        ]
+    )
+    _, final = await run(openai_model(server))
+    assert final["content"][0] == {"type": "text", "text": "from parts"}
+    assert final["content"][1]["arguments"] == {"path": "."}
+    assert [b["type"] for b in final["content"]] == ["text", "toolCall"]

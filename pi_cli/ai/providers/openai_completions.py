@@ -54,6 +54,13 @@ def map_finish_reason(reason: str) -> tuple[StopReason, str | None]:
     return "error", f"Provider finish_reason: {reason}"
 
 
+def _as_text(content: Any) -> str:
+    """Text of a ``content`` that arrived as a list of parts (or another non-string shape)."""
+    if isinstance(content, list):
+        return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
+    return str(content)
+
+
 class _ToolState:
     __slots__ = ("args", "block", "index")
 
@@ -107,6 +114,8 @@ class ChunkParser:
         if not delta:
             return events
         text = delta.get("content")
+        if text and type(text) is not str:
+            text = _as_text(text)
         if text:
             block = self.text_block
             if block is None:
@@ -128,10 +137,10 @@ class ChunkParser:
         reasoning = delta.get(field) if field else None
         if not reasoning and not field:
             for name in _REASONING_FIELDS:
-                if delta.get(name):
+                if delta.get(name) and isinstance(delta[name], str):
                     field, reasoning = name, delta[name]
                     break
-        if reasoning:
+        if reasoning and isinstance(reasoning, str):
             block = self.thinking_block
             if block is None:
                 block = self.thinking_block = {"type": "thinking", "thinking": "", "thinkingSignature": field}
@@ -189,6 +198,8 @@ class ChunkParser:
                 state.block["name"] = function["name"]
         self.last_tool = state
         fragment = function.get("arguments") or ""
+        if type(fragment) is not str:  # some servers send the arguments already parsed
+            fragment = json.dumps(fragment, ensure_ascii=False)
         if fragment:
             state.args.append(fragment)
             state.block["arguments"] = state.args.update()
