@@ -158,3 +158,29 @@ def test_retry_events_and_abort_retry(pi: PiEnv) -> None:
     finally:
         client.close()
     assert len(pi.server.requests) == 1
+
+
+def test_sigterm_kills_running_user_bash_and_exits_143(pi: PiEnv) -> None:
+    import os
+    import signal
+
+    marker = pi.root / "child.pid"
+    client = RpcClient(pi)
+    try:
+        client.send({"type": "bash", "command": f"echo $$ > {marker}; sleep 30", "id": "b"})
+        deadline = time.monotonic() + 10
+        while not (marker.exists() and marker.read_text().strip()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        child = int(marker.read_text())
+        client.proc.send_signal(signal.SIGTERM)
+        code = client.proc.wait(timeout=10)
+    finally:
+        client.close()
+    assert code == 143
+    time.sleep(0.2)
+    try:
+        os.kill(child, 0)
+        alive = True
+    except ProcessLookupError:
+        alive = False
+    assert not alive, "the user's bash command survived pi's SIGTERM"

@@ -13,7 +13,11 @@ import json
 import os
 import sys
 from collections.abc import Iterator
-from typing import Any, BinaryIO
+from typing import Any, Protocol
+
+
+class _Readable(Protocol):
+    def read(self, size: int, /) -> bytes: ...
 
 
 def _default(value: Any) -> Any:
@@ -46,11 +50,12 @@ def split_records(buffer: bytes) -> tuple[list[bytes], bytes]:
     return [p[:-1] if p.endswith(b"\r") else p for p in parts], rest
 
 
-def iter_records(stream: BinaryIO, chunk_size: int = 65536) -> Iterator[bytes]:
+def iter_records(stream: _Readable, chunk_size: int = 65536) -> Iterator[bytes]:
     """Records of a binary stream; a final record without ``\\n`` is yielded at EOF."""
     pending = b""
     while True:
-        chunk = stream.read1(chunk_size) if hasattr(stream, "read1") else stream.read(chunk_size)
+        read1 = getattr(stream, "read1", None)
+        chunk = read1(chunk_size) if read1 is not None else stream.read(chunk_size)
         if not chunk:
             break
         records, pending = split_records(pending + chunk)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 import threading
 from typing import Any
@@ -27,12 +28,26 @@ from pi_cli.modes.rpc.lifecycle import run_with_signals
 from pi_cli.modes.rpc.protocol import CommandError, UnknownCommand, failure, parse_command
 
 
+class _FdReader:
+    """The minimal binary-stream surface :func:`iter_records` needs, over a raw descriptor."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    def read(self, size: int) -> bytes:
+        return os.read(self._fd, size)
+
+
 def _start_reader(loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[bytes | None]) -> None:
     """Read stdin records on a daemon thread (works for pipes, files and terminals alike)."""
 
+    # Raw fd reads: a daemon thread blocked inside sys.stdin.buffer would hold its lock and make
+    # interpreter shutdown abort ("could not acquire lock ... at interpreter shutdown").
+    fd = sys.stdin.fileno()
+
     def pump() -> None:
         try:
-            for record in iter_records(sys.stdin.buffer):
+            for record in iter_records(_FdReader(fd)):
                 loop.call_soon_threadsafe(queue.put_nowait, record)
         except (OSError, ValueError):
             pass
