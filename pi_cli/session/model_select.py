@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -64,6 +65,30 @@ def resolve_cli_model(
     return resolved.model, resolved.thinking_level
 
 
+def scope_matches(registry: Any, pattern: str, has_key: Callable[[Model], bool]) -> list[tuple[Model, str | None]]:
+    """``--models`` entries: a glob (``anthropic/*``, ``*sonnet*``) over available models'
+    ``provider/id`` and ``id``, or one fuzzy pattern; each may end in ``:level``."""
+    level: str | None = None
+    head, colon, tail = pattern.rpartition(":")
+    if colon and tail in ("off", "minimal", "low", "medium", "high", "xhigh"):
+        pattern, level = head, tail
+    if any(ch in pattern for ch in "*?["):
+        lowered = pattern.lower()
+        return [
+            (m, level)
+            for m in registry.available_models()
+            if has_key(m)
+            and (
+                fnmatch.fnmatchcase(f"{m['provider']}/{m['id']}".lower(), lowered)
+                or fnmatch.fnmatchcase(m["id"].lower(), lowered)
+            )
+        ]
+    found = _resolve(registry, pattern)
+    if found is None:
+        return []
+    return [(found[0], level or found[1])]
+
+
 def _first_available(registry: Any, has_key: Callable[[Model], bool]) -> Model | None:
     available: list[Model] = [m for m in registry.available_models() if has_key(m)]
     if not available:
@@ -90,11 +115,10 @@ def choose_model(
         raise UsageError("Error: --api-key requires a model.", hint="Pass --model (or --provider and --model) with it.")
     scoped: list[tuple[Model, str | None]] = []
     for pattern in options.models or []:
-        found = _resolve(registry, pattern)
-        if found is None:
+        matches = scope_matches(registry, pattern, has_key)
+        if not matches:
             notices.append(f'Warning: No models match pattern "{pattern}"')
-        else:
-            scoped.append(found)
+        scoped.extend(m for m in matches if all(m[0] is not s[0] for s in scoped))
     if options.model:
         model, level = resolve_cli_model(registry, options.provider, options.model, notices)
         if not options.api_key and not has_key(model):

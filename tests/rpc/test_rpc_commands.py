@@ -224,3 +224,18 @@ def test_model_headers_are_masked_in_responses(pi: PiEnv) -> None:
     for response in (state, available, chosen):
         assert response["success"] and "secret-123" not in json.dumps(response)
     assert state["data"]["model"]["headers"] == {"X-Secret": "***"}
+
+
+def test_models_scope_drives_cycle_model(pi: PiEnv) -> None:
+    client = RpcClient(pi, "--models", "fake/fake-o*,fake-think:high")
+    try:
+        state = client.request({"type": "get_state"})["data"]
+        assert state["model"]["id"] == "fake-model"  # --model wins over the scope for the start
+        first = client.request({"type": "cycle_model"})["data"]
+        second = client.request({"type": "cycle_model"})["data"]
+        assert first["isScoped"] is True
+        assert {first["model"]["id"], second["model"]["id"]} == {"fake-other", "fake-think"}
+        think = first if first["model"]["id"] == "fake-think" else second
+        assert think["thinkingLevel"] == "high"
+    finally:
+        client.close()
