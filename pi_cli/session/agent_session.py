@@ -32,7 +32,27 @@ from pi_cli.session.store_bridge import SessionStoreBridge
 
 
 class AgentSession(SessionFileMixin):
-    """See the module docstring. Build one with :func:`pi_cli.session.factory.create_agent_session`."""
+    """Build one with :func:`pi_cli.session.factory.create_agent_session`.
+
+    State: ``agent``, ``cwd``, ``settings``, ``model_registry``, ``resources``, ``store``, ``model``,
+    ``thinking_level``, ``messages``, ``is_streaming``, ``is_retrying``, ``is_compacting``,
+    ``is_bash_running``, ``steering_mode``/``follow_up_mode`` (+ ``set_*``), ``steering_messages``,
+    ``follow_up_messages``, ``pending_message_count``, ``session_id``, ``session_file``,
+    ``session_name``, ``auto_retry_enabled``/``auto_compaction_enabled`` (+ ``set_*``),
+    ``startup_notices``, ``model_source``.
+    Prompting: ``await prompt(text, images=None, streaming_behavior=None)``, ``begin_prompt(...)``,
+    ``steer(text, images=None)``, ``follow_up(text, images=None)``, ``clear_queues()``,
+    ``await abort()``, ``abort_retry()``, ``expand_text(text)``, ``get_commands()``,
+    ``command_names()``.
+    Models: ``set_model(model)``, ``cycle_model(direction)``, ``set_thinking_level(level)``,
+    ``cycle_thinking_level()``, ``available_models()``.
+    User bash: ``await run_bash(command, exclude_from_context=False, on_chunk=None)``, ``abort_bash()``.
+    Session: ``set_session_name(name)``, ``await new_session()``, ``await switch_session(path)``,
+    ``await fork(entry_id)``, ``await clone()``, ``get_fork_messages()``, ``await export_html(path)``,
+    ``await compact(instructions)``. Stats: ``get_session_stats()``, ``context_usage()``,
+    ``get_last_assistant_text()``. ``save_setting(key, value)``, ``subscribe(listener)``,
+    ``await dispose()``.
+    """
 
     def __init__(
         self,
