@@ -44,14 +44,6 @@ def project_settings_path(cwd: Path) -> Path:
     return project_dir(cwd) / "settings.json"
 
 
-def sessions_root() -> Path:
-    """Root of session files (``PI_CODING_AGENT_SESSION_DIR`` wins)."""
-    override = os.environ.get("PI_CODING_AGENT_SESSION_DIR")
-    if override:
-        return Path(override).expanduser()
-    return agent_dir() / "sessions"
-
-
 def offline() -> bool:
     """``PI_OFFLINE`` set to a true-ish value disables network probes at start-up."""
     return os.environ.get("PI_OFFLINE", "").lower() in {"1", "true", "yes", "on"}
