@@ -23,9 +23,9 @@ from pi_cli.errors import AgentBusyError, MissingApiKeyError, ModelError
 from pi_cli.session import stats as _stats
 from pi_cli.session.auto_compaction import AutoCompactor
 from pi_cli.session.bash_runs import BashRunner
-from pi_cli.session.entry_messages import user_text
 from pi_cli.session.events import EventHub, SessionListener
 from pi_cli.session.model_control import ModelControl
+from pi_cli.session.queues import QueueTracker
 from pi_cli.session.retry import AutoRetry, RetryPolicy
 from pi_cli.session.session_ops import SessionFileMixin
 from pi_cli.session.store_bridge import SessionStoreBridge
@@ -76,8 +76,7 @@ class AgentSession(SessionFileMixin):
         self.model_source = "cli"  # cli | scope | session | settings | available | local | demo
         self.retry = AutoRetry(self, RetryPolicy.from_settings(settings))
         self._hub = EventHub()
-        self._steering: list[str] = []
-        self._follow_up: list[str] = []
+        self._queues = QueueTracker()
         self._pending_bash: list[dict[str, Any]] = []
         self._busy = False
         self._save_setting = save_setting
@@ -141,15 +140,15 @@ class AgentSession(SessionFileMixin):
 
     @property
     def steering_messages(self) -> list[str]:
-        return list(self._steering)
+        return list(self._queues.steering)
 
     @property
     def follow_up_messages(self) -> list[str]:
-        return list(self._follow_up)
+        return list(self._queues.follow_up)
 
     @property
     def pending_message_count(self) -> int:
-        return len(self._steering) + len(self._follow_up)
+        return len(self._queues.steering) + len(self._queues.follow_up)
 
     @property
     def session_id(self) -> str:
@@ -287,26 +286,14 @@ class AgentSession(SessionFileMixin):
         self._queue("followUp", self.expand_text(text), images)
 
     def _queue(self, kind: str, text: str, images: list[ImageContent] | None) -> None:
-        content: list[Any] = [{"type": "text", "text": text}, *(images or [])]
-        message = {"role": "user", "content": content, "timestamp": now_ms()}
-        if kind == "steer":
-            self._steering.append(text)
-            self.agent.steer(message)
-        else:
-            self._follow_up.append(text)
-            self.agent.follow_up(message)
-        self._hub.emit_nowait(self._queue_event())
+        self._queues.enqueue(self.agent, kind, text, images)
+        self._hub.emit_nowait(self._queues.event())
 
     def clear_queues(self) -> tuple[list[str], list[str]]:
         """Drop every queued message; returns their texts (steering, follow-up) for the editor."""
-        steering, follow_up = self._steering, self._follow_up
-        self._steering, self._follow_up = [], []
-        self.agent.clear_all_queues()
-        self._hub.emit_nowait(self._queue_event())
-        return steering, follow_up
-
-    def _queue_event(self) -> dict[str, Any]:
-        return {"type": "queue_update", "steering": list(self._steering), "followUp": list(self._follow_up)}
+        cleared = self._queues.clear(self.agent)
+        self._hub.emit_nowait(self._queues.event())
+        return cleared
 
     # -- agent events ------------------------------------------------------------------------
 
@@ -318,14 +305,8 @@ class AgentSession(SessionFileMixin):
 
     async def _on_agent_event_async(self, event: dict[str, Any]) -> None:
         kind = event["type"]
-        if kind == "message_start" and (self._steering or self._follow_up) and event["message"].get("role") == "user":
-            text = user_text(event["message"])
-            if text in self._steering:
-                self._steering.remove(text)
-                await self._hub.emit(self._queue_event())
-            elif text in self._follow_up:
-                self._follow_up.remove(text)
-                await self._hub.emit(self._queue_event())
+        if kind == "message_start" and self._queues.delivered(event["message"]):
+            await self._hub.emit(self._queues.event())
         await self._hub.emit(event)
         if kind == "message_end":
             message = event["message"]
