@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, TypeAlias
 
 from pi_cli.agent.types import AgentToolResult, ToolExecutionMode
 from pi_cli.ai.abort import AbortSignal
+from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+
+# One bracketed notice of a listing: (text for the model, ``details`` key, ``details`` value).
+Notice: TypeAlias = tuple[str, str, Any]
+
+# Listings are cut by bytes only; this "no limit" is what ``details.truncation.maxLines`` reports.
+_NO_LINE_LIMIT = 1 << 62
 
 
 class ToolAborted(Exception):
@@ -33,6 +40,26 @@ def require_directory(path: str) -> None:
 def text_result(text: str, details: Any = None) -> AgentToolResult:
     """A result with one text block."""
     return AgentToolResult(content=[{"type": "text", "text": text}], details=details)
+
+
+def listing_result(
+    lines: list[str], limit_notice: Notice | None, extra_notice: Notice | None = None
+) -> AgentToolResult:
+    """The result of ``grep``/``find``/``ls``: ``lines`` cut to ``DEFAULT_MAX_BYTES``, then pi's notices.
+
+    Notices are joined in pi's order (result limit, byte limit, ``extra_notice``) into one bracketed
+    line after a blank line; each also sets its key in ``details`` (``None`` when there is none).
+    Only the byte limit applies: a listing's line count is bounded by its own result limit.
+    """
+    trunc = truncate_head("\n".join(lines), max_lines=_NO_LINE_LIMIT)
+    byte_notice: Notice | None = None
+    if trunc.truncated:
+        byte_notice = (f"{format_size(DEFAULT_MAX_BYTES)} limit reached", "truncation", trunc.to_json())
+    notices = [notice for notice in (limit_notice, byte_notice, extra_notice) if notice is not None]
+    output = trunc.content
+    if notices:
+        output += f"\n\n[{'. '.join(text for text, _, _ in notices)}]"
+    return text_result(output, {key: value for _, key, value in notices} or None)
 
 
 def as_int(value: Any, name: str) -> int | None:

@@ -12,11 +12,11 @@ from typing import Any
 
 from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
-from pi_cli.tools.base import BuiltinTool, as_int, check_aborted, require_directory, text_result
+from pi_cli.tools.base import BuiltinTool, Notice, as_int, check_aborted, listing_result, require_directory, text_result
 from pi_cli.tools.globs import compile_glob
 from pi_cli.tools.paths import resolve_to_cwd
-from pi_cli.tools.rg import run_rg_lines
-from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+from pi_cli.tools.rg import SEARCH_FLAGS, run_rg_lines
+from pi_cli.tools.truncate import DEFAULT_MAX_BYTES
 
 DEFAULT_FIND_LIMIT = 1000
 
@@ -76,23 +76,16 @@ class FindTool(BuiltinTool):
                 results.append(rel)
             return len(results) < limit
 
-        args_rg = ["--files", "--hidden", "--no-require-git", "--glob=!.git", "--color=never", "--sort=path"]
-        run = await run_rg_lines(args_rg, on_line, signal, cwd=search_path)
-        if not run.stopped_early and run.exit_code not in (0, 1) and not results:
-            raise RuntimeError(run.stderr.strip() or f"ripgrep exited with code {run.exit_code}")
+        rg_args = ["--files", *SEARCH_FLAGS, "--sort=path"]
+        run = await run_rg_lines(rg_args, on_line, signal, cwd=search_path)
+        run.raise_if_failed(found_any=bool(results))
         if not results:
             return text_result("No files found matching pattern")
-
-        trunc = truncate_head("\n".join(results), max_lines=1 << 62)
-        output = trunc.content
-        details: dict[str, Any] = {}
-        notices: list[str] = []
+        limit_notice: Notice | None = None
         if run.stopped_early:
-            notices.append(f"{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern")
-            details["resultLimitReached"] = limit
-        if trunc.truncated:
-            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-            details["truncation"] = trunc.to_json()
-        if notices:
-            output += f"\n\n[{'. '.join(notices)}]"
-        return text_result(output, details or None)
+            limit_notice = (
+                f"{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern",
+                "resultLimitReached",
+                limit,
+            )
+        return listing_result(results, limit_notice)

@@ -19,10 +19,10 @@ from typing import Any
 
 from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
-from pi_cli.tools.base import BuiltinTool, as_int, check_aborted, text_result
+from pi_cli.tools.base import BuiltinTool, Notice, as_int, check_aborted, listing_result, text_result
 from pi_cli.tools.paths import resolve_to_cwd
-from pi_cli.tools.rg import run_rg_lines
-from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, format_size, truncate_head, truncate_line
+from pi_cli.tools.rg import SEARCH_FLAGS, run_rg_lines
+from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, truncate_line
 
 DEFAULT_GREP_LIMIT = 100
 
@@ -126,7 +126,7 @@ class GrepTool(BuiltinTool):
         check_aborted(signal)
         is_dir = _search_target_is_dir(search_path)
 
-        rg_args = ["--json", "--line-number", "--color=never", "--hidden", "--no-require-git", "--glob=!.git"]
+        rg_args = ["--json", "--line-number", *SEARCH_FLAGS]
         if args.get("ignoreCase"):
             rg_args.append("--ignore-case")
         if args.get("literal"):
@@ -146,24 +146,21 @@ class GrepTool(BuiltinTool):
 
         collected = _Collector(limit, context, display)
         run = await run_rg_lines(rg_args, collected.on_line, signal)
-        if not run.stopped_early and run.exit_code not in (0, 1) and not collected.matches:
-            raise RuntimeError(run.stderr.strip() or f"ripgrep exited with code {run.exit_code}")
+        run.raise_if_failed(found_any=collected.matches > 0)
         if not collected.matches:
             return text_result("No matches found")
-
-        trunc = truncate_head("\n".join(collected.lines), max_lines=1 << 62)
-        output = trunc.content
-        details: dict[str, Any] = {}
-        notices: list[str] = []
+        limit_notice: Notice | None = None
         if collected.limit_reached:
-            notices.append(f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern")
-            details["matchLimitReached"] = limit
-        if trunc.truncated:
-            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-            details["truncation"] = trunc.to_json()
+            limit_notice = (
+                f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern",
+                "matchLimitReached",
+                limit,
+            )
+        cut_notice: Notice | None = None
         if collected.cut_any:
-            notices.append(f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines")
-            details["linesTruncated"] = True
-        if notices:
-            output += f"\n\n[{'. '.join(notices)}]"
-        return text_result(output, details or None)
+            cut_notice = (
+                f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines",
+                "linesTruncated",
+                True,
+            )
+        return listing_result(collected.lines, limit_notice, cut_notice)

@@ -13,9 +13,9 @@ from typing import Any
 
 from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
-from pi_cli.tools.base import BuiltinTool, as_int, check_aborted, require_directory, text_result
+from pi_cli.tools.base import BuiltinTool, Notice, as_int, check_aborted, listing_result, require_directory, text_result
 from pi_cli.tools.paths import resolve_to_cwd
-from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+from pi_cli.tools.truncate import DEFAULT_MAX_BYTES
 
 DEFAULT_LS_LIMIT = 500
 
@@ -67,17 +67,8 @@ class LsTool(BuiltinTool):
         check_aborted(signal)
         if not names:
             return text_result("(empty directory)")
-        hit_limit = len(names) > limit
-        trunc = truncate_head("\n".join(names[:limit]), max_lines=1 << 62)
-        output = trunc.content
-        details: dict[str, Any] = {}
-        notices: list[str] = []
-        if hit_limit:
-            notices.append(f"{limit} entries limit reached. Use limit={limit * 2} for more")
-            details["entryLimitReached"] = limit
-        if trunc.truncated:
-            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-            details["truncation"] = trunc.to_json()
-        if notices:
-            output += f"\n\n[{'. '.join(notices)}]"
-        return text_result(output, details or None)
+        limit_notice: Notice | None = None
+        if len(names) > limit:
+            notice = f"{limit} entries limit reached. Use limit={limit * 2} for more"
+            limit_notice = (notice, "entryLimitReached", limit)
+        return listing_result(names[:limit], limit_notice)

@@ -38,11 +38,26 @@ def require_rg() -> str:
     return path
 
 
+# What grep and find both search: hidden files too, .gitignore honoured even outside a git
+# repository, never the .git directory itself.
+SEARCH_FLAGS: tuple[str, ...] = ("--hidden", "--no-require-git", "--glob=!.git", "--color=never")
+
+
 @dataclass(slots=True)
 class RgRun:
+    """How an rg run ended."""
+
     exit_code: int | None
     stderr: str
     stopped_early: bool  # on_line asked to stop (a result limit was reached)
+
+    def raise_if_failed(self, found_any: bool) -> None:
+        """Raise rg's error unless it ran to completion (exit 0, or 1 for "nothing matched").
+
+        A run that produced results is kept even if rg then failed (e.g. on an unreadable file).
+        """
+        if not self.stopped_early and self.exit_code not in (0, 1) and not found_any:
+            raise RuntimeError(self.stderr.strip() or f"ripgrep exited with code {self.exit_code}")
 
 
 async def run_rg_lines(
