@@ -27,7 +27,10 @@ _SECRET_HINTS = ("_API_KEY", "_TOKEN", "AWS_", "AZURE_", "CLOUDFLARE_", "PI_")
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not any(h in k for h in _SECRET_HINTS)}
+    # PYTHONDONTWRITEBYTECODE would make every pi subprocess recompile pi_cli from source.
+    env = {
+        k: v for k, v in os.environ.items() if not any(h in k for h in _SECRET_HINTS) and k != "PYTHONDONTWRITEBYTECODE"
+    }
     env.update(extra)
     return env
 
