@@ -27,20 +27,11 @@ import httpx
 
 from pi_cli.ai.anthropic_request import build_request
 from pi_cli.ai.event_stream import AssistantMessageEventStream
-from pi_cli.ai.http_client import (
-    AbortedError,
-    AbortScope,
-    ProviderError,
-    error_text,
-    is_json_response,
-    json_body_error,
-    open_stream,
-    sse_batches,
-)
+from pi_cli.ai.http_client import AbortedError, ProviderError, sse_batches
 from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.partial_json import StreamingArgs, repair_json
-from pi_cli.ai.provider_common import apply_cost, done_event, error_event, new_output
-from pi_cli.ai.sanitize import encode_body
+from pi_cli.ai.provider_call import ProviderCall
+from pi_cli.ai.provider_common import apply_cost, done_event, error_event
 from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model, StopReason
 
 REDACTED_TEXT = "[Reasoning redacted]"
@@ -261,24 +252,21 @@ def stream(model: Model, context: Context, options: StreamOptions | None = None)
 
 
 async def _run(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
-    output = new_output(model)
+    call = ProviderCall(model, options)
+    output = call.output
     yield {"type": "start", "partial": output}
-    provider = model["provider"]
-    scope = AbortScope(options.signal)
+    provider = call.provider
+    scope = call.scope
     parser = EventParser(output, model)
-    secrets = [options.api_key]
-    response = None
+
+    def describe(exc: Exception) -> str:
+        message = call.describe(exc)
+        if isinstance(exc, httpx.TransportError) and parser.started and not parser.stopped:
+            return f"Anthropic stream ended before message_stop ({message})"
+        return message
+
     try:
-        if model["api"] != "anthropic-messages":
-            raise ProviderError(f"Model {provider}/{model['id']} has api {model['api']}, not anthropic-messages")
-        url, headers, body = build_request(model, context, options)
-        if options.on_payload is not None:
-            options.on_payload(body)
-        response = await open_stream(
-            url, headers, encode_body(body), options, scope, provider, error_style="anthropic", secrets=secrets
-        )
-        if is_json_response(response):
-            raise ProviderError(await json_body_error(response, provider, "anthropic", secrets))
+        response = await call.open("anthropic-messages", build_request, context, error_style="anthropic")
         async for batch in sse_batches(response, scope):
             for sse in batch:
                 if scope.aborted:  # aborted while the consumer held an event
@@ -310,19 +298,8 @@ async def _run(model: Model, context: Context, options: StreamOptions) -> AsyncI
     except asyncio.CancelledError:
         if not scope.absorb_cancel():
             raise
-        parser.finalize_args()
-        yield error_event(output, "Request was aborted", aborted=True)
-    except AbortedError:
-        parser.finalize_args()
-        yield error_event(output, "Request was aborted", aborted=True)
+        yield call.failure(None, parser.finalize_args)
     except Exception as exc:
-        parser.finalize_args()
-        aborted = scope.aborted
-        message = error_text(exc, provider, secrets)
-        if isinstance(exc, httpx.TransportError) and parser.started and not parser.stopped:
-            message = f"Anthropic stream ended before message_stop ({message})"
-        yield error_event(output, "Request was aborted" if aborted else message, aborted)
+        yield call.failure(exc, parser.finalize_args, describe)
     finally:
-        scope.close()
-        if response is not None:
-            await response.aclose()
+        await call.close()

@@ -21,22 +21,14 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from pi_cli.ai.event_stream import AssistantMessageEventStream
-from pi_cli.ai.http_client import (
-    AbortedError,
-    AbortScope,
-    ProviderError,
-    error_text,
-    is_json_response,
-    json_body_error,
-    open_stream,
-)
+from pi_cli.ai.http_client import AbortedError, ProviderError
 from pi_cli.ai.http_errors import format_stream_error
 from pi_cli.ai.openai_compat import resolve_compat
 from pi_cli.ai.openai_request import build_request
 from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.partial_json import StreamingArgs
-from pi_cli.ai.provider_common import apply_cost, done_event, error_event, new_output
-from pi_cli.ai.sanitize import encode_body
+from pi_cli.ai.provider_call import ProviderCall
+from pi_cli.ai.provider_common import apply_cost, done_event, error_event
 from pi_cli.ai.sse import SSEDecoder
 from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model, StopReason
 
@@ -260,23 +252,15 @@ def stream(model: Model, context: Context, options: StreamOptions | None = None)
 
 
 async def _run(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
-    output = new_output(model)
+    call = ProviderCall(model, options)
+    output = call.output
     yield {"type": "start", "partial": output}
-    provider = model["provider"]
-    scope = AbortScope(options.signal)
+    provider = call.provider
+    scope = call.scope
     parser = ChunkParser(output, model)
     signal = options.signal
-    secrets = [options.api_key]
-    response = None
     try:
-        if model["api"] != "openai-completions":
-            raise ProviderError(f"Model {provider}/{model['id']} has api {model['api']}, not openai-completions")
-        url, headers, body = build_request(model, context, options)
-        if options.on_payload is not None:
-            options.on_payload(body)
-        response = await open_stream(url, headers, encode_body(body), options, scope, provider, secrets=secrets)
-        if is_json_response(response):
-            raise ProviderError(await json_body_error(response, provider, secrets=secrets))
+        response = await call.open("openai-completions", build_request, context, error_style="openai")
         decoder = SSEDecoder()
         feed = decoder.feed
         loads = json.loads
@@ -328,16 +312,8 @@ async def _run(model: Model, context: Context, options: StreamOptions) -> AsyncI
     except asyncio.CancelledError:
         if not scope.absorb_cancel():
             raise
-        parser.finalize_args()
-        yield error_event(output, "Request was aborted", aborted=True)
-    except AbortedError:
-        parser.finalize_args()
-        yield error_event(output, "Request was aborted", aborted=True)
+        yield call.failure(None, parser.finalize_args)
     except Exception as exc:
-        parser.finalize_args()
-        aborted = scope.aborted
-        yield error_event(output, "Request was aborted" if aborted else error_text(exc, provider, secrets), aborted)
+        yield call.failure(exc, parser.finalize_args)
     finally:
-        scope.close()
-        if response is not None:
-            await response.aclose()
+        await call.close()
