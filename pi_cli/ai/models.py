@@ -117,13 +117,16 @@ def get_model(provider: str, model_id: str) -> Model | None:
 
 
 def calculate_cost(model: Model, usage: Usage) -> Cost:
-    """Fill ``usage["cost"]`` from the model's $/Mtok prices (in place, as pi does) and return it."""
-    prices = model["cost"]
+    """Fill ``usage["cost"]`` from the model's $/Mtok prices (in place, as pi does) and return it.
+
+    A model without prices (or a missing price) costs nothing rather than failing mid-stream.
+    """
+    prices: Any = model.get("cost") or {}
     cost = usage["cost"]
-    cost["input"] = prices["input"] / 1_000_000 * usage["input"]
-    cost["output"] = prices["output"] / 1_000_000 * usage["output"]
-    cost["cacheRead"] = prices["cacheRead"] / 1_000_000 * usage["cacheRead"]
-    cost["cacheWrite"] = prices["cacheWrite"] / 1_000_000 * usage["cacheWrite"]
+    cost["input"] = prices.get("input", 0) / 1_000_000 * usage["input"]
+    cost["output"] = prices.get("output", 0) / 1_000_000 * usage["output"]
+    cost["cacheRead"] = prices.get("cacheRead", 0) / 1_000_000 * usage["cacheRead"]
+    cost["cacheWrite"] = prices.get("cacheWrite", 0) / 1_000_000 * usage["cacheWrite"]
     cost["total"] = cost["input"] + cost["output"] + cost["cacheRead"] + cost["cacheWrite"]
     return cost
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from pi_cli.ai.models import calculate_cost
 from pi_cli.ai.types import AssistantMessage, DoneEvent, ErrorEvent, Model, Usage, empty_usage, now_ms
 
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -25,15 +25,9 @@ def new_output(model: Model) -> AssistantMessage:
 
 
 def apply_cost(model: Model, usage: Usage) -> None:
-    """Fill ``usage.totalTokens`` and ``usage.cost`` from the model's $/Mtok prices, in place."""
+    """Fill ``usage.totalTokens`` and ``usage.cost`` (see :func:`calculate_cost`), in place."""
     usage["totalTokens"] = usage["input"] + usage["output"] + usage["cacheRead"] + usage["cacheWrite"]
-    prices: Any = model.get("cost") or {}
-    cost = usage["cost"]
-    cost["input"] = prices.get("input", 0) * usage["input"] / 1e6
-    cost["output"] = prices.get("output", 0) * usage["output"] / 1e6
-    cost["cacheRead"] = prices.get("cacheRead", 0) * usage["cacheRead"] / 1e6
-    cost["cacheWrite"] = prices.get("cacheWrite", 0) * usage["cacheWrite"] / 1e6
-    cost["total"] = cost["input"] + cost["output"] + cost["cacheRead"] + cost["cacheWrite"]
+    calculate_cost(model, usage)
 
 
 def safe_tool_id(tool_id: str, max_len: int) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from pi_cli.ai.abort import AbortSignal
+from pi_cli.ai.provider_common import new_output
 from pi_cli.ai.types import (
     AssistantContent,
     AssistantMessage,
@@ -28,7 +29,6 @@ from pi_cli.ai.types import (
     StopReason,
     ToolCall,
     empty_usage,
-    now_ms,
 )
 
 ABORTED_TEXT = "Request was aborted"
@@ -251,17 +251,11 @@ async def play(
 
 
 def error_message_for(model: Model, text: str, stop_reason: StopReason = "error") -> AssistantMessage:
-    return {
-        "role": "assistant",
-        "content": [],
-        "api": model["api"],
-        "provider": model["provider"],
-        "model": model["id"],
-        "usage": empty_usage(),
-        "stopReason": stop_reason,
-        "errorMessage": text,
-        "timestamp": now_ms(),
-    }
+    """An assistant message with no content that failed with ``text``."""
+    message = new_output(model)
+    message["stopReason"] = stop_reason
+    message["errorMessage"] = text
+    return message
 
 
 async def race_abort(awaitable: Awaitable[AssistantMessage], signal: AbortSignal | None) -> AssistantMessage | None:
