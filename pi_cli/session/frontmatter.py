@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["FrontmatterError", "parse_frontmatter", "split_frontmatter", "strip_frontmatter"]
+__all__ = ["FrontmatterError", "parse_frontmatter", "read_frontmatter_file", "split_frontmatter", "strip_frontmatter"]
 
 _OPEN_RE = re.compile(r"^\s*---(?:\n|$)")
 _KEY_RE = re.compile(r"^([A-Za-z0-9_][A-Za-z0-9_.\-]*)\s*:(?:[ \t]+(.*)|[ \t]*)$")
@@ -66,6 +66,25 @@ def parse_frontmatter(text: str) -> tuple[dict[str, object], str]:
     if raw is None or not raw.strip():
         return {}, body
     return _Parser(raw.split("\n")).parse(), body
+
+
+def read_frontmatter_file(path: str, kind: str, diagnostics: list[str]) -> tuple[dict[str, object], str] | None:
+    """Read and parse the Markdown file at ``path`` into (frontmatter mapping, body).
+
+    On failure appends one ``<path>: <problem>`` line to ``diagnostics`` and returns ``None``;
+    ``kind`` names the file in a read error ("skill file", "prompt template").
+    """
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            raw = handle.read()
+    except OSError as exc:
+        diagnostics.append(f"{path}: could not read {kind} ({exc.strerror or exc})")
+        return None
+    try:
+        return parse_frontmatter(raw)
+    except FrontmatterError as exc:
+        diagnostics.append(f"{path}: invalid frontmatter: {exc}")
+        return None
 
 
 def _indent(line: str) -> int:

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from pi_cli.session.frontmatter import FrontmatterError, parse_frontmatter
+from pi_cli.session.frontmatter import read_frontmatter_file
 
 __all__ = [
     "PromptTemplate",
@@ -114,17 +114,10 @@ def _describe(meta: dict[str, object], body: str) -> str:
 
 
 def _load_template(path: str, source: TemplateSource, diagnostics: list[str]) -> PromptTemplate | None:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            raw = handle.read()
-    except OSError as exc:
-        diagnostics.append(f"{path}: could not read prompt template ({exc.strerror or exc})")
+    parsed = read_frontmatter_file(path, "prompt template", diagnostics)
+    if parsed is None:
         return None
-    try:
-        meta, body = parse_frontmatter(raw)
-    except FrontmatterError as exc:
-        diagnostics.append(f"{path}: invalid frontmatter: {exc}")
-        return None
+    meta, body = parsed
     hint = meta.get("argument-hint")
     return PromptTemplate(
         name=os.path.basename(path)[: -len(".md")],

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pi_cli.session.frontmatter import FrontmatterError, parse_frontmatter, strip_frontmatter
+from pi_cli.session.frontmatter import read_frontmatter_file, strip_frontmatter
 from pi_cli.session.ignore_rules import IgnoreRule, is_ignored, read_ignore_rules
 
 __all__ = [
@@ -86,17 +86,10 @@ def _load_skill_file(path: str, source: SkillSource, diagnostics: list[str], *, 
     """
     is_skill_md = os.path.basename(path) == "SKILL.md"
     is_declared = is_skill_md or explicit
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            raw = handle.read()
-    except OSError as exc:
-        diagnostics.append(f"{path}: could not read skill file ({exc.strerror or exc})")
+    parsed = read_frontmatter_file(path, "skill file", diagnostics)
+    if parsed is None:
         return None
-    try:
-        meta, _body = parse_frontmatter(raw)
-    except FrontmatterError as exc:
-        diagnostics.append(f"{path}: invalid frontmatter: {exc}")
-        return None
+    meta = parsed[0]
 
     description = meta.get("description")
     has_description = isinstance(description, str) and description.strip() != ""
