@@ -54,7 +54,7 @@ class PiApp(App[int]):
         *,
         keymap: dict[str, str] | None = None,
         warnings: list[str] | None = None,
-        max_mounted: int = 80,
+        max_mounted: int = 40,
     ) -> None:
         super().__init__()
         self.session = session
@@ -97,9 +97,12 @@ class PiApp(App[int]):
         self.editor.menu = self.menu
         self.editor.commands = self.commands.completion_entries
         await self.transcript.add(self._header())
+        demo = self._is_demo_model()
         for warning in [*self.startup_warnings, *getattr(self.session, "startup_notices", [])]:
+            if demo and "demo model" in str(warning):
+                continue  # the panel below says it, with more detail
             await self.renderer.notice(str(warning), "warning")
-        if self._is_demo_model():
+        if demo:
             await self.renderer.notice(self._no_model_text(), "panel")
         history = list(getattr(self.session, "messages", []) or [])
         if history:
@@ -137,10 +140,10 @@ class PiApp(App[int]):
     def _no_model_text(self) -> str:
         return (
             "No model configured — the offline demo model is active. It answers plainly and can run "
-            "ls/read/bash, but it is not an LLM.\n"
+            "ls/read/bash to show the tools, but it is not an LLM.\n"
             "To use a real model: export an API key (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …), "
-            "or save one with /login-style auth.json in ~/.pi/agent/, or add a provider to "
-            "~/.pi/agent/models.json; then pick it with Ctrl-L or /model."
+            "put one in ~/.pi/agent/auth.json, or add a provider to ~/.pi/agent/models.json; "
+            "then restart pi or pick it with Ctrl-L or /model."
         )
 
     # --- state ------------------------------------------------------------------------------

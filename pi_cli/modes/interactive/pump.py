@@ -77,7 +77,7 @@ class EventPump:
     pending right now (used before quitting and by tests).
     """
 
-    def __init__(self, render: Renderer, min_interval: float = 1 / 60, max_interval: float = 0.25) -> None:
+    def __init__(self, render: Renderer, min_interval: float = 1 / 30, max_interval: float = 0.25) -> None:
         self._render = render
         self._pending: list[dict[str, Any]] = []
         self._wake = asyncio.Event()
@@ -86,13 +86,35 @@ class EventPump:
         self.min_interval = min_interval
         self.max_interval = max_interval
         self.last_render_seconds = 0.0
+        self.worst_render_seconds = 0.0
         self.frames = 0
         self.errors: list[str] = []
+        self.yield_after = 0.008
+        self._turn_started = time.perf_counter()
+        self._turn_marker: asyncio.Handle | None = None
 
-    def push(self, event: dict[str, Any], *_: object) -> None:
-        """Listener entry point: queue one event (extra arguments such as a signal are ignored)."""
+    def push(self, event: dict[str, Any], *_: object) -> Awaitable[None] | None:
+        """Listener entry point: queue one event (extra arguments such as a signal are ignored).
+
+        Usually returns None (nothing to await). When the producer has run for
+        ``yield_after`` seconds without giving the loop a turn — an HTTP read can hand the parser
+        hundreds of events at once, all dispatched synchronously — it returns ``sleep(0)`` so
+        the awaiting agent lets keystrokes and frames through.
+        """
         self._pending.append(event)
         self._wake.set()
+        if self._turn_marker is None:
+            # First event since the loop last had a turn: remember when this burst began; the
+            # marker runs (and clears itself) as soon as the producer yields.
+            self._turn_started = time.perf_counter()
+            self._turn_marker = asyncio.get_running_loop().call_soon(self._end_turn)
+            return None
+        if time.perf_counter() - self._turn_started > self.yield_after:
+            return asyncio.sleep(0)
+        return None
+
+    def _end_turn(self) -> None:
+        self._turn_marker = None
 
     @property
     def pending(self) -> int:
@@ -125,6 +147,7 @@ class EventPump:
                 except Exception as exc:  # a render bug must not kill the pump and freeze the UI
                     self.errors.append(f"{type(exc).__name__}: {exc}")
                 self.last_render_seconds = time.perf_counter() - started
+                self.worst_render_seconds = max(self.worst_render_seconds, self.last_render_seconds)
                 self.frames += 1
 
     async def _run(self) -> None:

@@ -82,14 +82,13 @@ class PromptEditor(TextArea):
     ]
 
     DEFAULT_CSS = """
-    PromptEditor {
+    PromptEditor, PromptEditor:focus {
         height: auto; min-height: 1; max-height: 50vh;
-        border: none; border-top: hkey $primary; border-bottom: hkey $primary;
+        border: none; border-top: solid $primary; border-bottom: solid $primary;
         padding: 0 1; background: $background;
     }
-    PromptEditor:focus { border: none; border-top: hkey $primary; border-bottom: hkey $primary; }
-    PromptEditor.-bash { border-top: hkey $warning; border-bottom: hkey $warning; }
-    PromptEditor.-thinking-high { border-top: hkey $accent; border-bottom: hkey $accent; }
+    PromptEditor.-bash { border-top: solid $warning; border-bottom: solid $warning; }
+    PromptEditor.-thinking-high { border-top: solid $accent; border-bottom: solid $accent; }
     """
 
     @dataclass

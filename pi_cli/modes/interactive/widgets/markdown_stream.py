@@ -11,7 +11,8 @@ plus one *live tail* that is re-rendered per frame. A tail with no boundary that
 
 from __future__ import annotations
 
-from rich.markdown import Markdown as RichMarkdown
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -20,12 +21,37 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static
 
+if TYPE_CHECKING:
+    from rich.markdown import Markdown as RichMarkdown
+
 CHUNK_CHARS = 1500  # freeze once the tail holds at least this much before a boundary
 PLAIN_TAIL_CHARS = 12_000
 
 
 def _markdown(text: str) -> RichMarkdown:
-    return RichMarkdown(text, hyperlinks=False, code_theme="monokai")
+    from rich.markdown import Markdown  # ~60 ms to import: not on the start-up path
+
+    return Markdown(text, hyperlinks=False, code_theme="monokai")
+
+
+def split_chunks(text: str, size: int = CHUNK_CHARS) -> tuple[list[str], str]:
+    """Cut ``text`` at safe boundaries into pieces of at least ``size`` chars, plus the rest."""
+    chunks: list[str] = []
+    while len(text) >= size:
+        cut = split_point(text, size)
+        if cut <= 0:
+            break
+        chunks.append(text[:cut])
+        text = text[cut:]
+    return chunks, text
+
+
+def frozen_widgets(text: str) -> list[MarkdownChunk]:
+    """A finished text as frozen chunks only (history, resumed sessions): no live tail."""
+    chunks, rest = split_chunks(text)
+    if rest.strip():
+        chunks.append(rest)
+    return [MarkdownChunk(chunk) for chunk in chunks]
 
 
 def split_point(text: str, minimum: int) -> int:
@@ -121,14 +147,7 @@ class StreamingMarkdown(Vertical):
         yield self._live
 
     def _split(self, text: str) -> tuple[list[str], str]:
-        chunks: list[str] = []
-        while len(text) >= CHUNK_CHARS:
-            cut = split_point(text, CHUNK_CHARS)
-            if cut <= 0:
-                break
-            chunks.append(text[:cut])
-            text = text[cut:]
-        return chunks, text
+        return split_chunks(text)
 
     async def append(self, fragment: str) -> None:
         """Add streamed text: freeze whatever became complete, re-render only the tail."""
@@ -152,13 +171,17 @@ class StreamingMarkdown(Vertical):
             await self.mount_all([MarkdownChunk(c) for c in chunks], before=self._live)
         self._render_tail()
 
-    def finish(self) -> None:
-        """The message ended: render the tail as Markdown whatever its size (once)."""
-        self._render_tail(final=True)
+    async def finish(self) -> None:
+        """The message ended: freeze the tail too, so nothing of it is re-measured again."""
+        if self._tail.strip():
+            self._frozen.append(self._tail)
+            await self.mount(MarkdownChunk(self._tail), before=self._live)
+        self._tail = ""
+        self._render_tail()
 
-    def _render_tail(self, final: bool = False) -> None:
+    def _render_tail(self) -> None:
         tail = self._tail.strip("\n")
-        if len(tail) > PLAIN_TAIL_CHARS and not final:
+        if len(tail) > PLAIN_TAIL_CHARS:
             self._live.update(Text(tail))
         else:
             self._live.update(_markdown(tail) if tail else "")

@@ -16,7 +16,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from pi_cli.modes.interactive.sanitize import clean
-from pi_cli.modes.interactive.widgets.markdown_stream import StreamingMarkdown
+from pi_cli.modes.interactive.widgets.markdown_stream import StreamingMarkdown, frozen_widgets
 from pi_cli.modes.interactive.widgets.tool_card import ToolCard
 
 
@@ -124,6 +124,10 @@ class AssistantView(Vertical):
         if self.message is None or self.message.get("_streaming"):
             return
         for index, block in enumerate(self.message.get("content") or []):
+            if block.get("type") == "text":
+                # Finished text: frozen chunks straight in this view (fewer widgets to lay out).
+                yield from frozen_widgets(clean(str(block.get("text", ""))))
+                continue
             widget = self._widget_for(index, block, final=True)
             if widget is not None:
                 yield widget
@@ -196,7 +200,7 @@ class AssistantView(Vertical):
                 final = clean(str(block.get("text", "")))
                 if widget.source != final:
                     await widget.replace(final)
-                widget.finish()
+                await widget.finish()
             elif isinstance(widget, ThinkingBlock):
                 final = str(block.get("thinking", ""))
                 if widget.text != final:

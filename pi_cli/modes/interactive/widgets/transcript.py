@@ -31,7 +31,7 @@ class Transcript(VerticalScroll):
     Transcript { height: 1fr; padding: 0 1 1 1; scrollbar-size-vertical: 1; }
     """
 
-    def __init__(self, *, max_mounted: int = 80, page: int = 30, id: str | None = None) -> None:
+    def __init__(self, *, max_mounted: int = 40, page: int = 20, id: str | None = None) -> None:
         super().__init__(id=id, can_focus=False)
         self.max_mounted = max_mounted
         self.page = page
