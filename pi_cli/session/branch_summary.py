@@ -14,17 +14,17 @@ from typing import Any
 
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.ai.types import Model
-from pi_cli.session.compaction import (
+from pi_cli.session.context_budget import estimate_tokens
+from pi_cli.session.entry_messages import convert_to_llm, user_text
+from pi_cli.session.manager import SessionManager, message_from_entry
+from pi_cli.session.store import Entry
+from pi_cli.session.summarizer import (
     CompactionAbortedError,
     FileOps,
-    estimate_tokens,
     format_file_operations,
     serialize_conversation,
     summarise_text,
 )
-from pi_cli.session.entry_messages import convert_to_llm, user_text
-from pi_cli.session.manager import SessionManager, message_from_entry
-from pi_cli.session.store import Entry
 
 BRANCH_SUMMARY_PREAMBLE = (
     "The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n"

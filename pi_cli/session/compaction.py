@@ -15,230 +15,83 @@ The flow, as in pi:
    read/modified file lists are appended and stored in ``details``.
 4. :func:`run_compaction` — the three steps plus appending the ``compaction`` entry; nothing is
    written unless the summary succeeded, so an abort leaves the session as it was.
+
+Token counting and the decision to compact live in :mod:`pi_cli.session.context_budget`, the
+summariser's input and request in :mod:`pi_cli.session.summarizer`, the prompts in
+:mod:`pi_cli.session.compaction_prompts`; their public names are re-exported here.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from pi_cli.ai.abort import AbortSignal
-from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.types import Model
+from pi_cli.session.compaction_prompts import (
+    SUMMARIZATION_PROMPT,
+    SUMMARIZATION_SYSTEM_PROMPT,
+    TURN_PREFIX_SUMMARIZATION_PROMPT,
+    UPDATE_SUMMARIZATION_PROMPT,
+)
+from pi_cli.session.context_budget import (
+    IMAGE_CHARS,
+    OVERFLOW_RECOVERY_FAILED,
+    CompactionSettings,
+    ContextEstimate,
+    calculate_context_tokens,
+    compaction_trigger,
+    estimate_context_tokens,
+    estimate_tokens,
+    latest_compaction,
+    should_compact,
+)
 from pi_cli.session.entry_messages import convert_to_llm
 from pi_cli.session.manager import SessionManager, build_session_context, message_from_entry
-from pi_cli.session.store import Entry, iso_to_ms
-
-TOOL_RESULT_MAX_CHARS = 2000
-IMAGE_CHARS = 4800  # an image counts as 1,200 tokens
-
-SUMMARIZATION_SYSTEM_PROMPT = (
-    "You summarise conversations between a user and an AI coding assistant. Read the conversation "
-    "and write a structured summary in exactly the requested format.\n\n"
-    "Do not continue the conversation and do not answer any question in it. Output only the summary."
+from pi_cli.session.store import Entry
+from pi_cli.session.summarizer import (
+    TOOL_RESULT_MAX_CHARS,
+    CompactionAbortedError,
+    CompactionError,
+    FileOps,
+    format_file_operations,
+    serialize_conversation,
+    summarise_text,
 )
 
-_SECTIONS = """## Goal
-[{goal}]
-
-## Constraints & Preferences
-- [{constraints}]
-
-## Progress
-### Done
-- [x] [{done}]
-
-### In Progress
-- [ ] [{in_progress}]
-
-### Blocked
-- [{blocked}]
-
-## Key Decisions
-- **[Decision]**: [{decisions}]
-
-## Next Steps
-1. [{next_steps}]
-
-## Critical Context
-- [{critical}]
-
-Keep every section short. Keep file paths, function names and error messages exactly as written."""
-
-SUMMARIZATION_PROMPT = (
-    "The messages above are the conversation to summarise. Write a structured checkpoint summary "
-    "that another model can use to carry on the work.\n\nUse exactly this format:\n\n"
-    + _SECTIONS.format(
-        goal="What the user wants to achieve; list several goals if the session covered several tasks",
-        constraints="Constraints, preferences or requirements the user stated, or \"(none)\"",
-        done="Finished tasks and changes",
-        in_progress="Work under way",
-        blocked="Anything preventing progress",
-        decisions="Short reason",
-        next_steps="What should happen next, in order",
-        critical="Data, examples or references needed to continue, or \"(none)\"",
-    )
-)
-
-UPDATE_SUMMARIZATION_PROMPT = (
-    "The messages above are NEW messages to fold into the existing summary given in <previous-summary> "
-    "tags.\n\nUpdate that summary. Rules:\n"
-    "- KEEP everything still relevant from the previous summary\n"
-    "- ADD the new progress, decisions and context\n"
-    "- MOVE items from \"In Progress\" to \"Done\" once they are finished\n"
-    "- REVISE \"Next Steps\" to match what was done\n"
-    "- KEEP file paths, function names and error messages exactly\n"
-    "- DROP what no longer matters\n\nUse exactly this format:\n\n"
-    + _SECTIONS.format(
-        goal="Keep the existing goals; add new ones if the task grew",
-        constraints="Keep the existing ones; add newly found ones",
-        done="Earlier finished items plus the newly finished ones",
-        in_progress="Current work, updated",
-        blocked="Current blockers; remove resolved ones",
-        decisions="Short reason (keep earlier decisions, add new ones)",
-        next_steps="Updated for the current state",
-        critical="Keep what matters, add what is new",
-    )
-)
-
-TURN_PREFIX_SUMMARIZATION_PROMPT = """This is the FIRST PART of a turn too large to keep whole.
-The later part (the recent work) is kept.
-
-Summarise this first part so the kept part makes sense:
-
-## Original Request
-[What the user asked for in this turn]
-
-## Early Progress
-- [Important decisions and work in this part]
-
-## Context for Suffix
-- [What is needed to understand the kept recent work]
-
-Be brief; focus on what the kept part needs."""
-
-
-class CompactionError(Exception):
-    """Compaction could not run or failed; the message is user-facing (e.g. ``Already compacted``)."""
-
-
-class CompactionAbortedError(CompactionError):
-    """The compaction was cancelled through its abort signal; nothing was written."""
-
-
-# --- settings -------------------------------------------------------------------------------
-
-
-@dataclass(slots=True, frozen=True)
-class CompactionSettings:
-    enabled: bool = True
-    reserve_tokens: int = 16384
-    keep_recent_tokens: int = 20000
-
-    @classmethod
-    def from_any(cls, source: Any) -> CompactionSettings:
-        """From pi_cli's ``Settings`` (or its ``compaction`` section), a camelCase dict, or None."""
-        if source is None:
-            return cls()
-        if isinstance(source, CompactionSettings):
-            return source
-        section = getattr(source, "compaction", source)
-        if isinstance(section, dict):
-            reserve: Any = section.get("reserveTokens", section.get("reserve_tokens", 16384))
-            keep: Any = section.get("keepRecentTokens", section.get("keep_recent_tokens", 20000))
-            return cls(bool(section.get("enabled", True)), int(reserve), int(keep))
-        return cls(
-            bool(getattr(section, "enabled", True)),
-            int(getattr(section, "reserve_tokens", 16384)),
-            int(getattr(section, "keep_recent_tokens", 20000)),
-        )
-
-
-# --- token estimates ------------------------------------------------------------------------
-
-
-def _ceil_div4(chars: int) -> int:
-    return -(-chars // 4)
-
-
-def estimate_tokens(message: dict[str, Any]) -> int:
-    """pi's conservative chars/4 estimate of one message; images count 1,200 tokens."""
-    role = message.get("role")
-    chars = 0
-    if role == "user":
-        content = message.get("content")
-        if isinstance(content, str):
-            chars = len(content)
-        else:
-            chars = sum(len(b.get("text") or "") for b in content or [] if b.get("type") == "text")
-    elif role == "assistant":
-        for block in message.get("content") or []:
-            kind = block.get("type")
-            if kind == "text":
-                chars += len(block.get("text") or "")
-            elif kind == "thinking":
-                chars += len(block.get("thinking") or "")
-            elif kind == "toolCall":
-                args = json.dumps(block.get("arguments"), ensure_ascii=False, separators=(",", ":"))
-                chars += len(block.get("name") or "") + len(args)
-    elif role in ("custom", "toolResult"):
-        content = message.get("content")
-        if isinstance(content, str):
-            chars = len(content)
-        else:
-            for block in content or []:
-                if block.get("type") == "text":
-                    chars += len(block.get("text") or "")
-                elif block.get("type") == "image":
-                    chars += IMAGE_CHARS
-    elif role == "bashExecution":
-        chars = len(message.get("command") or "") + len(message.get("output") or "")
-    elif role in ("branchSummary", "compactionSummary"):
-        chars = len(message.get("summary") or "")
-    return _ceil_div4(chars)
-
-
-def calculate_context_tokens(usage: dict[str, Any]) -> int:
-    """``totalTokens``, or input+output+cache reads/writes when it is missing."""
-    total = int(usage.get("totalTokens") or 0)
-    if total:
-        return total
-    return sum(int(usage.get(k) or 0) for k in ("input", "output", "cacheRead", "cacheWrite"))
-
-
-def _assistant_usage(message: dict[str, Any]) -> dict[str, Any] | None:
-    if message.get("role") != "assistant" or message.get("stopReason") in ("aborted", "error"):
-        return None
-    usage = message.get("usage")
-    return usage if isinstance(usage, dict) else None
-
-
-@dataclass(slots=True)
-class ContextEstimate:
-    tokens: int
-    usage_tokens: int
-    trailing_tokens: int
-    last_usage_index: int | None
-
-
-def estimate_context_tokens(messages: list[dict[str, Any]]) -> ContextEstimate:
-    """Last successful assistant usage plus chars/4 for every message after it."""
-    for index in range(len(messages) - 1, -1, -1):
-        usage = _assistant_usage(messages[index])
-        if usage is not None:
-            base = calculate_context_tokens(usage)
-            trailing = sum(estimate_tokens(m) for m in messages[index + 1 :])
-            return ContextEstimate(base + trailing, base, trailing, index)
-    estimated = sum(estimate_tokens(m) for m in messages)
-    return ContextEstimate(estimated, 0, estimated, None)
-
-
-def should_compact(context_tokens: int, context_window: int, settings: Any = None) -> bool:
-    """True when compaction is enabled and the context passes ``window - reserveTokens``."""
-    config = CompactionSettings.from_any(settings)
-    return config.enabled and context_tokens > context_window - config.reserve_tokens
+__all__ = [
+    "IMAGE_CHARS",
+    "OVERFLOW_RECOVERY_FAILED",
+    "SUMMARIZATION_PROMPT",
+    "SUMMARIZATION_SYSTEM_PROMPT",
+    "TOOL_RESULT_MAX_CHARS",
+    "TURN_PREFIX_SUMMARIZATION_PROMPT",
+    "UPDATE_SUMMARIZATION_PROMPT",
+    "CompactionAbortedError",
+    "CompactionError",
+    "CompactionPreparation",
+    "CompactionResult",
+    "CompactionSettings",
+    "ContextEstimate",
+    "CutPoint",
+    "FileOps",
+    "calculate_context_tokens",
+    "compact",
+    "compaction_trigger",
+    "estimate_context_tokens",
+    "estimate_tokens",
+    "find_cut_point",
+    "find_turn_start_index",
+    "format_file_operations",
+    "generate_summary",
+    "latest_compaction",
+    "prepare_compaction",
+    "run_compaction",
+    "serialize_conversation",
+    "should_compact",
+    "summarise_text",
+]
 
 
 # --- cut point ------------------------------------------------------------------------------
@@ -301,103 +154,6 @@ def find_cut_point(entries: list[Entry], start_index: int, end_index: int, keep_
     is_user = cut_entry.get("type") == "message" and cut_entry["message"].get("role") == "user"
     turn_start = -1 if is_user else find_turn_start_index(entries, cut, start_index)
     return CutPoint(cut, turn_start, not is_user and turn_start != -1)
-
-
-# --- file operations ------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class FileOps:
-    read: set[str] = field(default_factory=set)
-    written: set[str] = field(default_factory=set)
-    edited: set[str] = field(default_factory=set)
-
-    def add_from_message(self, message: dict[str, Any]) -> None:
-        """Record the ``path`` of read/write/edit tool calls in an assistant message."""
-        if message.get("role") != "assistant":
-            return
-        for block in message.get("content") or []:
-            if not isinstance(block, dict) or block.get("type") != "toolCall":
-                continue
-            path = (block.get("arguments") or {}).get("path")
-            if not isinstance(path, str) or not path:
-                continue
-            target = {"read": self.read, "write": self.written, "edit": self.edited}.get(block.get("name", ""))
-            if target is not None:
-                target.add(path)
-
-    def add_details(self, details: Any) -> None:
-        """Carry forward the lists stored in an earlier summary's ``details``."""
-        if not isinstance(details, dict):
-            return
-        for path in details.get("readFiles") or []:
-            self.read.add(str(path))
-        for path in details.get("modifiedFiles") or []:
-            self.edited.add(str(path))
-
-    def lists(self) -> tuple[list[str], list[str]]:
-        """(files only read, files modified), both sorted."""
-        modified = self.edited | self.written
-        return sorted(self.read - modified), sorted(modified)
-
-
-def format_file_operations(read_files: list[str], modified_files: list[str]) -> str:
-    sections = []
-    if read_files:
-        sections.append("<read-files>\n" + "\n".join(read_files) + "\n</read-files>")
-    if modified_files:
-        sections.append("<modified-files>\n" + "\n".join(modified_files) + "\n</modified-files>")
-    return "\n\n" + "\n\n".join(sections) if sections else ""
-
-
-# --- serialisation --------------------------------------------------------------------------
-
-
-def _truncate(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}\n\n[... {len(text) - limit} more characters truncated]"
-
-
-def serialize_conversation(messages: list[Any]) -> str:
-    """LLM messages as labelled plain text, so the summariser reads them instead of continuing
-    them. Tool results are cut to 2,000 characters."""
-    parts: list[str] = []
-    for message in messages:
-        role = message.get("role")
-        if role == "user":
-            content = message.get("content")
-            text = content if isinstance(content, str) else "".join(
-                b.get("text", "") for b in content or [] if b.get("type") == "text"
-            )
-            if text:
-                parts.append(f"[User]: {text}")
-        elif role == "assistant":
-            texts: list[str] = []
-            thinking: list[str] = []
-            calls: list[str] = []
-            for block in message.get("content") or []:
-                kind = block.get("type")
-                if kind == "text":
-                    texts.append(block.get("text", ""))
-                elif kind == "thinking":
-                    thinking.append(block.get("thinking", ""))
-                elif kind == "toolCall":
-                    args = ", ".join(
-                        f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in (block.get("arguments") or {}).items()
-                    )
-                    calls.append(f"{block.get('name', '')}({args})")
-            if thinking:
-                parts.append("[Assistant thinking]: " + "\n".join(thinking))
-            if texts:
-                parts.append("[Assistant]: " + "\n".join(texts))
-            if calls:
-                parts.append("[Assistant tool calls]: " + "; ".join(calls))
-        elif role == "toolResult":
-            text = "".join(b.get("text", "") for b in message.get("content") or [] if b.get("type") == "text")
-            if text:
-                parts.append(f"[Tool result]: {_truncate(text, TOOL_RESULT_MAX_CHARS)}")
-    return "\n\n".join(parts)
 
 
 # --- preparation ----------------------------------------------------------------------------
@@ -476,27 +232,6 @@ def prepare_compaction(path: list[Entry], settings: Any = None) -> CompactionPre
 
 
 # --- summarising ----------------------------------------------------------------------------
-
-
-async def summarise_text(
-    prompt_text: str, model: Model, max_tokens: int, api_key: str | None, headers: dict[str, str] | None,
-    signal: AbortSignal | None, thinking_level: str | None, what: str,
-) -> str:  # fmt: skip
-    from pi_cli.ai.stream import complete
-
-    options = StreamOptions(api_key=api_key, signal=signal, max_tokens=max_tokens, headers=dict(headers or {}))
-    if model.get("reasoning") and thinking_level and thinking_level != "off":
-        options.reasoning = thinking_level  # type: ignore[assignment]
-    context: Any = {
-        "systemPrompt": SUMMARIZATION_SYSTEM_PROMPT,
-        "messages": [{"role": "user", "content": [{"type": "text", "text": prompt_text}], "timestamp": 0}],
-    }
-    response = await complete(model, context, options)
-    if response["stopReason"] == "aborted" or (signal is not None and signal.aborted):
-        raise CompactionAbortedError("Compaction cancelled")
-    if response["stopReason"] == "error":
-        raise CompactionError(f"{what} failed: {response.get('errorMessage') or 'Unknown error'}")
-    return "\n".join(b["text"] for b in response["content"] if b["type"] == "text")
 
 
 async def generate_summary(
@@ -578,56 +313,3 @@ async def run_compaction(
         result.summary, result.first_kept_entry_id, result.tokens_before, result.details, from_hook=False
     )
     return result
-
-
-# --- when to compact (pi's check after each agent run) -----------------------------------
-
-
-def latest_compaction(path: list[Entry]) -> Entry | None:
-    return next((e for e in reversed(path) if e.get("type") == "compaction"), None)
-
-
-def compaction_trigger(
-    assistant: dict[str, Any], messages: list[dict[str, Any]], model: Model | None, manager: SessionManager,
-    settings: Any = None, *, overflow_attempted: bool = False, skip_aborted: bool = True,
-) -> str | None:  # fmt: skip
-    """What pi's AgentSession decides after ``agent_end`` (and before a new prompt, with
-    ``skip_aborted=False``): ``"overflow"`` (drop the error message from the agent's messages,
-    compact, then continue), ``"threshold"`` (compact, no automatic continuation) or None.
-
-    ``messages`` are the agent's current messages; ``overflow_attempted`` is True when this user
-    message already had its one compact-and-retry (then overflow gives None; pi reports
-    ``Context overflow recovery failed after one compact-and-retry attempt. ...``)."""
-    from pi_cli.ai.overflow import is_context_overflow
-
-    config = CompactionSettings.from_any(settings)
-    if not config.enabled or model is None:
-        return None
-    if skip_aborted and assistant.get("stopReason") == "aborted":
-        return None
-    window = int(model.get("contextWindow") or 0)
-    compaction = latest_compaction(manager.get_branch())
-    compacted_at = compaction and iso_to_ms(compaction.get("timestamp"))
-    # Usage measured before the latest compaction describes the old, larger context.
-    if compacted_at and int(assistant.get("timestamp") or 0) <= compacted_at:
-        return None
-    same_model = assistant.get("provider") == model.get("provider") and assistant.get("model") == model.get("id")
-    if same_model and is_context_overflow(assistant, window):
-        return None if overflow_attempted else "overflow"
-    if assistant.get("stopReason") == "error":
-        estimate = estimate_context_tokens(messages)
-        if estimate.last_usage_index is None:
-            return None
-        source = messages[estimate.last_usage_index]
-        if compacted_at and int(source.get("timestamp") or 0) <= compacted_at:
-            return None
-        tokens = estimate.tokens
-    else:
-        tokens = calculate_context_tokens(assistant.get("usage") or {})
-    return "threshold" if should_compact(tokens, window, config) else None
-
-
-OVERFLOW_RECOVERY_FAILED = (
-    "Context overflow recovery failed after one compact-and-retry attempt. "
-    "Try reducing context or switching to a larger-context model."
-)
