@@ -37,13 +37,13 @@ class PickerScreen(ModalScreen[str | None]):
     ]
 
     DEFAULT_CSS = """
-    PickerScreen { align: center bottom; background: $background 40%; }
+    PickerScreen { align: center bottom; background: $background 30%; }
     PickerScreen > Vertical {
         width: 100%; height: auto; max-height: 80%; border-top: hkey $primary;
         background: $surface; padding: 0 1;
     }
     PickerScreen #picker-title { color: $text-muted; height: 1; }
-    PickerScreen Input { border: none; height: 1; padding: 0; background: $surface; }
+    PickerScreen Input, PickerScreen Input:focus { border: none; height: 1; padding: 0; background: $surface; }
     PickerScreen OptionList { border: none; height: auto; max-height: 20; background: $surface; }
     """
 

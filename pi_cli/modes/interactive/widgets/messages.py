@@ -101,7 +101,8 @@ class ThinkingBlock(Static):
             self.update(Text(text))
         else:
             lines = text.count("\n") + 1 if text else 0
-            self.update(Text(f"Thinking… ({lines} lines, ctrl+t to show)" if text else "Thinking…"))
+            count = f"{lines} line{'s' if lines != 1 else ''}"
+            self.update(Text(f"Thinking… ({count}, ctrl+t to show)" if text else "Thinking…"))
 
 
 class AssistantView(Vertical):

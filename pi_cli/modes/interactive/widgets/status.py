@@ -88,6 +88,13 @@ class WorkingLine(Static):
         if self._timer is not None:
             self._timer.pause()  # type: ignore[attr-defined]
 
+    def freeze(self) -> None:
+        """Stop the animation on its current frame (deterministic snapshots and screenshots)."""
+        if self._timer is not None:
+            self._timer.pause()  # type: ignore[attr-defined]
+        self._frame = 0
+        self.update(Text(f"{SPINNER[0]} {self.message} {self.hint}"))
+
     def _tick(self) -> None:
         self._frame = (self._frame + 1) % len(SPINNER)
         self.update(Text(f"{SPINNER[self._frame]} {self.message} {self.hint}"))

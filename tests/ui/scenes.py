@@ -1,0 +1,162 @@
+"""Deterministic app states shared by the snapshot tests and ``tools/screenshots.py``.
+
+Each scene builds a real app over a real AgentSession with the faux provider and returns it with
+a ``run_before(pilot)`` coroutine that drives it into the state to capture. Home is faked so the
+footer shows ``~/project``; the spinner and cursor blink are frozen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pi_cli.agent.types import AgentToolResult
+from pi_cli.ai.providers.faux import faux_assistant, faux_text, faux_thinking, faux_tool_call, register_faux_provider
+
+Scene = tuple[Any, Callable[[Any], Awaitable[None]]]
+SIZE = (100, 32)
+
+
+class SlowTool:
+    """A tool that prints two lines of output, then waits (until aborted or 10 s pass)."""
+
+    name = "bash"
+    label = "bash"
+    description = "Run a command"
+    execution_mode = None
+    parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {"command": {"type": "string"}}}
+
+    def prepare_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
+        return args
+
+    async def execute(
+        self, tool_call_id: str, args: dict[str, Any], signal: Any, on_update: Any
+    ) -> AgentToolResult:
+        if on_update is not None:
+            on_update(AgentToolResult(content=[{"type": "text", "text": "collected 42 items\n\ntests/test_api.py ....."}]))
+        if signal is not None:
+            try:
+                await asyncio.wait_for(signal.wait(), timeout=10)
+            except TimeoutError:
+                pass
+        return AgentToolResult(content=[{"type": "text", "text": "aborted"}])
+
+
+def _prepare(home: Path) -> Path:
+    project = home / "project"
+    project.mkdir(parents=True, exist_ok=True)
+    (home / "agent").mkdir(exist_ok=True)
+    os.environ["HOME"] = str(home)
+    os.environ["PI_CODING_AGENT_DIR"] = str(home / "agent")
+    os.environ["PI_OFFLINE"] = "1"
+    return project
+
+
+def _app(home: Path, responses: list[Any], tools: list[Any] | None = None) -> tuple[Any, Any]:
+    from pi_cli.agent.agent import Agent
+    from pi_cli.modes.interactive import make_app
+    from pi_cli.session.agent_session import AgentSession
+
+    project = _prepare(home)
+    faux = register_faux_provider(models=["claude-sonnet-4-5", "gpt-5"])
+    faux.set_responses(responses)
+    agent = Agent(system_prompt="scene", model=faux.model(), tools=tools or [])
+    session = AgentSession(agent=agent, cwd=project)
+    session.models.extra_models = list(faux.models)
+    app = make_app(session, keymap={})
+    return app, faux
+
+
+async def _freeze(pilot: Any) -> None:
+    app = pilot.app
+    app.editor.cursor_blink = False
+    app.working.freeze()
+    await app.pump.drain()
+    await pilot.pause()
+
+
+async def _wait(pilot: Any, condition: Callable[[], bool], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("scene did not reach its state")
+        await pilot.pause(0.02)
+
+
+def idle(home: Path) -> Scene:
+    app, _ = _app(home, [])
+
+    async def run_before(pilot: Any) -> None:
+        await _freeze(pilot)
+
+    return app, run_before
+
+
+ANSWER = (
+    "I'll run the test suite first to see what fails.\n\n"
+    "The `api` module has **two** entry points:\n\n- `serve()` starts the server\n- `check()` validates config\n"
+)
+
+
+def streaming_tool(home: Path, queued: bool = False) -> Scene:
+    reply = faux_assistant([faux_thinking("The user wants tests run."), faux_text(ANSWER),
+                            faux_tool_call("bash", {"command": "pytest -q tests/"}, id="call-1")])
+    app, _ = _app(home, [reply, faux_assistant([faux_text("done")])], [SlowTool()])
+
+    async def run_before(pilot: Any) -> None:
+        from pi_cli.modes.interactive.widgets.tool_card import ToolCard
+
+        app.editor.load_text("run the tests and fix what fails")
+        await pilot.press("enter")
+        await _wait(pilot, lambda: any(c.output for c in app.query(ToolCard)))
+        if queued:
+            app.session.steer("only the api tests, please")
+            app.session.follow_up("then update the changelog")
+            app.refresh_queue()
+            app.editor.set_text("and keep the old")
+        await _freeze(pilot)
+
+    return app, run_before
+
+
+def queued_messages(home: Path) -> Scene:
+    return streaming_tool(home, queued=True)
+
+
+def model_picker(home: Path) -> Scene:
+    app, _ = _app(home, [])
+
+    async def run_before(pilot: Any) -> None:
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        await _freeze(pilot)
+
+    return app, run_before
+
+
+def error(home: Path) -> Scene:
+    failed = faux_assistant([faux_text("Let me check")], stop_reason="error",
+                            error_message="429 Too Many Requests: rate limit exceeded")
+    app, _ = _app(home, [failed])
+    app.session.set_auto_retry_enabled(False)
+
+    async def run_before(pilot: Any) -> None:
+        app.editor.load_text("summarise the README")
+        await pilot.press("enter")
+        await _wait(pilot, lambda: not app.running)
+        await _freeze(pilot)
+
+    return app, run_before
+
+
+SCENES: dict[str, Callable[[Path], Scene]] = {
+    "idle": idle,
+    "streaming_tool": streaming_tool,
+    "queued_messages": queued_messages,
+    "model_picker": model_picker,
+    "error": error,
+}
