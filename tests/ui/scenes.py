@@ -37,7 +37,8 @@ class SlowTool:
         self, tool_call_id: str, args: dict[str, Any], signal: Any, on_update: Any
     ) -> AgentToolResult:
         if on_update is not None:
-            on_update(AgentToolResult(content=[{"type": "text", "text": "collected 42 items\n\ntests/test_api.py ....."}]))
+            output = "collected 42 items\n\ntests/test_api.py ....."
+            on_update(AgentToolResult(content=[{"type": "text", "text": output}]))
         if signal is not None:
             try:
                 await asyncio.wait_for(signal.wait(), timeout=10)
