@@ -34,7 +34,9 @@ def make_session(faux: Any, cwd: Path, tools: list[Any] | None = None, model_id:
     from pi_cli.agent.agent import Agent
     from pi_cli.session.agent_session import AgentSession
 
-    agent = Agent(system_prompt="test", model=faux.model(model_id), tools=tools or [])
+    from pi_cli.session.entry_messages import convert_to_llm
+
+    agent = Agent(system_prompt="test", model=faux.model(model_id), tools=tools or [], convert_to_llm=convert_to_llm)
     session = AgentSession(agent=agent, cwd=cwd)
     session.models.extra_models = list(faux.models)
     return session

@@ -232,3 +232,78 @@ async def test_history_newline_and_keybinding_override(faux: Any, workdir: Path)
         assert app.editor.text == "one\ntwo"
         await pilot.press("down")
         assert app.editor.text == ""
+
+
+async def test_bang_runs_bash_and_double_bang_stays_out_of_context(faux: Any, workdir: Path) -> None:
+    faux.set_responses([faux_assistant([faux_text("seen")])])
+    app = make_app(make_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, app, "!echo visible-output")
+        await wait_until(pilot, lambda: any(c.state == "done" for c in app.query(ToolCard)))
+        await send(pilot, app, "!!echo secret-output")
+        await wait_until(pilot, lambda: sum(c.state == "done" for c in app.query(ToolCard)) == 2)
+        cards = list(app.query(ToolCard))
+        assert "visible-output" in cards[0].output and "secret-output" in cards[1].output
+        assert "not sent to the model" in cards[1].notes
+        await send(pilot, app, "what ran?")
+        await settle(pilot, app)
+        sent = str(faux.requests[0].context["messages"])
+        assert "visible-output" in sent and "secret-output" not in sent
+
+
+async def test_escape_aborts_and_keys_toggle_views(faux: Any, workdir: Path) -> None:
+    faux.tokens_per_second = 100
+    faux.set_responses([faux_assistant([faux_text("slow " * 200)])])
+    app = make_app(make_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, app, "talk")
+        await wait_until(pilot, lambda: app.session.is_streaming)
+        await pilot.press("escape")
+        await settle(pilot, app)
+        assert app.session.messages[-1]["stopReason"] == "aborted"
+        await pilot.press("ctrl+o", "ctrl+t")
+        assert app.tools_expanded and app.show_thinking
+
+
+async def test_slash_commands(faux: Any, workdir: Path) -> None:
+    faux.set_responses([faux_assistant([faux_text("answer")])])
+    app = make_app(make_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, app, "/name my work")
+        assert app.session.session_name == "my work"
+        assert "my work" in str(app.footer_bar.render())
+        await send(pilot, app, "/session")
+        await send(pilot, app, "/hotkeys")
+        notices = [str(n.render()) for n in app.query(Notice)]
+        assert any("Session name set: my work" in n for n in notices)
+        assert any("Messages:" in n for n in notices)
+        assert any("Keyboard shortcuts" in n and "alt+enter" in n for n in notices)
+        await send(pilot, app, "/thinking high")
+        assert app.session.thinking_level in ("high", "off")  # clamped to the model's support
+        await send(pilot, app, "/unknown-thing please")
+        await settle(pilot, app)
+        assert user_texts(faux.requests[0].context["messages"]) == ["/unknown-thing please"]
+        await send(pilot, app, "/quit")
+        await pilot.pause()
+    assert app.return_value == 0
+
+
+async def test_completion_for_commands_and_paths(faux: Any, workdir: Path) -> None:
+    (workdir / "src").mkdir()
+    (workdir / "src" / "main.py").write_text("print(1)\n")
+    app = make_app(make_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("slash", "h", "o")
+        assert app.menu.is_open and app.menu.items[0].value == "/hotkeys "
+        await pilot.press("tab")
+        assert app.editor.text == "/hotkeys "
+        app.editor.load_text("")
+        await pilot.press(*"look", "space", "at", "sign", "s", "r")
+        assert app.menu.is_open and app.menu.items[0].value == "@src/"
+        await pilot.press("tab")
+        assert app.editor.text == "look @src/"
+        assert app.menu.items[0].value == "@src/main.py "
+        await pilot.press("tab")
+        assert app.editor.text == "look @src/main.py "
+        await pilot.press("escape")
+        assert not app.menu.is_open

@@ -282,7 +282,6 @@ class PiApp(App[int]):
         output = str(_field(result, "output", "") or "")
         exit_code = _field(result, "exitCode", None)
         cancelled = bool(_field(result, "cancelled", False))
-        card.finish({"content": [{"type": "text", "text": output}]}, bool(exit_code) or cancelled)
         if cancelled:
             card.notes.append("cancelled")
         elif exit_code not in (0, None):
