@@ -43,7 +43,7 @@ class PiApp(App[int]):
         Binding(spec.keys, spec.action, spec.description, id=spec.id, priority=True, show=False) for spec in APP_KEYS
     ]
     CSS = """
-    Screen { layout: vertical; background: $background; }
+    Screen { layout: vertical; }
     #bottom { height: auto; dock: bottom; }
     """
 
