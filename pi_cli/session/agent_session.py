@@ -73,6 +73,7 @@ class AgentSession(SessionFileMixin):
         self.store = store or SessionStoreBridge(None, cwd)
         self.resources = resources
         self.startup_notices: list[str] = []
+        self.resume_requested = False  # ``pi -r``: the UI should offer its session picker
         self.model_source = "cli"  # cli | scope | session | settings | available | local | demo
         self.retry = AutoRetry(self, RetryPolicy.from_settings(settings))
         self._hub = EventHub()

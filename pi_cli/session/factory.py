@@ -188,6 +188,8 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
     session.models.extra_keys.update(choice.extra_keys)
     session.models.extra_models.extend(choice.extra_models)
     session.model_source = choice.source
+    # ``-r`` in interactive mode: the UI shows its session picker first (non-interactive: like -c).
+    session.resume_requested = bool(options.resume and options.interactive)
     if not restored:
         session.store.append_model_change(model["provider"], model["id"])
         session.store.append_thinking_level_change(thinking)
