@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pi_cli.session.entry_messages import branch_summary_message, compaction_summary_message, custom_message
+from pi_cli.session.entry_messages import user_text
 from pi_cli.session.migrate import migrate_entries
+from pi_cli.session.session_context import SessionContext, build_session_context, message_from_entry
+from pi_cli.session.session_tree import SessionTreeNode, build_tree
+from pi_cli.session.stats import session_stats
 from pi_cli.session.store import (
     CURRENT_SESSION_VERSION,
     Entry,
@@ -36,84 +38,14 @@ from pi_cli.session.store import (
     rewrite_session_file,
 )
 
-
-@dataclass(slots=True)
-class SessionContext:
-    """What :meth:`SessionManager.build_context` resolves for the current leaf.
-
-    ``model`` is ``{"provider", "modelId"}`` of the last model change or assistant reply on the path.
-    """
-
-    messages: list[dict[str, Any]]
-    thinking_level: str = "off"
-    model: dict[str, str] | None = None
-
-
-@dataclass(slots=True)
-class SessionTreeNode:
-    entry: Entry
-    children: list[SessionTreeNode] = field(default_factory=list)
-    label: str | None = None
-    label_timestamp: str | None = None
-
-
-def message_from_entry(entry: Entry, *, include_compaction: bool = True) -> dict[str, Any] | None:
-    """The agent message an entry contributes to the context, or None for bookkeeping entries."""
-    kind = entry.get("type")
-    if kind == "message":
-        message: dict[str, Any] = entry["message"]
-        return message
-    if kind == "custom_message":
-        return custom_message(
-            entry.get("customType", ""), entry.get("content", ""), bool(entry.get("display")),
-            entry.get("details"), entry.get("timestamp", ""),
-        )  # fmt: skip
-    if kind == "branch_summary" and entry.get("summary"):
-        return branch_summary_message(entry["summary"], entry.get("fromId", ""), entry.get("timestamp", ""))
-    if kind == "compaction" and include_compaction:
-        return compaction_summary_message(
-            entry.get("summary", ""), int(entry.get("tokensBefore") or 0), entry.get("timestamp", "")
-        )
-    return None
-
-
-def build_session_context(path: list[Entry]) -> SessionContext:
-    """Resolve a root → leaf path into context messages, honouring the last compaction on it:
-    its summary first, then the kept entries from ``firstKeptEntryId``, then what follows it."""
-    ctx = SessionContext(messages=[])
-    compaction_index = -1
-    for index, entry in enumerate(path):
-        kind = entry.get("type")
-        if kind == "thinking_level_change":
-            ctx.thinking_level = entry.get("thinkingLevel", "off")
-        elif kind == "model_change":
-            ctx.model = {"provider": entry.get("provider", ""), "modelId": entry.get("modelId", "")}
-        elif kind == "message" and entry["message"].get("role") == "assistant":
-            msg = entry["message"]
-            ctx.model = {"provider": msg.get("provider", ""), "modelId": msg.get("model", "")}
-        elif kind == "compaction":
-            compaction_index = index
-
-    def emit(entries: list[Entry]) -> None:
-        for item in entries:
-            if item.get("type") == "compaction":
-                continue
-            message = message_from_entry(item)
-            if message is not None:
-                ctx.messages.append(message)
-
-    if compaction_index < 0:
-        emit(path)
-        return ctx
-    compaction = path[compaction_index]
-    summary = message_from_entry(compaction)
-    assert summary is not None
-    ctx.messages.append(summary)
-    first_kept = compaction.get("firstKeptEntryId")
-    kept_from = next((i for i in range(compaction_index) if path[i].get("id") == first_kept), compaction_index)
-    emit(path[kept_from:compaction_index])
-    emit(path[compaction_index + 1 :])
-    return ctx
+__all__ = [
+    "SessionContext",
+    "SessionManager",
+    "SessionTreeNode",
+    "build_session_context",
+    "find_most_recent_session",
+    "message_from_entry",
+]
 
 
 class SessionManager:
@@ -202,17 +134,8 @@ class SessionManager:
             raise SessionFileError(f"Cannot fork: source session file is empty or invalid: {src}")
         migrate_entries(loaded.entries)
         directory = Path(session_dir) if session_dir else default_session_dir(target_cwd)
-        session_id = new_session_id()
-        timestamp = iso_now()
-        header = {
-            "type": "session",
-            "version": CURRENT_SESSION_VERSION,
-            "id": session_id,
-            "timestamp": timestamp,
-            "cwd": str(target_cwd),
-            "parentSession": str(src),
-        }
-        target = directory / file_name_for(timestamp, session_id)
+        header = _new_header(new_session_id(), str(target_cwd), str(src))
+        target = directory / file_name_for(header["timestamp"], header["id"])
         rewrite_session_file(target, [header, *loaded.entries[1:]])
         manager = cls(target_cwd, directory, target, True)
         manager.warnings = loaded.warnings + manager.warnings
@@ -231,8 +154,7 @@ class SessionManager:
             if exists and self.persist:
                 # An empty file: give it a header now so nothing is ever appended headerless.
                 rewrite_session_file(explicit, [self.header], fsync=self.fsync)
-                self._header_written = True
-                self._writer = SessionWriter(explicit, fsync=self.fsync)
+                self._attach_writer(explicit)
             return
         self.header = loaded.entries[0]
         self.session_id = str(self.header["id"])
@@ -243,30 +165,19 @@ class SessionManager:
             rewrite_session_file(self.session_file, loaded.entries, fsync=self.fsync)
             truncate_at = None
         self._rebuild_index()
-        self._header_written = True
-        self._written = len(self._entries)
-        self._writer = SessionWriter(self.session_file, fsync=self.fsync, truncate_at=truncate_at)
+        self._attach_writer(self.session_file, truncate_at)
 
     def new_session(self, parent_session: str | None = None, session_id: str | None = None) -> Path | None:
         """Start over with an empty session (``/new``); returns the future file path."""
         self.session_id = session_id or new_session_id()
-        timestamp = iso_now()
-        self.header = {
-            "type": "session",
-            "version": CURRENT_SESSION_VERSION,
-            "id": self.session_id,
-            "timestamp": timestamp,
-            "cwd": self.cwd,
-        }
-        if parent_session:
-            self.header["parentSession"] = parent_session
+        self.header = _new_header(self.session_id, self.cwd, parent_session)
         self._entries = []
         self._rebuild_index()
         self._header_written = False
         self._written = 0
         self._writer = None
         if self.persist and self.session_dir is not None:
-            self.session_file = self.session_dir / file_name_for(timestamp, self.session_id)
+            self.session_file = self.session_dir / file_name_for(self.header["timestamp"], self.session_id)
         return self.session_file
 
     def _rebuild_index(self) -> None:
@@ -297,6 +208,15 @@ class SessionManager:
                     self._label_times.pop(target, None)
 
     # --- persistence --------------------------------------------------------------------
+
+    def _attach_writer(self, file: Path, truncate_at: int | None = None) -> None:
+        """After ``file`` was found or written whole: the header and every entry are on disk.
+
+        ``truncate_at`` cuts a torn last line off before the next append.
+        """
+        self._header_written = True
+        self._written = len(self._entries)
+        self._writer = SessionWriter(file, fsync=self.fsync, truncate_at=truncate_at)
 
     def _persist(self) -> None:
         if not self.persist or self.session_file is None or not self._has_assistant:
@@ -415,24 +335,8 @@ class SessionManager:
         return build_session_context(self.get_branch())
 
     def get_tree(self) -> list[SessionTreeNode]:
-        """All entries as a forest (normally one root); children sorted oldest first. Entries whose
-        parent is missing become roots rather than disappearing."""
-        nodes: dict[str, SessionTreeNode] = {}
-        order: list[SessionTreeNode] = []
-        for entry in self._entries:
-            if "id" not in entry:
-                continue
-            node = SessionTreeNode(entry, [], self._labels.get(entry["id"]), self._label_times.get(entry["id"]))
-            nodes[entry["id"]] = node
-            order.append(node)
-        roots: list[SessionTreeNode] = []
-        for node in order:
-            parent_id = node.entry.get("parentId")
-            parent = nodes.get(parent_id) if isinstance(parent_id, str) and parent_id != node.entry["id"] else None
-            (parent.children if parent is not None else roots).append(node)
-        for node in order:
-            node.children.sort(key=lambda n: str(n.entry.get("timestamp", "")))
-        return roots
+        """All entries as a forest; see :func:`pi_cli.session.session_tree.build_tree`."""
+        return build_tree(self._entries, self._labels, self._label_times)
 
     @property
     def session_name(self) -> str | None:
@@ -451,7 +355,7 @@ class SessionManager:
         out: list[dict[str, str]] = []
         for entry in self._entries:
             if entry.get("type") == "message" and entry["message"].get("role") == "user":
-                text = _user_text(entry["message"].get("content"))
+                text = user_text(entry["message"])
                 if text and isinstance(entry.get("id"), str):  # an id-less (damaged) entry cannot be forked
                     out.append({"entryId": entry["id"], "text": text})
         return out
@@ -503,9 +407,7 @@ class SessionManager:
         self._rebuild_index()
         if self.persist and self.session_file is not None and self._has_assistant:
             rewrite_session_file(self.session_file, [self.header, *self._entries], fsync=self.fsync)
-            self._header_written = True
-            self._written = len(self._entries)
-            self._writer = SessionWriter(self.session_file, fsync=self.fsync)
+            self._attach_writer(self.session_file)
         return self.session_file if self.persist else None
 
     def export_branch_jsonl(self, output: str | Path) -> Path:
@@ -527,37 +429,22 @@ class SessionManager:
 
     def get_stats(self) -> dict[str, Any]:
         """pi's ``get_session_stats`` numbers over the current context (contextUsage left to callers)."""
-        messages = self.build_context().messages
-        tokens = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
-        tool_calls = 0
-        cost = 0.0
-        for message in messages:
-            if message.get("role") != "assistant":
-                continue
-            tool_calls += sum(1 for b in message.get("content", []) if b.get("type") == "toolCall")
-            usage = message.get("usage") or {}
-            for key in tokens:
-                tokens[key] += int(usage.get(key) or 0)
-            cost += float((usage.get("cost") or {}).get("total") or 0)
-        return {
-            "sessionFile": str(self.session_file) if self.persist and self.session_file else None,
-            "sessionId": self.session_id,
-            "userMessages": sum(1 for m in messages if m.get("role") == "user"),
-            "assistantMessages": sum(1 for m in messages if m.get("role") == "assistant"),
-            "toolCalls": tool_calls,
-            "toolResults": sum(1 for m in messages if m.get("role") == "toolResult"),
-            "totalMessages": len(messages),
-            "tokens": {**tokens, "total": sum(tokens.values())},
-            "cost": cost,
-        }
+        session_file = str(self.session_file) if self.persist and self.session_file else None
+        return session_stats(self.build_context().messages, session_file, self.session_id, None)
 
 
-def _user_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
-    return ""
+def _new_header(session_id: str, cwd: str, parent_session: str | None) -> Entry:
+    """A header of the current session version, stamped now; ``parentSession`` only when there is one."""
+    header: Entry = {
+        "type": "session",
+        "version": CURRENT_SESSION_VERSION,
+        "id": session_id,
+        "timestamp": iso_now(),
+        "cwd": cwd,
+    }
+    if parent_session:
+        header["parentSession"] = parent_session
+    return header
 
 
 def find_most_recent_session(directory: Path) -> Path | None:

@@ -1,0 +1,85 @@
+"""What the agent sees of a session: the messages on the path from the root to the leaf.
+
+Bookkeeping entries (model and thinking-level changes, labels, session info) contribute no message
+but set the context's model and thinking level; the last compaction on the path replaces everything
+before its ``firstKeptEntryId`` with its summary.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pi_cli.session.entry_messages import branch_summary_message, compaction_summary_message, custom_message
+from pi_cli.session.store import Entry
+
+
+@dataclass(slots=True)
+class SessionContext:
+    """What :meth:`SessionManager.build_context` resolves for the current leaf.
+
+    ``model`` is ``{"provider", "modelId"}`` of the last model change or assistant reply on the path.
+    """
+
+    messages: list[dict[str, Any]]
+    thinking_level: str = "off"
+    model: dict[str, str] | None = None
+
+
+def message_from_entry(entry: Entry, *, include_compaction: bool = True) -> dict[str, Any] | None:
+    """The agent message an entry contributes to the context, or None for bookkeeping entries."""
+    kind = entry.get("type")
+    if kind == "message":
+        message: dict[str, Any] = entry["message"]
+        return message
+    if kind == "custom_message":
+        return custom_message(
+            entry.get("customType", ""), entry.get("content", ""), bool(entry.get("display")),
+            entry.get("details"), entry.get("timestamp", ""),
+        )  # fmt: skip
+    if kind == "branch_summary" and entry.get("summary"):
+        return branch_summary_message(entry["summary"], entry.get("fromId", ""), entry.get("timestamp", ""))
+    if kind == "compaction" and include_compaction:
+        return compaction_summary_message(
+            entry.get("summary", ""), int(entry.get("tokensBefore") or 0), entry.get("timestamp", "")
+        )
+    return None
+
+
+def build_session_context(path: list[Entry]) -> SessionContext:
+    """Resolve a root → leaf path into context messages, honouring the last compaction on it:
+    its summary first, then the kept entries from ``firstKeptEntryId``, then what follows it."""
+    ctx = SessionContext(messages=[])
+    compaction_index = -1
+    for index, entry in enumerate(path):
+        kind = entry.get("type")
+        if kind == "thinking_level_change":
+            ctx.thinking_level = entry.get("thinkingLevel", "off")
+        elif kind == "model_change":
+            ctx.model = {"provider": entry.get("provider", ""), "modelId": entry.get("modelId", "")}
+        elif kind == "message" and entry["message"].get("role") == "assistant":
+            msg = entry["message"]
+            ctx.model = {"provider": msg.get("provider", ""), "modelId": msg.get("model", "")}
+        elif kind == "compaction":
+            compaction_index = index
+
+    def emit(entries: list[Entry]) -> None:
+        for item in entries:
+            if item.get("type") == "compaction":
+                continue
+            message = message_from_entry(item)
+            if message is not None:
+                ctx.messages.append(message)
+
+    if compaction_index < 0:
+        emit(path)
+        return ctx
+    compaction = path[compaction_index]
+    summary = message_from_entry(compaction)
+    assert summary is not None
+    ctx.messages.append(summary)
+    first_kept = compaction.get("firstKeptEntryId")
+    kept_from = next((i for i in range(compaction_index) if path[i].get("id") == first_kept), compaction_index)
+    emit(path[kept_from:compaction_index])
+    emit(path[compaction_index + 1 :])
+    return ctx
