@@ -101,6 +101,7 @@ async def measure_answer(tokens: int, history: int) -> dict[str, float]:
         app = make_app(session, keymap={})
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.pause()
+            await asyncio.sleep(0.5)  # a person starts typing a moment after the screen appears
             idle_delays = await _echo_probe(app, pilot, events, count=10)
             app.editor.load_text("")
             started = time.perf_counter()

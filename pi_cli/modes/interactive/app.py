@@ -113,6 +113,14 @@ class PiApp(App[int]):
         self.refresh_queue()
         if self.initial_messages:
             self._run_task = asyncio.get_running_loop().create_task(self._run_initial(self.initial_messages))
+        self.call_after_refresh(self._warm_up)
+
+    def _warm_up(self) -> None:
+        """Pay the first-render costs (rich.markdown, markdown-it, pygments) while idle, not in
+        the middle of the first streamed answer, where they stalled a frame by ~150 ms."""
+        from pi_cli.modes.interactive.widgets.markdown_stream import warm_up
+
+        warm_up(self.console)
 
     def _header(self) -> StartHeader:
         keys = self.user_keymap
@@ -241,11 +249,11 @@ class PiApp(App[int]):
         try:
             await self.session.prompt(text)
         except Exception as exc:  # refused prompts (no key, busy) are shown, never raised
-            await self.pump.drain()
+            await self.pump.settle()
             hint = getattr(exc, "hint", None)
             await self.renderer.notice(f"Error: {exc}" + (f"\n{hint}" if hint else ""), "error")
         finally:
-            await self.pump.drain()
+            await self.pump.settle()
             self.working.stop()
             self.refresh_footer()
             self.refresh_queue()
@@ -336,7 +344,7 @@ class PiApp(App[int]):
                 await asyncio.wait_for(asyncio.shield(task), timeout=2.0)
             except (TimeoutError, asyncio.CancelledError):
                 pass
-        await self.pump.drain()
+        await self.pump.settle()
         self.working.stop()
         self.refresh_queue()
 

@@ -66,6 +66,27 @@ def coalesce(events: list[dict[str, Any]]) -> list[Op]:
     return ops
 
 
+def bound(ops: list[Op], max_chars: int) -> tuple[list[Op], list[Op]]:
+    """Split ``ops`` so the first part carries at most ``max_chars`` of delta text.
+
+    A burst (one HTTP read can hold tens of thousands of characters) is then rendered over
+    several frames instead of one long stall; the rest is carried to the next frame, in order.
+    """
+    used = 0
+    for index, op in enumerate(ops):
+        if not isinstance(op, Delta):
+            continue
+        if used + len(op.text) <= max_chars:
+            used += len(op.text)
+            continue
+        room = max(0, max_chars - used)
+        head = Delta(op.kind, op.content_index, op.text[:room], op.message)
+        rest = Delta(op.kind, op.content_index, op.text[room:], op.message)
+        now = [*ops[:index], head] if room else ops[:index]
+        return now, [rest, *ops[index + 1 :]]
+    return ops, []
+
+
 Renderer = Callable[[list[Op]], Awaitable[None]]
 
 
@@ -89,6 +110,8 @@ class EventPump:
         self.worst_render_seconds = 0.0
         self.frames = 0
         self.errors: list[str] = []
+        self.max_chars_per_frame = 6000
+        self._carry: list[Op] = []
         self.yield_after = 0.008
         self._turn_started = time.perf_counter()
         self._turn_marker: asyncio.Handle | None = None
@@ -118,8 +141,8 @@ class EventPump:
 
     @property
     def pending(self) -> int:
-        """Number of events waiting to be rendered."""
-        return len(self._pending)
+        """Number of events (or carried-over operations) waiting to be rendered."""
+        return len(self._pending) + len(self._carry)
 
     def start(self) -> None:
         if self._task is None:
@@ -135,24 +158,42 @@ class EventPump:
                 pass
         await self.drain()
 
-    async def drain(self) -> None:
-        """Render everything pending now, in order."""
+    async def settle(self, timeout: float = 30.0) -> None:
+        """Wait until the running pump has rendered everything (frame by frame, no stall)."""
+        deadline = time.perf_counter() + timeout
+        while self.pending and self._task is not None and time.perf_counter() < deadline:
+            await asyncio.sleep(self.min_interval)
+        if self.pending:
+            await self.drain()
+
+    async def drain(self, *, frame: bool = False) -> None:
+        """Render what is pending, in order: everything, or (``frame``) one frame's worth."""
         async with self._lock:
-            while self._pending:
+            while self._pending or self._carry:
                 batch, self._pending = self._pending, []
                 self._wake.clear()
+                ops = [*self._carry, *coalesce(batch)]
+                self._carry = []
+                if frame:
+                    ops, self._carry = bound(ops, self.max_chars_per_frame)
                 started = time.perf_counter()
                 try:
-                    await self._render(coalesce(batch))
+                    await self._render(ops)
                 except Exception as exc:  # a render bug must not kill the pump and freeze the UI
                     self.errors.append(f"{type(exc).__name__}: {exc}")
                 self.last_render_seconds = time.perf_counter() - started
                 self.worst_render_seconds = max(self.worst_render_seconds, self.last_render_seconds)
                 self.frames += 1
+                if frame:
+                    break
 
     async def _run(self) -> None:
         while True:
-            await self._wake.wait()
-            await self.drain()
-            gap = min(self.max_interval, max(self.min_interval, 1.5 * self.last_render_seconds))
+            if not self._carry:
+                await self._wake.wait()
+            await self.drain(frame=True)
+            # A backlog (carried text) only needs a short breather for keys and paints between
+            # frames; fresh input waits a full frame so deltas can merge.
+            floor = 0.005 if self._carry else self.min_interval
+            gap = min(self.max_interval, max(floor, 1.5 * self.last_render_seconds))
             await asyncio.sleep(gap)

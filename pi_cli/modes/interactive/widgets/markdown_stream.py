@@ -22,6 +22,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 if TYPE_CHECKING:
+    from rich.console import Console
     from rich.markdown import Markdown as RichMarkdown
 
 CHUNK_CHARS = 1500  # freeze once the tail holds at least this much before a boundary
@@ -32,6 +33,11 @@ def _markdown(text: str) -> RichMarkdown:
     from rich.markdown import Markdown  # ~60 ms to import: not on the start-up path
 
     return Markdown(text, hyperlinks=False, code_theme="monokai")
+
+
+def warm_up(console: Console) -> None:
+    """Import and exercise the Markdown renderer once (fenced code included)."""
+    console.render_lines(_markdown("# a\n\n*b* `c`\n\n- d\n\n```python\nx = 1\n```\n"), console.options)
 
 
 def split_chunks(text: str, size: int = CHUNK_CHARS) -> tuple[list[str], str]:
@@ -159,7 +165,9 @@ class StreamingMarkdown(Vertical):
             if chunks:
                 self._frozen.extend(chunks)
                 self._tail = tail
-                await self.mount_all([MarkdownChunk(c) for c in chunks], before=self._live)
+                # Not awaited: the mount completes with the next refresh; awaiting it here only
+                # made the pump's frame look slow and stretched its adaptive gap.
+                self.mount_all([MarkdownChunk(c) for c in chunks], before=self._live)
         self._render_tail()
 
     async def replace(self, text: str) -> None:
