@@ -97,38 +97,6 @@ def find_tool(tools: list[AgentTool], name: str) -> AgentTool | None:
     return None
 
 
-async def _prepare(
-    context: AgentContext,
-    message: AssistantMessage,
-    call: ToolCall,
-    before: BeforeHook | None,
-    signal: AbortSignal | None,
-) -> _Prepared | _Final:
-    tool = find_tool(context.tools, call["name"])
-    if tool is None:
-        return _Final(call, error_result(f"Tool {call['name']} not found"), True)
-    try:
-        raw = call["arguments"]
-        prepare = getattr(tool, "prepare_arguments", None)
-        if prepare is not None:
-            raw = prepare(raw)
-        args = validate_tool_arguments(call["name"], tool.parameters, raw)
-        if before is not None:
-            verdict = await resolve(before(BeforeToolCallContext(message, call, args, context), signal))
-            if signal is not None and signal.aborted:
-                return _Final(call, error_result("Operation aborted"), True)
-            if verdict is not None and _get(verdict, "block"):
-                result = error_result(_get(verdict, "reason") or "Tool execution was blocked")
-                if _get(verdict, "terminate") is True:
-                    result.terminate = True
-                return _Final(call, result, True)
-        if signal is not None and signal.aborted:
-            return _Final(call, error_result("Operation aborted"), True)
-        return _Prepared(call, tool, args)
-    except Exception as exc:
-        return _Final(call, error_result(exception_text(exc)), True)
-
-
 async def _execute(
     prepared: _Prepared, signal: AbortSignal | None, emit: AgentEventSink
 ) -> tuple[AgentToolResult, bool]:
@@ -184,40 +152,12 @@ def _result_from(value: Any) -> AgentToolResult:
     return AgentToolResult(content=[{"type": "text", "text": "" if value is None else str(value)}])
 
 
-async def _finalize(
-    context: AgentContext,
-    message: AssistantMessage,
-    prepared: _Prepared,
-    result: AgentToolResult,
-    is_error: bool,
-    after: AfterHook | None,
-    signal: AbortSignal | None,
-) -> _Final:
-    if after is None:
-        return _Final(prepared.call, result, is_error)
-    try:
-        hook_ctx = AfterToolCallContext(message, prepared.call, prepared.args, result, is_error, context)
-        override = await resolve(after(hook_ctx, signal))
-    except Exception as exc:
-        return _Final(prepared.call, error_result(exception_text(exc)), True)
-    if override is None:
-        return _Final(prepared.call, result, is_error)
-    merged = AgentToolResult(
-        content=_pick(_get(override, "content"), result.content),
-        details=_pick(_get(override, "details"), result.details),
-        terminate=_pick(_get(override, "terminate"), result.terminate),
-        usage=_pick(_get(override, "usage"), result.usage),
-        added_tool_names=result.added_tool_names,
-    )
-    flag = _get(override, "is_error", "isError")
-    return _Final(prepared.call, merged, is_error if flag is None else bool(flag))
-
-
 def _pick(new: Any, old: Any) -> Any:
     return old if new is None else new
 
 
 def tool_result_message(final: _Final) -> ToolResultMessage:
+    """pi's toolResult message for a finished call (optional fields only when set)."""
     result = final.result
     message: dict[str, Any] = {
         "role": "toolResult",
@@ -254,13 +194,129 @@ async def _emit_end(final: _Final, emit: AgentEventSink) -> None:
     )
 
 
-async def _emit_message(message: ToolResultMessage, emit: AgentEventSink) -> None:
+async def _publish(final: _Final, emit: AgentEventSink) -> ToolResultMessage:
+    """The toolResult message of ``final``, announced with ``message_start``/``message_end``."""
+    message = tool_result_message(final)
     await emit({"type": "message_start", "message": message})
     await emit({"type": "message_end", "message": message})
+    return message
 
 
 def _terminates(finals: list[_Final]) -> bool:
     return bool(finals) and all(final.result.terminate is True for final in finals)
+
+
+@dataclass(slots=True)
+class _Batch:
+    """One assistant message's tool calls and what running them needs."""
+
+    context: AgentContext
+    message: AssistantMessage
+    before: BeforeHook | None
+    after: AfterHook | None
+    signal: AbortSignal | None
+    emit: AgentEventSink
+
+    @property
+    def aborted(self) -> bool:
+        return self.signal is not None and self.signal.aborted
+
+    async def prepare(self, call: ToolCall) -> _Prepared | _Final:
+        """Find, validate and clear the call with ``before_tool_call``; a ``_Final`` if it must not run."""
+        tool = find_tool(self.context.tools, call["name"])
+        if tool is None:
+            return _Final(call, error_result(f"Tool {call['name']} not found"), True)
+        try:
+            raw = call["arguments"]
+            prepare = getattr(tool, "prepare_arguments", None)
+            if prepare is not None:
+                raw = prepare(raw)
+            args = validate_tool_arguments(call["name"], tool.parameters, raw)
+            if self.before is not None:
+                hook_ctx = BeforeToolCallContext(self.message, call, args, self.context)
+                verdict = await resolve(self.before(hook_ctx, self.signal))
+                if self.aborted:
+                    return _Final(call, error_result("Operation aborted"), True)
+                if verdict is not None and _get(verdict, "block"):
+                    result = error_result(_get(verdict, "reason") or "Tool execution was blocked")
+                    if _get(verdict, "terminate") is True:
+                        result.terminate = True
+                    return _Final(call, result, True)
+            if self.aborted:
+                return _Final(call, error_result("Operation aborted"), True)
+            return _Prepared(call, tool, args)
+        except Exception as exc:
+            return _Final(call, error_result(exception_text(exc)), True)
+
+    async def run(self, prepared: _Prepared) -> _Final:
+        """Execute a prepared call and apply ``after_tool_call``."""
+        result, is_error = await _execute(prepared, self.signal, self.emit)
+        if self.after is None:
+            return _Final(prepared.call, result, is_error)
+        try:
+            hook_ctx = AfterToolCallContext(self.message, prepared.call, prepared.args, result, is_error, self.context)
+            override = await resolve(self.after(hook_ctx, self.signal))
+        except Exception as exc:
+            return _Final(prepared.call, error_result(exception_text(exc)), True)
+        if override is None:
+            return _Final(prepared.call, result, is_error)
+        merged = AgentToolResult(
+            content=_pick(_get(override, "content"), result.content),
+            details=_pick(_get(override, "details"), result.details),
+            terminate=_pick(_get(override, "terminate"), result.terminate),
+            usage=_pick(_get(override, "usage"), result.usage),
+            added_tool_names=result.added_tool_names,
+        )
+        flag = _get(override, "is_error", "isError")
+        return _Final(prepared.call, merged, is_error if flag is None else bool(flag))
+
+    async def sequential(self, calls: list[ToolCall]) -> ToolBatch:
+        finals: list[_Final] = []
+        messages: list[ToolResultMessage] = []
+        for call in calls:
+            await _emit_start(call, self.emit)
+            prepared = await self.prepare(call)
+            final = await self.run(prepared) if isinstance(prepared, _Prepared) else prepared
+            await _emit_end(final, self.emit)
+            messages.append(await _publish(final, self.emit))
+            finals.append(final)
+            if self.aborted:
+                break  # later calls get no events and no results
+        return ToolBatch(messages, _terminates(finals))
+
+    async def parallel(self, calls: list[ToolCall]) -> ToolBatch:
+        entries: list[_Final | _Prepared] = []
+        for call in calls:  # serial preflight: nothing executes until every call is prepared
+            await _emit_start(call, self.emit)
+            prepared = await self.prepare(call)
+            if isinstance(prepared, _Final):
+                await _emit_end(prepared, self.emit)
+            entries.append(prepared)
+            if self.aborted:
+                break
+
+        async def run_one(prepared: _Prepared) -> _Final:
+            final = await self.run(prepared)
+            await _emit_end(final, self.emit)
+            return final
+
+        runnable = [i for i, entry in enumerate(entries) if isinstance(entry, _Prepared)]
+        if len(runnable) == 1:  # nothing to overlap with: skip the task machinery
+            only = runnable[0]
+            entries[only] = await run_one(cast(_Prepared, entries[only]))
+        tasks: dict[int, asyncio.Task[_Final]] = {}
+        if len(runnable) > 1:
+            for index in runnable:
+                tasks[index] = asyncio.ensure_future(run_one(cast(_Prepared, entries[index])))
+            try:
+                await asyncio.gather(*tasks.values())
+            except BaseException:
+                for task in tasks.values():
+                    task.cancel()
+                raise
+        finals = [tasks[i].result() if i in tasks else cast(_Final, entry) for i, entry in enumerate(entries)]
+        messages = [await _publish(final, self.emit) for final in finals]  # in the assistant's order
+        return ToolBatch(messages, _terminates(finals))
 
 
 async def fail_truncated_tool_calls(calls: list[ToolCall], emit: AgentEventSink) -> ToolBatch:
@@ -270,9 +326,7 @@ async def fail_truncated_tool_calls(calls: list[ToolCall], emit: AgentEventSink)
         await _emit_start(call, emit)
         final = _Final(call, error_result(TRUNCATED_TEXT.format(name=call["name"])), True)
         await _emit_end(final, emit)
-        message = tool_result_message(final)
-        await _emit_message(message, emit)
-        messages.append(message)
+        messages.append(await _publish(final, emit))
     return ToolBatch(messages, False)
 
 
@@ -288,89 +342,8 @@ async def execute_tool_calls(
     emit: AgentEventSink,
 ) -> ToolBatch:
     """Run one message's tool calls in ``mode`` ("parallel" or "sequential", see module doc)."""
-    sequential = mode == "sequential"
-    if not sequential:
-        for call in calls:
-            tool = find_tool(context.tools, call["name"])
-            if tool is not None and getattr(tool, "execution_mode", None) == "sequential":
-                sequential = True
-                break
-    run = _run_sequential if sequential else _run_parallel
-    return await run(context, message, calls, before, after, signal, emit)
-
-
-async def _run_sequential(
-    context: AgentContext,
-    message: AssistantMessage,
-    calls: list[ToolCall],
-    before: BeforeHook | None,
-    after: AfterHook | None,
-    signal: AbortSignal | None,
-    emit: AgentEventSink,
-) -> ToolBatch:
-    finals: list[_Final] = []
-    messages: list[ToolResultMessage] = []
-    for call in calls:
-        await _emit_start(call, emit)
-        prepared = await _prepare(context, message, call, before, signal)
-        if isinstance(prepared, _Prepared):
-            result, is_error = await _execute(prepared, signal, emit)
-            final = await _finalize(context, message, prepared, result, is_error, after, signal)
-        else:
-            final = prepared
-        await _emit_end(final, emit)
-        result_message = tool_result_message(final)
-        await _emit_message(result_message, emit)
-        finals.append(final)
-        messages.append(result_message)
-        if signal is not None and signal.aborted:
-            break  # later calls get no events and no results
-    return ToolBatch(messages, _terminates(finals))
-
-
-async def _run_parallel(
-    context: AgentContext,
-    message: AssistantMessage,
-    calls: list[ToolCall],
-    before: BeforeHook | None,
-    after: AfterHook | None,
-    signal: AbortSignal | None,
-    emit: AgentEventSink,
-) -> ToolBatch:
-    entries: list[_Final | _Prepared] = []
-    for call in calls:  # serial preflight: nothing executes until every call is prepared
-        await _emit_start(call, emit)
-        prepared = await _prepare(context, message, call, before, signal)
-        if isinstance(prepared, _Final):
-            await _emit_end(prepared, emit)
-        entries.append(prepared)
-        if signal is not None and signal.aborted:
-            break
-
-    async def run_one(prepared: _Prepared) -> _Final:
-        result, is_error = await _execute(prepared, signal, emit)
-        final = await _finalize(context, message, prepared, result, is_error, after, signal)
-        await _emit_end(final, emit)
-        return final
-
-    runnable = [i for i, entry in enumerate(entries) if isinstance(entry, _Prepared)]
-    if len(runnable) == 1:  # nothing to overlap with: skip the task machinery
-        only = runnable[0]
-        entries[only] = await run_one(cast(_Prepared, entries[only]))
-    tasks: dict[int, asyncio.Task[_Final]] = {}
-    if len(runnable) > 1:
-        for index in runnable:
-            tasks[index] = asyncio.ensure_future(run_one(cast(_Prepared, entries[index])))
-        try:
-            await asyncio.gather(*tasks.values())
-        except BaseException:
-            for task in tasks.values():
-                task.cancel()
-            raise
-    finals = [tasks[i].result() if i in tasks else cast(_Final, entry) for i, entry in enumerate(entries)]
-    messages: list[ToolResultMessage] = []
-    for final in finals:  # results in the assistant's order
-        result_message = tool_result_message(final)
-        await _emit_message(result_message, emit)
-        messages.append(result_message)
-    return ToolBatch(messages, _terminates(finals))
+    batch = _Batch(context, message, before, after, signal, emit)
+    sequential = mode == "sequential" or any(
+        getattr(find_tool(context.tools, call["name"]), "execution_mode", None) == "sequential" for call in calls
+    )
+    return await (batch.sequential(calls) if sequential else batch.parallel(calls))
