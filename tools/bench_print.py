@@ -68,15 +68,19 @@ def pi_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "pi_cli", "--model", "fake/fake-model", "--no-session", *args]
 
 
+LAST_CPU_S: list[float] = []  # CPU seconds (user+sys) of the last run_child, for the report
+
+
 def run_child(
     cmd: list[str], env: dict[str, str], cwd: Path, stdin: Any = subprocess.DEVNULL
 ) -> tuple[float, float, bytes]:
-    """Run ``cmd``; returns (wall seconds, peak RSS MiB, stdout)."""
+    """Run ``cmd``; returns (wall seconds, peak RSS MiB, stdout). CPU time goes to LAST_CPU_S."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     out, err = proc.stdout.read(), proc.stderr.read()  # type: ignore[union-attr]
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
+    LAST_CPU_S[:] = [usage.ru_utime + usage.ru_stime]
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         raise RuntimeError(f"pi exited {proc.returncode}: {err.decode(errors='replace')[-500:]}")
@@ -86,6 +90,7 @@ def run_child(
 def measure(tokens: int = 20_000, repeat: int = 3) -> dict[str, Any]:
     walls: list[float] = []
     rss: list[float] = []
+    cpus: list[float] = []
     with tempfile.TemporaryDirectory(prefix="bench-print-") as tmp, FakeLLMServer([], loop=False) as server:
         root = Path(tmp)
         env = make_env(root, server)
@@ -98,11 +103,14 @@ def measure(tokens: int = 20_000, repeat: int = 3) -> dict[str, Any]:
                 raise RuntimeError(f"unexpected answer length {len(out.strip())}")
             walls.append(wall)
             rss.append(peak)
+            cpus.extend(LAST_CPU_S)
     return {
         "tokens": tokens,
         "wall_s_median": statistics.median(walls),
         "wall_s_min": min(walls),
         "peak_rss_mib_max": max(rss),
+        "cpu_s_median": statistics.median(cpus),
+        "load_avg_1min": os.getloadavg()[0],
         "wall_ok": statistics.median(walls) <= WALL_BUDGET_S,
         "rss_ok": max(rss) <= RSS_BUDGET_MIB,
     }
@@ -113,6 +121,7 @@ def run() -> list[tuple[str, str, str, bool]]:
     r = measure()
     return [
         ("print: wall (median of 3)", f"{r['wall_s_median']:.3f} s", f"<= {WALL_BUDGET_S:.1f} s", r["wall_ok"]),
+        ("print: CPU user+sys (median)", f"{r['cpu_s_median']:.3f} s", "-", True),
         ("print: peak RSS", f"{r['peak_rss_mib_max']:.1f} MiB", f"<= {RSS_BUDGET_MIB:.0f} MiB", r["rss_ok"]),
     ]
 
@@ -128,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
         f"  wall: median {result['wall_s_median']:.3f} s, min {result['wall_s_min']:.3f} s "
         f"(budget {WALL_BUDGET_S:.1f} s) {'OK' if result['wall_ok'] else 'OVER'}"
     )
+    print(f"  CPU (user+sys): median {result['cpu_s_median']:.3f} s; 1-min load average "
+          f"{result['load_avg_1min']:.2f} on {os.cpu_count()} cores")  # fmt: skip
     print(f"  peak RSS: {result['peak_rss_mib_max']:.1f} MiB (budget {RSS_BUDGET_MIB:.0f} MiB) "
           f"{'OK' if result['rss_ok'] else 'OVER'}")  # fmt: skip
     return 0
