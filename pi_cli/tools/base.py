@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any, TypeAlias
 
-from pi_cli.agent.types import AgentToolResult, ToolExecutionMode
+from pi_cli.agent.types import AgentToolResult, OnUpdate, ToolExecutionMode
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
 
@@ -74,7 +74,7 @@ def as_int(value: Any, name: str) -> int | None:
 
 
 class BuiltinTool:
-    """Common attributes of the built-in tools; subclasses set the class attributes and ``execute``.
+    """Common attributes of the built-in tools; subclasses set the class attributes and :meth:`run`.
 
     Each instance is bound to one working directory, the session's cwd, against which relative
     paths resolve.
@@ -92,6 +92,25 @@ class BuiltinTool:
     def prepare_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
         """Raw arguments are used as they are unless a tool overrides this."""
         return args
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        args: dict[str, Any],
+        signal: AbortSignal | None = None,
+        on_update: OnUpdate | None = None,
+    ) -> AgentToolResult:
+        """The :class:`~pi_cli.agent.types.AgentTool` entry point: runs :meth:`run`.
+
+        Built-in tools do not depend on which call they serve, so the id stops here.
+        """
+        return await self.run(args, signal, on_update)
+
+    async def run(
+        self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None
+    ) -> AgentToolResult:
+        """Do the tool's work on validated ``args``; failures are raised with a one-line message."""
+        raise NotImplementedError
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r} cwd={self.cwd!r}>"

@@ -58,12 +58,8 @@ class BashTool(BuiltinTool):
         self.shell = shell
         self.command_prefix = command_prefix
 
-    async def execute(
-        self,
-        tool_call_id: str,
-        args: dict[str, Any],
-        signal: AbortSignal | None = None,
-        on_update: OnUpdate | None = None,
+    async def run(
+        self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None
     ) -> AgentToolResult:
         command = str(args["command"])
         timeout = args.get("timeout")

@@ -102,12 +102,8 @@ class EditTool(BuiltinTool):
             del out["oldText"], out["newText"]
         return out
 
-    async def execute(
-        self,
-        tool_call_id: str,
-        args: dict[str, Any],
-        signal: AbortSignal | None = None,
-        on_update: OnUpdate | None = None,
+    async def run(
+        self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None
     ) -> AgentToolResult:
         path_arg = str(args["path"])
         raw_edits = args.get("edits")

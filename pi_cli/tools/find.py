@@ -42,12 +42,8 @@ class FindTool(BuiltinTool):
         "required": ["pattern"],
     }
 
-    async def execute(
-        self,
-        tool_call_id: str,
-        args: dict[str, Any],
-        signal: AbortSignal | None = None,
-        on_update: OnUpdate | None = None,
+    async def run(
+        self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None
     ) -> AgentToolResult:
         matcher = compile_glob(str(args["pattern"]))
         search_path = resolve_to_cwd(str(args.get("path") or "."), self.cwd)

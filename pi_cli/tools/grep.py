@@ -112,12 +112,8 @@ class GrepTool(BuiltinTool):
         "required": ["pattern"],
     }
 
-    async def execute(
-        self,
-        tool_call_id: str,
-        args: dict[str, Any],
-        signal: AbortSignal | None = None,
-        on_update: OnUpdate | None = None,
+    async def run(
+        self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None
     ) -> AgentToolResult:
         pattern = str(args["pattern"])
         search_path = resolve_to_cwd(str(args.get("path") or "."), self.cwd)

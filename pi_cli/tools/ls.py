@@ -49,12 +49,8 @@ class LsTool(BuiltinTool):
         },
     }
 
-    async def execute(
-        self,
-        tool_call_id: str,
-        args: dict[str, Any],
-        signal: AbortSignal | None = None,
-        on_update: OnUpdate | None = None,
+    async def run(
+        self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None
     ) -> AgentToolResult:
         path = resolve_to_cwd(str(args.get("path") or "."), self.cwd)
         limit = max(1, as_int(args.get("limit"), "limit") or DEFAULT_LS_LIMIT)

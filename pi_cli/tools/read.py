@@ -66,12 +66,8 @@ class ReadTool(BuiltinTool):
         "required": ["path"],
     }
 
-    async def execute(
-        self,
-        tool_call_id: str,
-        args: dict[str, Any],
-        signal: AbortSignal | None = None,
-        on_update: OnUpdate | None = None,
+    async def run(
+        self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None
     ) -> AgentToolResult:
         path_arg = str(args["path"])
         offset = as_int(args.get("offset"), "offset")

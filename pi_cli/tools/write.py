@@ -46,12 +46,8 @@ class WriteTool(BuiltinTool):
         "required": ["path", "content"],
     }
 
-    async def execute(
-        self,
-        tool_call_id: str,
-        args: dict[str, Any],
-        signal: AbortSignal | None = None,
-        on_update: OnUpdate | None = None,
+    async def run(
+        self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None
     ) -> AgentToolResult:
         path_arg = str(args["path"])
         content = str(args["content"])
