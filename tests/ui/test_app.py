@@ -307,3 +307,15 @@ async def test_completion_for_commands_and_paths(faux: Any, workdir: Path) -> No
         assert app.editor.text == "look @src/main.py "
         await pilot.press("escape")
         assert not app.menu.is_open
+
+
+async def test_ctrl_p_cycles_models_and_shift_tab_reports_thinking(faux: Any, workdir: Path) -> None:
+    app = make_app(make_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+p")
+        assert app.session.model["id"] == "faux-2"
+        assert "faux-2" in str(app.footer_bar.render())
+        await pilot.press("ctrl+p")
+        assert app.session.model["id"] == "faux-1"
+        await pilot.press("shift+tab")
+        assert app.session.thinking_level == "off"  # the faux model has no reasoning levels

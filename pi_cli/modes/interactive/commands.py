@@ -186,11 +186,9 @@ class CommandRunner:
             return
         self.app.working.start("Compacting context...")
         try:
-            await _maybe_await(method(args or None))
+            await _maybe_await(method(args or None))  # compaction_end renders the outcome
         except Exception as exc:
             await self._notice(f"Compaction failed: {exc}", "error")
-        else:
-            await self._notice("Context compacted.")
         finally:
             self.app.working.stop()
             self.app.refresh_footer()
