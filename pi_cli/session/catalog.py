@@ -8,8 +8,8 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from pi_cli.session.entry_messages import user_text
 from pi_cli.session.manager import SessionManager
 from pi_cli.session.store import (
     SESSION_DIR_ENV,
@@ -49,15 +49,6 @@ class SessionInfo:
     all_messages_text: str
 
 
-def _text_of(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
-    return ""
-
-
 def session_info(path: Path) -> SessionInfo | None:
     """Summarise one file for listing (None if it is not a session file)."""
     try:
@@ -85,7 +76,7 @@ def session_info(path: Path) -> SessionInfo | None:
             continue
         stamp = message.get("timestamp")
         last_activity = max(last_activity, stamp if isinstance(stamp, int) else iso_to_ms(entry.get("timestamp")))
-        text = _text_of(message)
+        text = user_text(message, " ")
         if text:
             texts.append(text)
             if not first and message.get("role") == "user":

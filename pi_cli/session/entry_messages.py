@@ -43,9 +43,7 @@ def branch_summary_message(summary: str, from_id: str, timestamp: str) -> dict[s
     return {"role": "branchSummary", "summary": summary, "fromId": from_id, "timestamp": iso_to_ms(timestamp)}
 
 
-def custom_message(
-    custom_type: str, content: Any, display: bool, details: Any, timestamp: str
-) -> dict[str, Any]:
+def custom_message(custom_type: str, content: Any, display: bool, details: Any, timestamp: str) -> dict[str, Any]:
     message: dict[str, Any] = {
         "role": "custom",
         "customType": custom_type,
@@ -101,13 +99,13 @@ def convert_to_llm(messages: list[Any]) -> list[Message]:
     return out
 
 
-def user_text(message: dict[str, Any]) -> str:
-    """The text blocks of a message joined (a string content is returned as is)."""
+def user_text(message: dict[str, Any], separator: str = "") -> str:
+    """The text blocks of a message joined by ``separator`` (a string content is returned as is)."""
     content = message.get("content")
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+        return separator.join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
     return ""
 
 
