@@ -319,3 +319,35 @@ async def test_ctrl_p_cycles_models_and_shift_tab_reports_thinking(faux: Any, wo
         assert app.session.model["id"] == "faux-1"
         await pilot.press("shift+tab")
         assert app.session.thinking_level == "off"  # the faux model has no reasoning levels
+
+
+async def test_long_history_mounts_a_bounded_window_and_pages_in_on_scroll(faux: Any, workdir: Path) -> None:
+    from pi_cli.ai.types import empty_usage
+
+    history: list[Any] = []
+    for n in range(150):
+        history.append({"role": "user", "content": f"question {n}", "timestamp": 0})
+        history.append(
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": f"answer {n}"}],
+                "api": "x",
+                "provider": "faux",
+                "model": "faux-1",
+                "usage": empty_usage(),
+                "stopReason": "stop",
+                "timestamp": 0,
+            }
+        )
+    session = make_session(faux, workdir)
+    session.agent.state.messages = history
+    app = make_app(session, keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        transcript = app.transcript
+        assert transcript.record_count == 301  # header + 300 messages
+        assert transcript.mounted_count <= transcript.max_mounted
+        assert [u.text for u in app.query(UserView)][-1] == "question 149"
+        before = transcript.mounted_count
+        assert await transcript.load_earlier() == transcript.page
+        assert transcript.mounted_count == before + transcript.page

@@ -17,20 +17,19 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 
-from pi_cli import __version__
 from pi_cli.modes.display import context_tokens, footer_facts, git_branch
 from pi_cli.modes.interactive.commands import CommandRunner
 from pi_cli.modes.interactive.keys import APP_KEYS, describe
 from pi_cli.modes.interactive.pump import EventPump
 from pi_cli.modes.interactive.render import EventRenderer
+from pi_cli.modes.interactive.startup import NO_MODEL_TEXT, is_demo_model, startup_header
 from pi_cli.modes.interactive.widgets.editor import CompletionMenu, PromptEditor
 from pi_cli.modes.interactive.widgets.messages import Notice, ThinkingBlock
-from pi_cli.modes.interactive.widgets.status import FooterBar, QueueArea, StartHeader, WorkingLine
+from pi_cli.modes.interactive.widgets.status import FooterBar, QueueArea, WorkingLine
 from pi_cli.modes.interactive.widgets.tool_card import ToolCard
 from pi_cli.modes.interactive.widgets.transcript import Transcript
 
 QUIT_WINDOW_S = 1.0
-DEMO_PROVIDER = "faux"
 
 
 class PiApp(App[int]):
@@ -96,14 +95,14 @@ class PiApp(App[int]):
             self.set_keymap(self.user_keymap)
         self.editor.menu = self.menu
         self.editor.commands = self.commands.completion_entries
-        await self.transcript.add(self._header())
-        demo = self._is_demo_model()
+        await self.transcript.add(startup_header(self.session, self.cwd, self.user_keymap))
+        demo = is_demo_model(self.session)
         for warning in [*self.startup_warnings, *getattr(self.session, "startup_notices", [])]:
             if demo and "demo model" in str(warning):
                 continue  # the panel below says it, with more detail
             await self.renderer.notice(str(warning), "warning")
         if demo:
-            await self.renderer.notice(self._no_model_text(), "panel")
+            await self.renderer.notice(NO_MODEL_TEXT, "panel")
         history = list(getattr(self.session, "messages", []) or [])
         if history:
             await self.renderer.load_history(history)
@@ -121,38 +120,6 @@ class PiApp(App[int]):
         from pi_cli.modes.interactive.widgets.markdown_stream import warm_up
 
         warm_up(self.console)
-
-    def _header(self) -> StartHeader:
-        keys = self.user_keymap
-        hints = (
-            f"{describe('app.interrupt', keys)} interrupt · {describe('app.clear', keys)} abort/clear (twice: exit) · "
-            f"{describe('app.exit', keys)} exit · / commands · ! bash · {describe('app.tools.expand', keys)} more"
-        )
-        resources: list[str] = []
-        loaded = getattr(self.session, "resources", None)
-        files = [str(getattr(f, "path", f)) for f in getattr(loaded, "context_files", []) or []]
-        if files:
-            resources.append("Context: " + ", ".join(_short_path(p, self.cwd) for p in files))
-        skills = [str(getattr(s, "name", s)) for s in getattr(loaded, "skills", []) or []]
-        if skills:
-            resources.append("Skills: " + ", ".join(skills))
-        templates = [str(getattr(t, "name", t)) for t in getattr(loaded, "templates", []) or []]
-        if templates:
-            resources.append("Prompts: " + ", ".join("/" + t for t in templates))
-        return StartHeader(__version__, hints, resources)
-
-    def _is_demo_model(self) -> bool:
-        model = getattr(self.session, "model", None)
-        return model is None or (model.get("provider") == DEMO_PROVIDER and model.get("id") == "demo")
-
-    def _no_model_text(self) -> str:
-        return (
-            "No model configured — the offline demo model is active. It answers plainly and can run "
-            "ls/read/bash to show the tools, but it is not an LLM.\n"
-            "To use a real model: export an API key (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …), "
-            "put one in ~/.pi/agent/auth.json, or add a provider to ~/.pi/agent/models.json; "
-            "then restart pi or pick it with Ctrl-L or /model."
-        )
 
     # --- state ------------------------------------------------------------------------------
 
@@ -414,12 +381,3 @@ def _field(obj: Any, key: str, default: Any) -> Any:
         return obj.get(key, default)
     snake = "".join("_" + c.lower() if c.isupper() else c for c in key)
     return getattr(obj, key, getattr(obj, snake, default))
-
-
-def _short_path(path: str, cwd: Path) -> str:
-    try:
-        return str(Path(path).relative_to(cwd))
-    except ValueError:
-        from pi_cli.modes.display import home_relative
-
-        return home_relative(path)

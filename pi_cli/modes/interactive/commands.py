@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_cli.modes.interactive.keys import APP_KEYS, EDITOR_KEYS
 from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
+from pi_cli.modes.interactive.startup import startup_header
 
 if TYPE_CHECKING:
     from pi_cli.modes.interactive.app import PiApp
@@ -169,7 +170,7 @@ class CommandRunner:
         await _maybe_await(method())
         await self.app.transcript.clear_entries()
         self.app.renderer.forget()
-        await self.app.transcript.add(self.app._header())
+        await self.app.transcript.add(startup_header(self.session, self.app.cwd, self.app.user_keymap))
         await self._notice("✓ New session started")
         self.app.refresh_footer()
 
