@@ -80,6 +80,7 @@ def _get(obj: Any, name: str, json_name: str | None = None) -> Any:
 
 
 def error_result(text: str) -> AgentToolResult:
+    """A failed call's result: ``text`` as the only block, empty ``details`` (pi's shape)."""
     return AgentToolResult(content=[{"type": "text", "text": text}], details={})
 
 
@@ -91,6 +92,7 @@ def exception_text(exc: BaseException) -> str:
 
 
 def find_tool(tools: list[AgentTool], name: str) -> AgentTool | None:
+    """The tool called ``name``, or ``None``."""
     for tool in tools:  # the first match wins, as in pi
         if tool.name == name:
             return tool

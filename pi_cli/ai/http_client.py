@@ -64,6 +64,7 @@ def get_client() -> httpx.AsyncClient:
 
 
 def request_timeout(options: StreamOptions) -> httpx.Timeout:
+    """httpx timeouts for one request: ``timeout_s`` between reads, connecting capped at 10 s."""
     return httpx.Timeout(options.timeout_s, connect=min(10.0, options.timeout_s), write=30.0, pool=10.0)
 
 
@@ -241,6 +242,7 @@ def error_text(exc: BaseException, provider: str, secrets: Iterable[str | None] 
 
 
 def dict_or_empty(value: Any) -> dict[str, Any]:
+    """``value`` if it is a dict, else ``{}`` (for optional objects in provider JSON)."""
     return value if isinstance(value, dict) else {}
 
 

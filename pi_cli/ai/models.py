@@ -211,4 +211,5 @@ def clamp_thinking_level(model: Model, level: str) -> ThinkingLevel:
 
 
 def is_thinking_level(value: str) -> bool:
+    """True for pi's level names (``off``, ``minimal`` … ``xhigh``)."""
     return value in THINKING_LEVELS

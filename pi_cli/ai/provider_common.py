@@ -43,6 +43,7 @@ def safe_tool_id(tool_id: str, max_len: int) -> str:
 
 
 def done_event(output: AssistantMessage) -> DoneEvent:
+    """The terminal event of a successful stream (``output`` already has its stop reason)."""
     reason = output["stopReason"]
     assert reason in ("stop", "length", "toolUse")
     return {"type": "done", "reason": reason, "message": output}

@@ -30,6 +30,7 @@ def register_api(api: str, fn: StreamFn) -> None:
 
 
 def unregister_api(api: str) -> None:
+    """Drop the route for ``api`` (a no-op when there is none)."""
     _registry.pop(api, None)
 
 

@@ -31,6 +31,7 @@ LLM_ROLES = frozenset({"user", "assistant", "toolResult"})
 
 
 def compaction_summary_message(summary: str, tokens_before: int, timestamp: str) -> dict[str, Any]:
+    """The ``compactionSummary`` message a compaction entry puts in the context."""
     return {
         "role": "compactionSummary",
         "summary": summary,
@@ -40,10 +41,12 @@ def compaction_summary_message(summary: str, tokens_before: int, timestamp: str)
 
 
 def branch_summary_message(summary: str, from_id: str, timestamp: str) -> dict[str, Any]:
+    """The ``branchSummary`` message a branch_summary entry puts in the context."""
     return {"role": "branchSummary", "summary": summary, "fromId": from_id, "timestamp": iso_to_ms(timestamp)}
 
 
 def custom_message(custom_type: str, content: Any, display: bool, details: Any, timestamp: str) -> dict[str, Any]:
+    """The ``custom`` message of a custom_message entry (``details`` only when set)."""
     message: dict[str, Any] = {
         "role": "custom",
         "customType": custom_type,

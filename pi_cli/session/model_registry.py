@@ -170,6 +170,7 @@ class ModelRegistry:
         self._runtime_keys[provider] = key
 
     def api_key_for_provider(self, provider: str) -> str | None:
+        """The key for ``provider``: runtime, auth.json, env, then models.json ``apiKey`` (resolved)."""
         runtime = self._runtime_keys.get(provider)
         if runtime:
             return runtime
@@ -183,7 +184,7 @@ class ModelRegistry:
         return resolve_config_value(configured) if configured else None
 
     def api_key_for(self, model: Model) -> str | None:
-        """The key to send for ``model``: runtime, auth.json, env, then models.json ``apiKey``."""
+        """The key to send for ``model`` (see :meth:`api_key_for_provider`)."""
         return self.api_key_for_provider(model["provider"])
 
     def env_var_for(self, provider: str) -> str | None:
@@ -297,7 +298,7 @@ class ModelRegistry:
         model_id, level = text, None
         if cli_thinking is None:
             head, colon, suffix = text.rpartition(":")
-            if colon and resolver.is_thinking_level(suffix):
+            if colon and catalogue.is_thinking_level(suffix):
                 model_id, level = head, suffix
         own = [m for m in self._models if m["provider"] == provider]
         if not own or not model_id:
@@ -318,7 +319,6 @@ class ModelRegistry:
     def format_list(self, search: str | None = None) -> str:
         """``--list-models [search]``: the table of available models (pi lists only those)."""
         return resolver.format_model_list(self.available_models(), search)
-
 
 
 __all__ = ["ModelNotFoundError", "ModelRegistry", "ResolvedModel", "is_local_url", "redacted"]

@@ -18,7 +18,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from pi_cli.ai.types import THINKING_LEVELS, Model, ThinkingLevel
+from pi_cli.ai.models import is_thinking_level
+from pi_cli.ai.types import Model, ThinkingLevel
 
 _DATE_SUFFIX = re.compile(r"-\d{8}$")
 T = TypeVar("T")
@@ -78,10 +79,6 @@ def match_model(pattern: str, models: Sequence[Model]) -> Model | None:
     aliases = [m for m in hits if is_alias(m["id"])]
     pool = aliases or hits
     return max(pool, key=_id_sort_key)
-
-
-def is_thinking_level(value: str) -> bool:
-    return value in THINKING_LEVELS
 
 
 def parse_model_pattern(pattern: str, models: Sequence[Model], *, allow_invalid_level: bool = False) -> PatternMatch:

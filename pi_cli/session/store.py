@@ -237,6 +237,10 @@ def dumps_entry(entry: Entry) -> str:
     return json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
 
 
+def _jsonl(entries: Iterable[Entry]) -> bytes:
+    return "".join(dumps_entry(e) + "\n" for e in entries).encode("utf-8")
+
+
 def _write_all(fd: int, payload: bytes) -> None:
     view = memoryview(payload)
     while view:
@@ -257,7 +261,8 @@ class SessionWriter:
         self._truncate_at = truncate_at
 
     def append(self, entries: Iterable[Entry]) -> None:
-        payload = "".join(dumps_entry(e) + "\n" for e in entries).encode("utf-8")
+        """Write ``entries`` as JSON lines at the end of the file (created 0600 if missing)."""
+        payload = _jsonl(entries)
         if not payload:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -278,7 +283,7 @@ def rewrite_session_file(path: Path, entries: Iterable[Entry], *, fsync: bool = 
     new files that start with copied history, so a crash never leaves half a rewrite."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    payload = "".join(dumps_entry(e) + "\n" for e in entries).encode("utf-8")
+    payload = _jsonl(entries)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         _write_all(fd, payload)

@@ -49,10 +49,12 @@ def detect_line_ending(content: str) -> str:
 
 
 def normalize_to_lf(text: str) -> str:
+    """``text`` with CRLF and lone CR line breaks turned into LF."""
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def restore_line_endings(text: str, ending: str) -> str:
+    """Undo :func:`normalize_to_lf` for a file whose line ending was ``ending``."""
     return text.replace("\n", "\r\n") if ending == "\r\n" else text
 
 

@@ -46,6 +46,7 @@ _MESSAGE_EVENTS = {
 
 
 def map_stop_reason(reason: str) -> tuple[StopReason, str | None]:
+    """pi's mapping of Anthropic's ``stop_reason``; the second item is an error message, if any."""
     if reason in ("end_turn", "stop_sequence", "pause_turn"):
         return "stop", None
     if reason == "max_tokens":

@@ -64,10 +64,12 @@ NO_MORE_RESPONSES = "No more faux responses queued"
 
 
 def faux_text(text: str) -> TextContent:
+    """A text block for a scripted reply."""
     return {"type": "text", "text": text}
 
 
 def faux_thinking(thinking: str) -> ThinkingContent:
+    """A thinking block for a scripted reply."""
     return {"type": "thinking", "thinking": thinking}
 
 
