@@ -93,6 +93,7 @@ class PiApp(App[int]):
     async def on_mount(self) -> None:
         if self.user_keymap:
             self.set_keymap(self.user_keymap)
+        self.editor.set_keymap(self.user_keymap)
         self.editor.menu = self.menu
         self.editor.commands = self.commands.completion_entries
         await self.transcript.add(startup_header(self.session, self.cwd, self.user_keymap))

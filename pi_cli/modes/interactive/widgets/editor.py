@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import OptionList, TextArea
@@ -27,7 +28,10 @@ from pi_cli.modes.interactive.completion import (
 from pi_cli.modes.interactive.keys import EDITOR_KEYS
 
 HISTORY_LIMIT = 500
-_PRIORITY = ("submit", "follow_up")  # must beat TextArea's own Enter handling
+# Handled in ``_on_key``, in order with the typed characters. As app-level priority bindings they
+# ran before earlier keys of the same burst reached the TextArea (tmux send-keys, fast typing
+# while streaming), so Enter submitted an empty editor and was lost.
+_IN_ORDER = ("submit", "follow_up", "newline")
 
 
 class CompletionMenu(OptionList):
@@ -77,8 +81,9 @@ class PromptEditor(TextArea):
     """The input box."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(spec.keys, spec.action, spec.description, id=spec.id, priority=spec.action in _PRIORITY, show=False)
+        Binding(spec.keys, spec.action, spec.description, id=spec.id, show=False)
         for spec in EDITOR_KEYS
+        if spec.action not in _IN_ORDER
     ]
 
     DEFAULT_CSS = """
@@ -114,6 +119,30 @@ class PromptEditor(TextArea):
         self._draft = ""
         self.menu: CompletionMenu | None = None
         self.commands: Callable[[], list[tuple[str, str]]] = list
+        self.key_actions: dict[str, str] = {}
+        self.set_keymap({})
+
+    def set_keymap(self, keymap: dict[str, str]) -> None:
+        """Keys for submit / follow-up / newline, after ``keybindings.json`` overrides."""
+        self.key_actions = {}
+        for spec in EDITOR_KEYS:
+            if spec.action in _IN_ORDER:
+                for key in keymap.get(spec.id, spec.keys).split(","):
+                    self.key_actions[key.strip()] = spec.action
+
+    async def _on_key(self, event: events.Key) -> None:
+        action = self.key_actions.get(event.key)
+        if action is None:
+            await super()._on_key(event)
+            return
+        event.stop()
+        event.prevent_default()
+        if action == "submit":
+            self.action_submit()
+        elif action == "follow_up":
+            self.action_follow_up()
+        else:
+            self.action_newline()
 
     # --- text helpers -------------------------------------------------------------------------
 
