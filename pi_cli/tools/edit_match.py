@@ -74,7 +74,9 @@ def normalize_for_fuzzy_match(text: str) -> str:
 
 
 def _occurrences(haystack: str, needle: str) -> list[int]:
-    """Start offsets of non-overlapping occurrences of ``needle``."""
+    """Start offsets of non-overlapping occurrences of ``needle`` (none for an empty needle)."""
+    if not needle:  # a whitespace-only oldText normalises to "": find("", i) == i would loop forever
+        return []
     found: list[int] = []
     start = haystack.find(needle)
     while start != -1:
