@@ -23,7 +23,6 @@ import random
 import time
 import weakref
 from collections.abc import AsyncIterator, Iterable
-from typing import Any
 
 import httpx
 
@@ -239,11 +238,6 @@ def error_text(exc: BaseException, provider: str, secrets: Iterable[str | None] 
     if isinstance(exc, httpx.HTTPError):
         return redact(f"Connection error. (provider: {provider}: {exc})", secrets)
     return redact(f"{type(exc).__name__}: {exc} (provider: {provider})", secrets)
-
-
-def dict_or_empty(value: Any) -> dict[str, Any]:
-    """``value`` if it is a dict, else ``{}`` (for optional objects in provider JSON)."""
-    return value if isinstance(value, dict) else {}
 
 
 def is_json_response(response: httpx.Response) -> bool:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import AsyncIterator
 from typing import NamedTuple
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -114,13 +113,3 @@ def decode_all(chunks: list[bytes]) -> list[SSEEvent]:
         out.extend(decoder.feed(chunk))
     out.extend(decoder.close())
     return out
-
-
-async def iter_sse(chunks: AsyncIterator[bytes]) -> AsyncIterator[SSEEvent]:
-    """Events of an async byte stream, flushing the final unterminated event at EOF."""
-    decoder = SSEDecoder()
-    async for chunk in chunks:
-        for event in decoder.feed(chunk):
-            yield event
-    for event in decoder.close():
-        yield event

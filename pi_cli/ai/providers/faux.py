@@ -186,6 +186,7 @@ class FauxProvider:
 
     @property
     def pending_count(self) -> int:
+        """Responses still queued."""
         return len(self._queue)
 
     def unregister(self) -> None:
