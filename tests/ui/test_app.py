@@ -351,3 +351,31 @@ async def test_long_history_mounts_a_bounded_window_and_pages_in_on_scroll(faux:
         before = transcript.mounted_count
         assert await transcript.load_earlier() == transcript.page
         assert transcript.mounted_count == before + transcript.page
+
+
+async def test_new_session_without_storage_reports_instead_of_crashing(faux: Any, workdir: Path) -> None:
+    app = make_app(make_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, app, "/new")
+        await pilot.pause()
+        assert app.is_running
+        assert any("/new" in str(n.render()) for n in app.query(Notice))
+
+
+async def test_new_session_with_storage_starts_fresh(workdir: Path, tmp_path: Path) -> None:
+    from pi_cli.session.factory import create_agent_session
+    from pi_cli.session.options import SessionOptions
+
+    session = create_agent_session(SessionOptions(cwd=workdir, session_dir=str(tmp_path / "sessions")))
+    app = make_app(session, keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, app, "hello demo")
+        await settle(pilot, app)
+        assert app.session.messages
+        first_file = app.session.session_file
+        await send(pilot, app, "/new")
+        await pilot.pause()
+        assert app.session.messages == []
+        assert app.session.session_file != first_file
+        assert any("New session started" in str(n.render()) for n in app.query(Notice))
+        assert not list(app.query(UserView))

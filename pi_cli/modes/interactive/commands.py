@@ -65,7 +65,10 @@ class CommandRunner:
             handler = self.cmd_quit
         if handler is None:
             return False
-        await handler(args)
+        try:
+            await handler(args)
+        except Exception as exc:  # a failing command is reported, never allowed to end the app
+            await self._notice(f"/{name}: {exc}", "error")
         return True
 
     async def _notice(self, text: str, kind: str = "info") -> None:
