@@ -131,7 +131,7 @@ async def test_connection_refused_retries_then_connection_error() -> None:
 
 async def test_idle_timeout_keeps_partial(server: FakeLLMServer) -> None:
     server.add_turns([{"text": "slow answer", "chunk_size": 5, "stall_after": 2}])
-    _, final = await run(openai_model(server), opts=options(timeout_s=0.3))
+    _, final = await run(openai_model(server), opts=options(timeout_s=1.5))
     assert final["stopReason"] == "error"
     assert "timed out" in final["errorMessage"]
     assert final["content"][0]["text"] == "slow "
