@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_cli.modes.interactive.keys import APP_KEYS, EDITOR_KEYS
 from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
+from pi_cli.modes.interactive.session_commands import register_session_commands
 from pi_cli.modes.interactive.startup import startup_header
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ class CommandRunner:
 
     def __init__(self, app: PiApp) -> None:
         self.app = app
+        register_session_commands(self)  # /resume, /tree, /fork, /clone, /export (session_commands.py)
 
     @property
     def session(self) -> Any:

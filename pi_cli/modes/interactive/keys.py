@@ -103,7 +103,28 @@ def build_keymap(raw: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
 
 
 def load_keymap(path: Path) -> tuple[dict[str, str], list[str]]:
-    """Read ``keybindings.json`` (missing file → empty keymap; bad JSON → one warning)."""
+    """The user's overrides from ``keybindings.json`` as a Textual keymap, plus one-line problems.
+
+    Parsing, legacy names and validation are ``pi_cli.config.keybindings``'s; only ids this UI
+    implements and whose keys differ from pi's defaults end up in the keymap (so our extra
+    defaults, such as Ctrl-J for a newline, survive).
+    """
+    try:
+        from pi_cli.config.keybindings import DEFAULT_BINDINGS, load_keybindings
+    except ImportError:  # config layer without a keybindings loader: read the file ourselves
+        return _load_keymap_json(path)
+    bindings, problems = load_keybindings(path)
+    keymap: dict[str, str] = {}
+    for spec in (*APP_KEYS, *EDITOR_KEYS):
+        keys = bindings.get(spec.id)
+        if keys is None or keys == DEFAULT_BINDINGS.get(spec.id):
+            continue
+        translated = [to_textual_key(k) for k in keys if to_textual_key(k)]
+        keymap[spec.id] = ",".join(translated) if translated else "f24"
+    return keymap, problems
+
+
+def _load_keymap_json(path: Path) -> tuple[dict[str, str], list[str]]:
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:

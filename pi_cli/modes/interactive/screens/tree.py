@@ -1,0 +1,188 @@
+"""The ``/tree`` navigator: every entry of the session file as an indented tree.
+
+Rows read like pi's: ``• user: hello``, ``• assistant: …``, ``• [bash]: echo x``,
+``• [compaction: 12k tokens]``. ``›`` marks the selection and ``(i/n)`` counts rows. A linear run
+of entries stays at one depth; children of a branch point are indented. Bookkeeping entries
+(model and thinking-level changes, labels, custom state, session names) are left out.
+Up/Down/PageUp/PageDown/Home/End move, typing searches, Enter dismisses with the entry id, Escape
+with None. The screen only picks; what selecting means is ``session_commands``' business.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from pi_cli.session.entry_messages import user_text
+from pi_cli.session.session_tree import SessionTreeNode
+
+HIDDEN_TYPES = frozenset({"model_change", "thinking_level_change", "label", "custom", "session_info"})
+PAGE = 15
+
+
+@dataclass(frozen=True, slots=True)
+class TreeRow:
+    entry_id: str
+    depth: int
+    text: str
+    on_path: bool  # on the root → leaf path (the conversation the agent sees)
+    label: str | None = None
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def describe_entry(entry: dict[str, Any]) -> str:
+    """pi-style one-line description of an entry (without the bullet)."""
+    kind = entry.get("type")
+    if kind == "message":
+        message = entry.get("message") or {}
+        role = message.get("role")
+        if role == "user":
+            return f"user: {_one_line(user_text(message, ' '))}"
+        if role == "assistant":
+            content = message.get("content") or []
+            text = " ".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+            calls = [b.get("name", "?") for b in content if isinstance(b, dict) and b.get("type") == "toolCall"]
+            if text.strip():
+                return f"assistant: {_one_line(text)}"
+            if calls:
+                return f"assistant: [calls {', '.join(map(str, calls))}]"
+            return f"assistant: ({message.get('stopReason', 'empty')})"
+        if role == "toolResult":
+            return f"[{message.get('toolName', 'tool')}]: {_one_line(user_text(message, ' '), 80)}"
+        if role == "bashExecution":
+            return f"[bash]: {_one_line(str(message.get('command', '')))}"
+        return f"{role}: {_one_line(user_text(message, ' '))}"
+    if kind == "compaction":
+        return f"[compaction: {int(entry.get('tokensBefore') or 0) // 1000}k tokens]"
+    if kind == "branch_summary":
+        return f"[branch summary]: {_one_line(str(entry.get('summary', '')), 80)}"
+    if kind == "custom_message":
+        return f"[{entry.get('customType', 'custom')}]: {_one_line(user_text(entry, ' '))}"
+    return f"[{kind}]"
+
+
+def flatten(roots: list[SessionTreeNode], path_ids: set[str]) -> list[TreeRow]:
+    """Depth-first rows, oldest branch first; depth grows only below a branch point."""
+    rows: list[TreeRow] = []
+    stack: list[tuple[SessionTreeNode, int]] = [(node, 0 if len(roots) == 1 else 1) for node in reversed(roots)]
+    while stack:
+        node, depth = stack.pop()
+        entry = node.entry
+        if entry.get("type") not in HIDDEN_TYPES:
+            rows.append(TreeRow(entry["id"], depth, describe_entry(entry), entry["id"] in path_ids, node.label))
+        child_depth = depth + 1 if len(node.children) > 1 else depth
+        stack.extend((child, child_depth) for child in reversed(node.children))
+    return rows
+
+
+def initial_index(rows: list[TreeRow], branch_ids: list[str]) -> int:
+    """Row of the leaf, or of its nearest shown ancestor (``branch_ids`` is leaf first)."""
+    where = {row.entry_id: n for n, row in enumerate(rows)}
+    for entry_id in branch_ids:
+        if entry_id in where:
+            return where[entry_id]
+    return max(0, len(rows) - 1)
+
+
+class TreeScreen(ModalScreen[str | None]):
+    """Choose an entry of the session tree; dismisses with its id or None."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", priority=True),
+        Binding("up", "move(-1)", show=False, priority=True),
+        Binding("down", "move(1)", show=False, priority=True),
+        Binding("pageup", "move(-15)", show=False, priority=True),
+        Binding("pagedown", "move(15)", show=False, priority=True),
+        Binding("home", "jump(0)", show=False, priority=True),
+        Binding("end", "jump(-1)", show=False, priority=True),
+        Binding("enter", "choose", "Select", priority=True),
+    ]
+
+    DEFAULT_CSS = """
+    TreeScreen { align: center bottom; background: $background 30%; }
+    TreeScreen > Vertical {
+        width: 100%; height: auto; max-height: 90%; border-top: hkey $primary;
+        background: $surface; padding: 0 1;
+    }
+    TreeScreen #tree-title, TreeScreen #tree-hint { color: $text-muted; height: 1; }
+    TreeScreen #tree-body { height: auto; }
+    TreeScreen Input, TreeScreen Input:focus { border: none; height: 1; padding: 0; background: $surface; }
+    """
+
+    def __init__(self, rows: list[TreeRow], selected: int = 0, leaf_id: str | None = None) -> None:
+        super().__init__()
+        self.rows = rows
+        self.leaf_id = leaf_id
+        self.shown: list[TreeRow] = list(rows)
+        self.index = min(selected, max(0, len(rows) - 1))
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("Session Tree", id="tree-title")
+            yield Input(placeholder="type to search", id="tree-search")
+            yield Static(id="tree-body")
+            yield Static("↑↓ move · enter select · esc cancel", id="tree-hint")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+        self._render_rows()
+
+    @property
+    def current(self) -> TreeRow | None:
+        return self.shown[self.index] if 0 <= self.index < len(self.shown) else None
+
+    def _render_rows(self) -> None:
+        body = Text()
+        if not self.shown:
+            body.append("  (no entries)", style="dim")
+        start = max(0, min(self.index - PAGE // 2, len(self.shown) - PAGE))
+        for n in range(start, min(len(self.shown), start + PAGE)):
+            row = self.shown[n]
+            marker = "› " if n == self.index else "  "
+            style = "bold" if n == self.index else ("" if row.on_path else "dim")
+            line = f"{marker}{'  ' * row.depth}• {row.text}"
+            if row.label:
+                line += f" [{row.label}]"
+            if row.entry_id == self.leaf_id:
+                line += "  ← current"
+            width = max(20, self.size.width - 4) if self.size.width else 200
+            body.append(line[:width] + "\n", style=style)
+        body.append(f"({self.index + 1 if self.shown else 0}/{len(self.shown)})", style="dim")
+        self.query_one("#tree-body", Static).update(body)
+
+    @on(Input.Changed, "#tree-search")
+    def _search(self, event: Input.Changed) -> None:
+        keep = self.current
+        words = event.value.lower().split()
+        self.shown = [row for row in self.rows if all(w in row.text.lower() for w in words)]
+        self.index = self.shown.index(keep) if keep in self.shown else max(0, len(self.shown) - 1)
+        self._render_rows()
+
+    def action_move(self, step: int) -> None:
+        if self.shown:
+            self.index = max(0, min(len(self.shown) - 1, self.index + step))
+            self._render_rows()
+
+    def action_jump(self, where: int) -> None:
+        if self.shown:
+            self.index = where % len(self.shown)
+            self._render_rows()
+
+    def action_choose(self) -> None:
+        row = self.current
+        self.dismiss(row.entry_id if row is not None else None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

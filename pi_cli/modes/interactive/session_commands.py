@@ -1,0 +1,248 @@
+"""Session commands of the interactive mode: ``/resume``, ``/tree``, ``/fork``, ``/clone``, and a
+JSONL-aware ``/export``; plus the ``pi -r`` picker at start.
+
+:func:`register_session_commands` attaches them to the app's ``CommandRunner`` (which dispatches
+``/name`` to a ``cmd_name`` attribute) and adds them to command completion. Each command works
+on the AgentSession's session manager (``session.store.manager``): the session file operations
+are the AgentSession's own (``switch_session``, ``fork``, ``clone``); tree navigation uses
+:func:`pi_cli.session.branch_summary.navigate_tree`. After any of them the transcript is rebuilt
+from the session's messages. Commands refuse to run while the agent is working.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
+from pi_cli.modes.interactive.screens.resume import ResumeScreen, default_loader
+from pi_cli.modes.interactive.screens.tree import TreeScreen, flatten, initial_index
+from pi_cli.session.branch_summary import collect_entries_for_branch_summary, navigate_tree
+
+SESSION_COMMANDS: list[tuple[str, str]] = [
+    ("resume", "Resume a different session"),
+    ("tree", "Navigate the session tree (switch branches)"),
+    ("fork", "Create a new fork from a previous message"),
+    ("clone", "Duplicate the current session at the current position"),
+]
+BUSY = "Wait for the agent to finish (Esc aborts) before using /{name}."
+NO_STORAGE = "/{name} needs a saved session (this one is in memory only)."
+
+
+class SessionCommands:
+    """The commands, bound to one app (``app.session``, ``app.transcript``, ``app.editor`` …)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    @property
+    def session(self) -> Any:
+        return self.app.session
+
+    @property
+    def manager(self) -> Any:
+        store = getattr(self.session, "store", None)
+        return getattr(store, "manager", None)
+
+    async def _notice(self, text: str, kind: str = "info") -> None:
+        await self.app.show_notice(text, kind)
+
+    async def _ready(self, name: str, needs_file: bool = True) -> bool:
+        if self.app.running:
+            await self._notice(BUSY.format(name=name), "warning")
+            return False
+        if needs_file and (self.manager is None or not getattr(self.manager, "persist", True)):
+            await self._notice(NO_STORAGE.format(name=name), "warning")
+            return False
+        return True
+
+    def _ask(self, screen: Any, then: Callable[[Any], Awaitable[None]]) -> None:
+        """Push ``screen``; run ``then(result)`` as a worker once it is dismissed."""
+
+        def done(result: Any) -> None:
+            self.app.run_worker(then(result), exclusive=True, group="session-command")
+
+        self.app.push_screen(screen, done)
+
+    async def reload_transcript(self) -> None:
+        """Rebuild the transcript from the session's messages (after switch, fork, tree …)."""
+        from pi_cli.modes.interactive.startup import startup_header
+
+        app = self.app
+        await app.transcript.clear_entries()
+        app.renderer.forget()
+        await app.transcript.add(startup_header(self.session, app.cwd, app.user_keymap))
+        messages = list(getattr(self.session, "messages", []) or [])
+        if messages:
+            await app.renderer.load_history(messages)
+        app.refresh_footer()
+        app.refresh_queue()
+
+    # --- /resume ----------------------------------------------------------------------------
+
+    async def cmd_resume(self, args: str) -> None:
+        if await self._ready("resume"):
+            self.open_resume()
+
+    def open_resume(self) -> None:
+        manager = self.manager
+        session_dir = getattr(manager, "session_dir", None)
+        loader = default_loader(self.app.cwd, session_dir)
+        self._ask(ResumeScreen(loader, getattr(self.session, "session_file", None)), self._resume_chosen)
+
+    async def _resume_chosen(self, path: str | None) -> None:
+        if not path:
+            return
+        if path == getattr(self.session, "session_file", None):
+            return
+        try:
+            await self.session.switch_session(path)
+        except Exception as exc:  # a damaged or vanished file: say so, keep the current session
+            await self._notice(f"Could not open session: {exc}", "error")
+            return
+        await self.reload_transcript()
+        await self._notice(f"Resumed session: {path}")
+
+    # --- /tree ------------------------------------------------------------------------------
+
+    async def cmd_tree(self, args: str) -> None:
+        if not await self._ready("tree", needs_file=False):
+            return
+        manager = self.manager
+        if manager is None or not hasattr(manager, "get_tree"):
+            await self._notice(NO_STORAGE.format(name="tree"), "warning")
+            return
+        leaf = manager.get_leaf_id()
+        branch = [e["id"] for e in manager.iter_branch()] if leaf else []
+        rows = flatten(manager.get_tree(), set(branch))
+        if not rows:
+            await self._notice("No entries in session")
+            return
+        self._ask(TreeScreen(rows, initial_index(rows, branch), leaf), self._tree_chosen)
+
+    async def _tree_chosen(self, entry_id: str | None) -> None:
+        manager = self.manager
+        if not entry_id or manager is None or entry_id == manager.get_leaf_id():
+            return
+        leaving, _ = collect_entries_for_branch_summary(manager, manager.get_leaf_id(), entry_id)
+        if not leaving:
+            await self.navigate(entry_id, summarize=False)
+            return
+        items = [PickItem("none", "No summary"), PickItem("summarize", "Summarize")]
+
+        async def answered(choice: str | None) -> None:
+            if choice is not None:
+                await self.navigate(entry_id, summarize=choice == "summarize")
+
+        self._ask(PickerScreen("Summarize branch?", items), answered)
+
+    async def navigate(self, entry_id: str, *, summarize: bool) -> None:
+        """Move the leaf to ``entry_id`` (pi's rules, see ``navigate_tree``) and reload."""
+        session, manager = self.session, self.manager
+        model = getattr(session, "model", None)
+        api_key = None
+        if summarize:
+            if model is None:
+                await self._notice("No model available for summarization", "error")
+                return
+            models = getattr(session, "models", None)
+            api_key = models.api_key_for_provider(model["provider"]) if models is not None else None
+            self.app.working.start("Summarizing branch...")
+        try:
+            result = await navigate_tree(manager, entry_id, summarize=summarize, model=model, api_key=api_key)
+        except Exception as exc:  # summariser failures (network, no key) leave the tree unchanged
+            await self._notice(f"Branch summarization failed: {exc}", "error")
+            return
+        finally:
+            if summarize:
+                self.app.working.stop()
+        if result.cancelled:
+            await self._notice("Navigation cancelled")
+            return
+        session.agent.state.messages = list(manager.build_context().messages)
+        await self.reload_transcript()
+        if result.editor_text is not None:
+            self.app.editor.set_text(result.editor_text)
+        await self._notice("Navigated to selected point" + (" (branch summarized)" if result.summary_entry_id else ""))
+
+    # --- /fork and /clone ---------------------------------------------------------------------
+
+    async def cmd_fork(self, args: str) -> None:
+        if not await self._ready("fork"):
+            return
+        candidates = list(self.session.get_fork_messages())
+        if not candidates:
+            await self._notice("No messages to fork from")
+            return
+        items = [PickItem(c["entryId"], " ".join(c["text"].split())[:120]) for c in reversed(candidates)]
+        self._ask(PickerScreen("Fork from message", items), self._fork_chosen)
+
+    async def _fork_chosen(self, entry_id: str | None) -> None:
+        if not entry_id:
+            return
+        try:
+            result = await self.session.fork(entry_id)
+        except Exception as exc:
+            await self._notice(f"Fork failed: {exc}", "error")
+            return
+        await self.reload_transcript()
+        self.app.editor.set_text(str(result.get("text", "")))
+        await self._notice("Branched to new session")
+
+    async def cmd_clone(self, args: str) -> None:
+        if not await self._ready("clone"):
+            return
+        try:
+            await self.session.clone()
+        except Exception as exc:
+            await self._notice(f"Clone failed: {exc}", "error")
+            return
+        await self.reload_transcript()
+        self.app.editor.set_text("")
+        await self._notice("Cloned to new session")
+
+    # --- /export ------------------------------------------------------------------------------
+
+    async def cmd_export(self, args: str) -> None:
+        """HTML by default; a ``.jsonl`` path writes the active branch as a standalone session."""
+        target = args.strip()
+        try:
+            if target.endswith(".jsonl"):
+                if self.manager is None:
+                    await self._notice(NO_STORAGE.format(name="export"), "warning")
+                    return
+                path = str(self.manager.export_branch_jsonl(target))
+            else:
+                path = await self.session.export_html(target or None)
+        except Exception as exc:
+            await self._notice(f"Export failed: {exc}", "error")
+            return
+        await self._notice(f"Session exported to: {path}")
+
+
+def register_session_commands(target: Any) -> SessionCommands:
+    """Attach the session commands to a ``CommandRunner`` (or to an app holding one as
+    ``commands``): ``cmd_resume``/``cmd_tree``/``cmd_fork``/``cmd_clone``/``cmd_export`` become
+    its handlers, completion lists them, and ``session.resume_requested`` (``pi -r``) opens the
+    picker once the app has started. Call it before the app mounts. Returns the command object."""
+    runner = getattr(target, "commands", target)
+    app = runner.app
+    commands = SessionCommands(app)
+    for name in ("resume", "tree", "fork", "clone", "export"):
+        setattr(runner, f"cmd_{name}", getattr(commands, f"cmd_{name}"))
+    base_entries = runner.completion_entries
+
+    def completion_entries() -> list[tuple[str, str]]:
+        entries: list[tuple[str, str]] = list(base_entries())
+        known = {name for name, _ in entries}
+        return entries + [item for item in SESSION_COMMANDS if item[0] not in known]
+
+    runner.completion_entries = completion_entries
+    runner.session_commands = commands
+    if getattr(app.session, "resume_requested", False):
+        app.session.resume_requested = False
+        app.call_later(commands.open_resume)
+    return commands
+
+
+__all__ = ["SESSION_COMMANDS", "SessionCommands", "register_session_commands"]
