@@ -69,7 +69,18 @@ def format_http_error(
                 message = _excerpt(error)
             elif isinstance(parsed, dict) and isinstance(parsed.get("message"), str):
                 message = _excerpt(parsed["message"])
-    return redact(f"{status} {message} (provider: {provider}){raw_extra}", secrets)
+    hint = _auth_hint(provider) if status == 401 else ""
+    return redact(f"{status} {message} (provider: {provider}){hint}{raw_extra}", secrets)
+
+
+def _auth_hint(provider: str) -> str:
+    """What to fix after a 401: the environment variable to set, or where a custom key lives."""
+    from pi_cli.ai.models import env_var_name  # lazy: the catalogue module is not needed otherwise
+
+    name = env_var_name(provider)
+    if name:
+        return f". Check the API key: set {name} (or store a key for {provider} in auth.json)"
+    return f'. Check the API key of provider "{provider}" (models.json apiKey, or auth.json)'
 
 
 def format_stream_error(error: Any, provider: str, secrets: Iterable[str | None] = ()) -> str:
