@@ -70,6 +70,10 @@ class ProviderCall:
         )
         if is_json_response(self.response):
             raise ProviderError(await json_body_error(self.response, self.provider, error_style, self.secrets))
+        content_type = self.response.headers.get("content-type", "")
+        if "html" in content_type:  # a proxy or login page answered; its body is no event stream
+            detail = await json_body_error(self.response, self.provider, error_style, self.secrets)
+            raise ProviderError(f"Expected an event stream, got {content_type.split(';')[0].strip()}: {detail}")
         return self.response
 
     def describe(self, exc: Exception) -> str:
