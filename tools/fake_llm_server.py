@@ -52,7 +52,8 @@ key                  meaning
 ``content_type``     response content type (default ``text/event-stream``, errors
                      ``application/json``)
 ``raw``              string or list of strings sent as the body instead of generated events;
-                     each list item is one write (delays apply between writes)
+                     each list item is one write (delays apply between writes); a lone
+                     surrogate ``\\udc80``-``\\udcff`` sends that raw byte (invalid UTF-8)
 ``newline``          line ending of generated SSE lines (default ``"\\n"``; try ``"\\r\\n"``)
 ``split_bytes``      int: re-split the body into writes of this many bytes (may cut UTF-8)
 ``delay_first``      seconds before the response headers are sent
@@ -337,7 +338,10 @@ class FakeLLMServer:
         nl = turn.get("newline", "\n")
         if "raw" in turn:
             raw = turn["raw"]
-            writes = [raw.encode()] if isinstance(raw, str) else [item.encode() for item in raw]
+            # surrogateescape: "\udcff" in a script sends the single byte 0xff (invalid UTF-8 tests).
+            writes = [raw.encode("utf-8", "surrogateescape")] if isinstance(raw, str) else [
+                item.encode("utf-8", "surrogateescape") for item in raw
+            ]
         elif path.rstrip("/").endswith("/messages"):
             writes = [
                 f"event: {name}{nl}data: {data}{nl}{nl}".encode()
