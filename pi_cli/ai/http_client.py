@@ -22,7 +22,7 @@ import math
 import random
 import time
 import weakref
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 
 import httpx
 
@@ -254,11 +254,14 @@ async def json_body_error(
     return format_http_error(response.status_code, text, provider, style=style, secrets=secrets)
 
 
-async def sse_batches(response: httpx.Response, scope: AbortScope) -> AsyncIterator[list[SSEEvent]]:
+async def sse_batches(
+    response: httpx.Response, scope: AbortScope, answer_complete: Callable[[], bool] | None = None
+) -> AsyncIterator[list[SSEEvent]]:
     """SSE events of a response body, one list per network read (the last from the EOF flush).
 
     Reads wait with ``scope.waiting`` set, so an abort cancels them at once; after each read the
-    abort flag is checked and :class:`AbortedError` raised.
+    abort flag is checked and :class:`AbortedError` raised. A read that fails once
+    ``answer_complete()`` is true ends the body as EOF would: the answer is kept.
     """
     decoder = SSEDecoder()
     chunks = response.aiter_raw().__aiter__()
@@ -269,6 +272,10 @@ async def sse_batches(response: httpx.Response, scope: AbortScope) -> AsyncItera
         try:
             raw = await chunks.__anext__()
         except StopAsyncIteration:
+            break
+        except Exception:
+            if answer_complete is None or not answer_complete():
+                raise
             break
         finally:
             scope.waiting = False

@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from pi_cli.ai.event_stream import AssistantMessageEventStream
-from pi_cli.ai.http_client import AbortedError, ProviderError
+from pi_cli.ai.http_client import AbortedError, ProviderError, sse_batches
 from pi_cli.ai.http_errors import format_stream_error
 from pi_cli.ai.openai_compat import resolve_compat
 from pi_cli.ai.openai_request import build_request
@@ -29,7 +29,6 @@ from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.partial_json import StreamingArgs
 from pi_cli.ai.provider_call import ProviderCall
 from pi_cli.ai.provider_common import apply_cost, done_event, error_event
-from pi_cli.ai.sse import SSEDecoder
 from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model, StopReason
 
 _REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
@@ -261,36 +260,19 @@ async def _run(model: Model, context: Context, options: StreamOptions) -> AsyncI
     signal = options.signal
     try:
         response = await call.open("openai-completions", build_request, context, error_style="openai")
-        decoder = SSEDecoder()
-        feed = decoder.feed
         loads = json.loads
-        chunks = response.aiter_raw().__aiter__()
-        finished = False
-        while not finished:
-            if signal is not None and signal.aborted:
-                raise AbortedError()
-            scope.waiting = True
-            try:
-                raw = await chunks.__anext__()
-            except StopAsyncIteration:
-                raw = None
-            except Exception:
-                if parser.finish_reason is None:
-                    raise
-                raw = None  # the stream broke after the answer was complete: keep it
-            finally:
-                scope.waiting = False
-            if scope.aborted:
-                raise AbortedError()
-            sse_events = feed(raw) if raw is not None else decoder.close()
-            if raw is None:
-                finished = True
-            for sse in sse_events:
+
+        def answer_complete() -> bool:
+            return parser.finish_reason is not None  # a break after the answer keeps the answer
+
+        done = False
+        async for batch in sse_batches(response, scope, answer_complete):
+            for sse in batch:
                 if signal is not None and signal.aborted:  # aborted while the consumer held an event
                     raise AbortedError()
                 data = sse.data
                 if data == "[DONE]":
-                    finished = True
+                    done = True
                     break
                 if not data:
                     continue
@@ -301,6 +283,8 @@ async def _run(model: Model, context: Context, options: StreamOptions) -> AsyncI
                 if isinstance(chunk, dict):
                     for event in parser.feed(chunk):
                         yield event
+            if done:
+                break
         if parser.finish_reason is None and resolve_compat(model)["supportsFinishReason"]:
             raise ProviderError(f"Stream ended without finish_reason (provider: {provider})")
         for event in parser.end_events():
