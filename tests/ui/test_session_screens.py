@@ -1,0 +1,270 @@
+"""Session commands in the TUI (/resume, /tree, /fork, /clone, pi -r) against real session files."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from pi_cli.ai.providers.faux import faux_assistant, faux_text
+from pi_cli.modes.interactive import make_app
+from pi_cli.modes.interactive.screens.picker import PickerScreen
+from pi_cli.modes.interactive.screens.resume import ResumeScreen
+from pi_cli.modes.interactive.screens.tree import TreeScreen
+from pi_cli.modes.interactive.widgets.messages import Notice, UserView
+from pi_cli.session.manager import SessionManager
+
+SIZE = (100, 40)
+
+
+def stored_session(faux: Any, cwd: Path, manager: SessionManager | None = None) -> Any:
+    """A real AgentSession over the faux provider, persisted by a SessionManager in the tmp agent dir."""
+    from pi_cli.agent.agent import Agent
+    from pi_cli.session.agent_session import AgentSession
+    from pi_cli.session.entry_messages import convert_to_llm
+    from pi_cli.session.store_bridge import SessionStoreBridge
+
+    manager = manager or SessionManager.create(cwd)
+    messages = list(manager.build_context().messages)
+    agent = Agent(system_prompt="test", model=faux.model(), tools=[], convert_to_llm=convert_to_llm, messages=messages)
+    session = AgentSession(agent=agent, cwd=cwd, store=SessionStoreBridge(manager, cwd))
+    session.models.extra_models = list(faux.models)
+    return session
+
+
+def previous_session(cwd: Path, question: str, answer: str) -> Path:
+    """Write a finished session file of ``cwd`` (as an earlier pi run would have left it)."""
+    manager = SessionManager.create(cwd, fsync=False)
+    manager.append_message({"role": "user", "content": [{"type": "text", "text": question}], "timestamp": 1})
+    manager.append_message(
+        {"role": "assistant", "content": [{"type": "text", "text": answer}], "api": "faux", "provider": "faux",
+         "model": "faux-1", "usage": {}, "stopReason": "stop", "timestamp": 2}
+    )  # fmt: skip
+    assert manager.session_file is not None and manager.session_file.exists()
+    return manager.session_file
+
+
+def entries(path: str | Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+
+
+def user_entries(path: str | Path) -> list[dict[str, Any]]:
+    return [e for e in entries(path) if e.get("type") == "message" and e["message"]["role"] == "user"]
+
+
+def is_file(path: str) -> bool:
+    return Path(path).is_file()
+
+
+def text_of(entry: dict[str, Any]) -> str:
+    return "".join(b.get("text", "") for b in entry["message"]["content"])
+
+
+async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        await pilot.pause(0.02)
+
+
+async def send(pilot: Pilot[Any], app: Any, text: str) -> None:
+    app.editor.load_text(text)
+    await pilot.press("enter")
+
+
+async def prompt(pilot: Pilot[Any], app: Any, text: str) -> None:
+    await send(pilot, app, text)
+    await wait_until(pilot, lambda: not app.running and app.session.messages[-1]["role"] == "assistant")
+    await app.pump.drain()
+
+
+async def screen_of(pilot: Pilot[Any], app: Any, kind: type) -> Any:
+    await wait_until(pilot, lambda: isinstance(app.screen, kind))
+    return app.screen
+
+
+async def test_resume_opens_a_previous_session_and_shows_its_messages(faux: Any, workdir: Path) -> None:
+    old = previous_session(workdir, "old question about parsers", "old answer")
+    other = previous_session(workdir, "unrelated topic", "other answer")
+    app = make_app(stored_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, app, "/resume")
+        picker = await screen_of(pilot, app, ResumeScreen)
+        await wait_until(pilot, lambda: len(picker.shown) == 2)
+        await pilot.press(*"parsers")
+        await wait_until(pilot, lambda: len(picker.shown) == 1)
+        assert picker.shown[0].path == old
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.session.session_file == str(old.resolve()))
+        await wait_until(pilot, lambda: [u.text for u in app.query(UserView)] == ["old question about parsers"])
+        assert [m["role"] for m in app.session.messages] == ["user", "assistant"]
+        assert other.exists()
+        # The next prompt continues the resumed file.
+        faux.set_responses([faux_assistant([faux_text("continued")])])
+        await prompt(pilot, app, "more please")
+        users = user_entries(old)
+        assert [text_of(e) for e in users] == ["old question about parsers", "more please"]
+
+
+async def test_delete_needs_confirmation_and_rename_appends_session_info(faux: Any, workdir: Path) -> None:
+    keep = previous_session(workdir, "keep me", "a")
+    doomed = previous_session(workdir, "delete me", "b")
+    app = make_app(stored_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, app, "/resume")
+        picker = await screen_of(pilot, app, ResumeScreen)
+        await pilot.press(*"delete")
+        await wait_until(pilot, lambda: len(picker.shown) == 1 and picker.shown[0].path == doomed)
+        await pilot.press("ctrl+d", "n")  # declined: nothing happens
+        await pilot.pause()
+        assert doomed.exists() and picker.mode == "browse"
+        await pilot.press("ctrl+d")
+        assert "Delete session?" in str(picker.query_one("#resume-status").render())
+        await pilot.press("y")
+        await wait_until(pilot, lambda: not doomed.exists())
+        await wait_until(pilot, lambda: [i.path for i in picker.sessions] == [keep])
+        await pilot.press(*["backspace"] * len("delete"))
+        await wait_until(pilot, lambda: [i.path for i in picker.shown] == [keep])
+        await pilot.press("ctrl+r", *"My Name", "enter")
+        await wait_until(pilot, lambda: bool(picker.sessions) and picker.sessions[0].name == "My Name")
+        assert entries(keep)[-1] == {**entries(keep)[-1], "type": "session_info", "name": "My Name"}
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ResumeScreen))
+
+
+async def test_the_open_session_cannot_be_deleted(faux: Any, workdir: Path) -> None:
+    current = previous_session(workdir, "I am open", "yes")
+    app = make_app(stored_session(faux, workdir, SessionManager.open(current)), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, app, "/resume")
+        picker = await screen_of(pilot, app, ResumeScreen)
+        await wait_until(pilot, lambda: len(picker.shown) == 1)
+        await pilot.press("ctrl+d", "y")
+        await pilot.pause()
+        assert current.exists()
+        assert "Cannot delete" in str(picker.query_one("#resume-status").render())
+
+
+async def test_resume_requested_opens_the_picker_at_start(faux: Any, workdir: Path) -> None:
+    previous_session(workdir, "from yesterday", "ok")
+    session = stored_session(faux, workdir)
+    session.resume_requested = True
+    app = make_app(session, keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        picker = await screen_of(pilot, app, ResumeScreen)
+        await wait_until(pilot, lambda: len(picker.shown) == 1)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: [u.text for u in app.query(UserView)] == ["from yesterday"])
+
+
+async def _two_turns(pilot: Pilot[Any], app: Any, faux: Any) -> None:
+    faux.set_responses([faux_assistant([faux_text("answer one")]), faux_assistant([faux_text("answer two")])])
+    await prompt(pilot, app, "first question")
+    await prompt(pilot, app, "second question")
+
+
+async def _select_row(pilot: Pilot[Any], tree: TreeScreen, text: str) -> None:
+    for _ in range(len(tree.rows)):
+        if tree.current is not None and tree.current.text == text:
+            return
+        await pilot.press("up")
+    raise AssertionError(f"row {text!r} not found in {[r.text for r in tree.rows]}")
+
+
+async def test_tree_to_an_earlier_user_message_branches_the_next_prompt(faux: Any, workdir: Path) -> None:
+    app = make_app(stored_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await _two_turns(pilot, app, faux)
+        path = app.session.session_file
+        second = user_entries(path)[1]
+        await send(pilot, app, "/tree")
+        tree = await screen_of(pilot, app, TreeScreen)
+        assert [r.text for r in tree.rows] == [
+            "user: first question", "assistant: answer one", "user: second question", "assistant: answer two",
+        ]  # fmt: skip
+        assert tree.current is not None and tree.current.text == "assistant: answer two"
+        body = str(tree.query_one("#tree-body").render())
+        assert "› • assistant: answer two" in body and "(4/4)" in body
+        await _select_row(pilot, tree, "user: second question")
+        await pilot.press("enter")
+        choice = await screen_of(pilot, app, PickerScreen)
+        assert choice.title_text == "Summarize branch?"
+        await pilot.press("enter")  # No summary
+        await wait_until(pilot, lambda: app.editor.text == "second question")
+        assert [m["role"] for m in app.session.messages] == ["user", "assistant"]
+        assert [u.text for u in app.query(UserView)] == ["first question"]
+        faux.set_responses([faux_assistant([faux_text("answer two, again")])])
+        await prompt(pilot, app, "second question, edited")
+        edited = user_entries(path)[-1]
+        assert text_of(edited) == "second question, edited"
+        assert edited["parentId"] == second["parentId"]  # a sibling of the old message: same file, new branch
+        assert app.session.session_file == path
+
+
+async def test_tree_with_summary_records_a_branch_summary(faux: Any, workdir: Path) -> None:
+    app = make_app(stored_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await _two_turns(pilot, app, faux)
+        faux.set_responses([faux_assistant([faux_text("## Goal\nexplored the second question")])])
+        await send(pilot, app, "/tree")
+        tree = await screen_of(pilot, app, TreeScreen)
+        await _select_row(pilot, tree, "assistant: answer one")
+        await pilot.press("enter")
+        await screen_of(pilot, app, PickerScreen)
+        await pilot.press("down", "enter")  # Summarize
+        path = app.session.session_file
+        await wait_until(pilot, lambda: any(e["type"] == "branch_summary" for e in entries(path)))
+        summary = next(e for e in entries(path) if e["type"] == "branch_summary")
+        assert "explored the second question" in summary["summary"]
+        assert summary["fromId"] == user_entries(path)[0]["id"] or summary["parentId"] is not None
+        await wait_until(pilot, lambda: app.session.messages[-1]["role"] == "branchSummary")
+        assert app.editor.text == ""
+
+
+async def test_fork_creates_a_new_file_with_history_before_the_message(faux: Any, workdir: Path) -> None:
+    app = make_app(stored_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await _two_turns(pilot, app, faux)
+        original = app.session.session_file
+        await send(pilot, app, "/fork")
+        picker = await screen_of(pilot, app, PickerScreen)
+        assert [item.label for item in picker.items] == ["second question", "first question"]
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.session.session_file != original)
+        await wait_until(pilot, lambda: app.editor.text == "second question")
+        forked = app.session.session_file
+        assert is_file(forked) and is_file(original)
+        lines = entries(forked)
+        assert lines[0]["parentSession"] == original
+        assert [text_of(e) for e in user_entries(forked)] == ["first question"]
+        assert [u.text for u in app.query(UserView)] == ["first question"]
+
+
+async def test_clone_copies_the_branch_into_a_new_file(faux: Any, workdir: Path) -> None:
+    app = make_app(stored_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await _two_turns(pilot, app, faux)
+        original = app.session.session_file
+        await send(pilot, app, "/clone")
+        await wait_until(pilot, lambda: app.session.session_file != original)
+        clone = app.session.session_file
+        assert [text_of(e) for e in user_entries(clone)] == ["first question", "second question"]
+        assert entries(clone)[0]["parentSession"] == original
+
+
+async def test_session_commands_are_completed_and_refused_without_storage(faux: Any, workdir: Path) -> None:
+    from conftest import make_session
+
+    app = make_app(make_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        names = {name for name, _ in app.commands.completion_entries()}
+        assert {"resume", "tree", "fork", "clone", "new", "session"} <= names
+        await send(pilot, app, "/fork")
+        await pilot.pause()
+        assert not isinstance(app.screen, PickerScreen)
+        await wait_until(pilot, lambda: any("in memory only" in str(n.render()) for n in app.query(Notice)))
