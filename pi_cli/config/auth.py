@@ -11,13 +11,13 @@ Nothing here ever puts a key into an error message.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 from pathlib import Path
 from typing import Any
 
 from pi_cli.config import paths
+from pi_cli.config.json_file import write_json_atomic
 
 _command_cache: dict[str, str | None] = {}
 _COMMAND_TIMEOUT_S = 10.0
@@ -128,8 +128,7 @@ class AuthStore:
     def has(self, provider: str) -> bool:
         """Whether a usable API-key record exists (without running any ``!command``)."""
         record = self.get(provider)
-        return bool(record and record.get("type") == "api_key" and isinstance(record.get("key"), str)
-                    and record["key"])
+        return bool(record and record.get("type") == "api_key" and isinstance(record.get("key"), str) and record["key"])
 
     def api_key(self, provider: str) -> str | None:
         """The resolved API key for ``provider`` from an ``api_key`` record, else ``None``."""
@@ -170,24 +169,11 @@ class AuthStore:
         return dict(self._load())
 
     def _write(self, data: dict[str, Any]) -> None:
-        import tempfile
-
         directory = self.path.parent
         try:
             if not directory.exists():
                 directory.mkdir(parents=True, mode=0o700)
-            # mkstemp creates the file 0600, so the secret is never readable by others, even briefly.
-            fd, tmp = tempfile.mkstemp(prefix=".auth.", suffix=".tmp", dir=directory)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    json.dump(data, fh, indent=2)
-                    fh.write("\n")
-                os.chmod(tmp, 0o600)
-                os.replace(tmp, self.path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
+            write_json_atomic(self.path, data, ensure_ascii=True)
         except OSError as exc:
             raise AuthError(f"Could not write {self.path}: {exc.strerror or exc.__class__.__name__}") from exc
         self._data = data

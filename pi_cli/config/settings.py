@@ -12,11 +12,8 @@ becomes one line naming the file and the line/column or field.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -24,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from pi_cli.config import paths
+from pi_cli.config.json_file import write_json_atomic
 
 ThinkingLevelSetting = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 QueueMode = Literal["all", "one-at-a-time"]
@@ -264,23 +262,6 @@ def load_settings(cwd: str | Path, agent_dir: Path | None = None) -> tuple[Setti
 # --- writing --------------------------------------------------------------------------------
 
 
-def _atomic_write_json(path: Path, data: dict[str, Any], mode: int | None = None) -> None:
-    """Write ``data`` as indented JSON via a temp file in the same dir and an atomic rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2, ensure_ascii=False)
-            fh.write("\n")
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 def _set_path(data: dict[str, Any], key: str, value: Any) -> None:
     parts = key.split(".")
     node = data
@@ -307,7 +288,8 @@ def save_setting(path: Path, key: str, value: Any) -> None:
         raise SettingsError(f"Not saving {key}: {error.split('; using')[0]}")
     _set_path(raw, key, value)
     try:
-        _atomic_write_json(path, raw)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(path, raw)
     except OSError as exc:
         raise SettingsError(f"Could not write {path}: {exc.strerror or exc}") from exc
 
