@@ -17,7 +17,7 @@ from rich.console import RenderableType
 
 from pi_cli.modes.display import preview_lines, result_text, tool_call_title
 from pi_cli.modes.inline import render
-from pi_cli.modes.safe_text import safe
+from pi_cli.tools.sanitize import strip_control_sequences as safe
 
 QUIT_WINDOW_S = 1.0
 LIVE_TEXT_LINES = 12

@@ -15,7 +15,7 @@ from rich.padding import Padding
 from rich.text import Text
 
 from pi_cli.modes.display import preview_lines, result_text, tool_call_title
-from pi_cli.modes.safe_text import safe
+from pi_cli.tools.sanitize import strip_control_sequences as safe
 
 
 def user_block(text: str) -> RenderableType:

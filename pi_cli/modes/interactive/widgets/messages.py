@@ -15,9 +15,9 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Static
 
-from pi_cli.modes.interactive.sanitize import clean
 from pi_cli.modes.interactive.widgets.markdown_stream import StreamingMarkdown, frozen_widgets
 from pi_cli.modes.interactive.widgets.tool_card import ToolCard
+from pi_cli.tools.sanitize import strip_control_sequences as clean
 
 
 def message_text(message: dict[str, Any]) -> str:

@@ -16,7 +16,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from pi_cli.modes.display import result_text, tool_call_title
-from pi_cli.modes.interactive.sanitize import clean
+from pi_cli.tools.sanitize import strip_control_sequences as clean
 
 COLLAPSED_LINES = 5
 HEAD_PREVIEW_TOOLS = frozenset({"read", "write"})
