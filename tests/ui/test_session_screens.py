@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
+from textual.widgets import OptionList
 
 from pi_cli.ai.providers.faux import faux_assistant, faux_text
 from pi_cli.modes.interactive import make_app
 from pi_cli.modes.interactive.screens.picker import PickerScreen
 from pi_cli.modes.interactive.screens.resume import ResumeScreen
-from pi_cli.modes.interactive.screens.tree import TreeScreen
+from pi_cli.modes.interactive.screens.tree import SummarizingScreen, TreeScreen
 from pi_cli.modes.interactive.widgets.messages import Notice, UserView
 from pi_cli.session.manager import SessionManager
 
@@ -221,7 +222,8 @@ async def test_tree_with_summary_records_a_branch_summary(faux: Any, workdir: Pa
         await wait_until(pilot, lambda: any(e["type"] == "branch_summary" for e in entries(path)))
         summary = next(e for e in entries(path) if e["type"] == "branch_summary")
         assert "explored the second question" in summary["summary"]
-        assert summary["fromId"] == user_entries(path)[0]["id"] or summary["parentId"] is not None
+        answer_one = next(e for e in entries(path) if e["type"] == "message" and "answer one" in str(e["message"]))
+        assert summary["parentId"] == answer_one["id"] == summary["fromId"]
         await wait_until(pilot, lambda: app.session.messages[-1]["role"] == "branchSummary")
         assert app.editor.text == ""
 
@@ -268,3 +270,70 @@ async def test_session_commands_are_completed_and_refused_without_storage(faux: 
         await pilot.pause()
         assert not isinstance(app.screen, PickerScreen)
         await wait_until(pilot, lambda: any("in memory only" in str(n.render()) for n in app.query(Notice)))
+
+
+async def test_escape_during_branch_summary_leaves_the_tree_unchanged(faux: Any, workdir: Path) -> None:
+    app = make_app(stored_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await _two_turns(pilot, app, faux)
+        path = app.session.session_file
+        leaf = app.session.store.manager.get_leaf_id()
+        faux.tokens_per_second = 5
+        faux.set_responses([faux_assistant([faux_text("a very slow summary " * 50)])])
+        await send(pilot, app, "/tree")
+        tree = await screen_of(pilot, app, TreeScreen)
+        await _select_row(pilot, tree, "user: first question")
+        await pilot.press("enter")
+        await screen_of(pilot, app, PickerScreen)
+        await pilot.press("down", "enter")
+        await screen_of(pilot, app, SummarizingScreen)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: any("Navigation cancelled" in str(n.render()) for n in app.query(Notice)))
+        assert app.screen is app.screen_stack[0]
+        assert app.session.store.manager.get_leaf_id() == leaf
+        assert not any(e["type"] == "branch_summary" for e in entries(path))
+        assert len(app.session.messages) == 4 and app.editor.text == ""
+
+
+async def test_named_only_filter(faux: Any, workdir: Path) -> None:
+    named = previous_session(workdir, "named one", "a")
+    previous_session(workdir, "anonymous", "b")
+    SessionManager.open(named).append_session_info("Parser work")
+    app = make_app(stored_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, app, "/resume")
+        picker = await screen_of(pilot, app, ResumeScreen)
+        await wait_until(pilot, lambda: len(picker.shown) == 2)
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: [i.path for i in picker.shown] == [named])
+        assert "Parser work" in str(picker.query_one(OptionList).get_option_at_index(0).prompt)
+
+
+async def test_new_session_name_export_copy_with_a_real_session(faux: Any, workdir: Path) -> None:
+    app = make_app(stored_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await _two_turns(pilot, app, faux)
+        path = app.session.session_file
+
+        def notices() -> str:
+            return "\n".join(str(n.render()) for n in app.query(Notice))
+
+        await send(pilot, app, "/name Parser work")
+        await wait_until(pilot, lambda: "Session name set: Parser work" in notices())
+        assert entries(path)[-1]["type"] == "session_info" and entries(path)[-1]["name"] == "Parser work"
+        await send(pilot, app, "/session")
+        await wait_until(pilot, lambda: f"File: {path}" in notices())
+        assert "user 2, assistant 2" in notices() and app.session.session_id in notices()
+        await send(pilot, app, "/copy")
+        await wait_until(pilot, lambda: app.clipboard == "answer two")
+        html = workdir / "out.html"
+        await send(pilot, app, f"/export {html}")
+        await wait_until(pilot, lambda: f"exported to: {html}" in notices())
+        assert "second question" in html.read_text()
+        branch = workdir / "branch.jsonl"
+        await send(pilot, app, f"/export {branch}")
+        await wait_until(pilot, lambda: f"exported to: {branch}" in notices())
+        assert [text_of(e) for e in user_entries(branch)] == ["first question", "second question"]
+        await send(pilot, app, "/new")
+        await wait_until(pilot, lambda: app.session.session_file != path)
+        assert app.session.messages == [] and not list(app.query(UserView))

@@ -14,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from pi_cli.ai.abort import AbortController
 from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
 from pi_cli.modes.interactive.screens.resume import ResumeScreen, default_loader
-from pi_cli.modes.interactive.screens.tree import TreeScreen, flatten, initial_index
+from pi_cli.modes.interactive.screens.tree import SummarizingScreen, TreeScreen, flatten, initial_index
 from pi_cli.session.branch_summary import collect_entries_for_branch_summary, navigate_tree
 
 SESSION_COMMANDS: list[tuple[str, str]] = [
@@ -141,21 +142,26 @@ class SessionCommands:
         session, manager = self.session, self.manager
         model = getattr(session, "model", None)
         api_key = None
+        controller = AbortController()
+        busy: SummarizingScreen | None = None
         if summarize:
             if model is None:
                 await self._notice("No model available for summarization", "error")
                 return
             models = getattr(session, "models", None)
             api_key = models.api_key_for_provider(model["provider"]) if models is not None else None
-            self.app.working.start("Summarizing branch...")
+            busy = SummarizingScreen(controller.abort)
+            await self.app.push_screen(busy)
         try:
-            result = await navigate_tree(manager, entry_id, summarize=summarize, model=model, api_key=api_key)
+            result = await navigate_tree(
+                manager, entry_id, summarize=summarize, model=model, api_key=api_key, signal=controller.signal
+            )
         except Exception as exc:  # summariser failures (network, no key) leave the tree unchanged
             await self._notice(f"Branch summarization failed: {exc}", "error")
             return
         finally:
-            if summarize:
-                self.app.working.stop()
+            if busy is not None and busy is self.app.screen:
+                await busy.dismiss(None)
         if result.cancelled:
             await self._notice("Navigation cancelled")
             return

@@ -2,9 +2,9 @@
 
 Lists the sessions of this project (Tab: all projects), most recently active first. Typing
 filters on the name, the first message and the text of all messages. Enter dismisses with the
-chosen file's path; Escape with None. Ctrl-R renames the highlighted session (the search field
-becomes the name field: Enter saves, Escape cancels); Ctrl-D asks ``Delete session? (y/n)`` and
-deletes the file only after ``y``. The session that is open cannot be deleted.
+chosen file's path; Escape with None. Ctrl-N shows named sessions only. Ctrl-R renames the
+highlighted session (the search field becomes the name field: Enter saves, Escape cancels);
+Ctrl-D asks ``Delete session? (y/n)`` and deletes the file only after ``y``. The session that is open cannot be deleted.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from textual.widgets.option_list import Option
 from pi_cli.session.catalog import SessionInfo, delete_session, list_all_sessions, list_sessions, rename_session
 
 Loader = Callable[[bool], list[SessionInfo]]
-HINT = "enter open · tab all projects · ctrl+r rename · ctrl+d delete · esc cancel"
+HINT = "enter open · tab all projects · ctrl+n named only · ctrl+r rename · ctrl+d delete · esc cancel"
 
 
 def default_loader(cwd: str | Path, session_dir: str | Path | None) -> Loader:
@@ -75,6 +75,7 @@ class ResumeScreen(ModalScreen[str | None]):
         Binding("down", "move(1)", show=False, priority=True),
         Binding("enter", "choose", "Open", priority=True),
         Binding("tab", "toggle_scope", "All projects", priority=True),
+        Binding("ctrl+n", "toggle_named", "Named only", priority=True),
         Binding("ctrl+r", "rename", "Rename", priority=True),
         Binding("ctrl+d", "delete", "Delete", priority=True),
     ]
@@ -96,6 +97,7 @@ class ResumeScreen(ModalScreen[str | None]):
         self.loader = loader
         self.current_file = str(Path(current_file).resolve()) if current_file else None
         self.all_projects = False
+        self.named_only = False
         self.sessions: list[SessionInfo] = []
         self.shown: list[SessionInfo] = []
         self.mode = "browse"  # browse | rename | confirm
@@ -116,11 +118,16 @@ class ResumeScreen(ModalScreen[str | None]):
         """Read the session list again (after a scope change, rename or delete)."""
         self.sessions = await asyncio.to_thread(self.loader, self.all_projects)
         scope = "all projects" if self.all_projects else "this project"
-        self.query_one("#resume-title", Static).update(f"Resume session ({scope}) · {len(self.sessions)} sessions")
         self._fill()
+        named = ", named only" if self.named_only else ""
+        self.query_one("#resume-title", Static).update(f"Resume session ({scope}{named}) · {len(self.shown)} sessions")
 
     def _fill(self) -> None:
-        self.shown = [info for info in self.sessions if matches(info, self.query_text)]
+        self.shown = [
+            info
+            for info in self.sessions
+            if matches(info, self.query_text) and (info.name is not None or not self.named_only)
+        ]
         options = self.query_one(OptionList)
         highlighted = options.highlighted
         options.clear_options()
@@ -193,6 +200,11 @@ class ResumeScreen(ModalScreen[str | None]):
             return
         self.all_projects = not self.all_projects
         self.run_worker(self.reload(), exclusive=True, group="resume-load")
+
+    def action_toggle_named(self) -> None:
+        if self.mode == "browse":
+            self.named_only = not self.named_only
+            self.run_worker(self.reload(), exclusive=True, group="resume-load")
 
     def action_rename(self) -> None:
         info = self.selected()

@@ -10,6 +10,7 @@ with None. The screen only picks; what selecting means is ``session_commands``' 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -186,3 +187,25 @@ class TreeScreen(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class SummarizingScreen(ModalScreen[None]):
+    """Shown while the abandoned branch is summarised; Escape calls ``on_cancel`` (pi's loader:
+    ``Summarizing branch... (escape to cancel)``). The caller dismisses it when the work ends."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", priority=True)]
+
+    DEFAULT_CSS = """
+    SummarizingScreen { align: center bottom; background: $background 30%; }
+    SummarizingScreen > Static { width: 100%; height: 1; background: $surface; color: $text-muted; padding: 0 1; }
+    """
+
+    def __init__(self, on_cancel: Callable[[], None]) -> None:
+        super().__init__()
+        self.on_cancel = on_cancel
+
+    def compose(self) -> ComposeResult:
+        yield Static("Summarizing branch... (escape to cancel)")
+
+    def action_cancel(self) -> None:
+        self.on_cancel()
