@@ -18,8 +18,10 @@ def write_json_atomic(path: Path, data: dict[str, Any], *, ensure_ascii: bool = 
     """Write ``data`` as 2-space-indented JSON plus a newline; the parent directory must exist.
 
     The file ends up 0600: mkstemp creates the temp file that way, so even a secret is never
-    readable by others, not even briefly.
+    readable by others, not even briefly. A symlinked file (dotfiles kept in a repository) is
+    written through the link, so the link survives.
     """
+    path = path.resolve() if path.is_symlink() else path
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
