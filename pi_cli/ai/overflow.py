@@ -42,7 +42,8 @@ _NOT_OVERFLOW = re.compile(r"^(?:Throttling error|Service unavailable):|rate lim
 _RETRYABLE = re.compile(
     r"overloaded|rate.?limit|too many requests|\b(?:429|500|502|503|504|529)\b|service.?unavailable|"
     r"server.?error|internal.?error|bad gateway|gateway timeout|network.?error|connection.?error|"
-    r"connection (?:reset|refused|closed|lost)|websocket closed|fetch failed|socket hang up|"
+    r"connection (?:reset|refused|closed|lost)|websocket (?:closed|error)|fetch failed|socket hang up|"
+    r"upstream.?connect|reset before headers|"
     r"ended without|ended before|timed? ?out|timeout|terminated|retry delay|other side closed|"
     r"upstream error|econnreset|incomplete chunked read|peer closed",
     re.IGNORECASE,

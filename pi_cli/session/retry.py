@@ -2,9 +2,10 @@
 
 pi retries an assistant message whose ``stopReason`` is ``"error"`` when its ``errorMessage``
 looks transient (rate limits, overload, 5xx, dropped connections, timeouts) — but never a
-context-overflow error, which compaction handles. Delays grow as ``baseDelayMs * 2**(attempt-1)``
-(2, 4, 8 s by default); a server's retry-after hint found in the error text raises the delay, capped
-by ``maxRetryDelayMs``. The wait is abortable.
+context-overflow error, which compaction handles. The classifier is the provider layer's
+:func:`pi_cli.ai.overflow.is_retryable_error`. Delays grow as ``baseDelayMs * 2**(attempt-1)``
+(2, 4, 8 s by default); a server's retry-after hint found in the error text raises the delay,
+capped by ``maxRetryDelayMs``. The wait is abortable.
 """
 
 from __future__ import annotations
@@ -15,18 +16,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pi_cli.ai.abort import AbortController, AbortSignal
-from pi_cli.ai.overflow import is_context_overflow
+from pi_cli.ai.overflow import is_retryable_error
 
 if TYPE_CHECKING:
     from pi_cli.session.agent_session import AgentSession
-
-_RETRYABLE = re.compile(
-    r"overloaded|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error|"
-    r"internal.?error|network.?error|connection.?(error|refused|lost|reset)|websocket (closed|error)|"
-    r"other side closed|fetch failed|upstream.?connect|reset before headers|socket hang up|ended without|"
-    r"timed out|timeout|terminated|retry delay",
-    re.IGNORECASE,
-)
 
 # Retry hints providers put in error text: "retry-after: 7", "Please retry after 20s",
 # "try again in 1.5s", "retryDelay": "30s", "retry in 250ms".
@@ -70,16 +63,6 @@ class RetryPolicy:
             delay = max(delay, hint)
         capped: int = min(delay, self.max_delay_ms) if self.max_delay_ms > 0 else delay
         return capped
-
-
-def is_retryable(message: dict[str, Any]) -> bool:
-    """True for an errored assistant message whose error looks transient (and is not overflow)."""
-    if message.get("role") != "assistant" or message.get("stopReason") != "error":
-        return False
-    text = message.get("errorMessage") or ""
-    if not text or is_context_overflow(message):
-        return False
-    return bool(_RETRYABLE.search(text))
 
 
 def retry_after_ms(text: str) -> int | None:
@@ -147,7 +130,7 @@ class AutoRetry:
         agent = self._session.agent
         while True:
             last = self._last_assistant()
-            if last is None or not is_retryable(last) or not self.policy.enabled:
+            if last is None or not is_retryable_error(last) or not self.policy.enabled:
                 if self.attempt and last is not None and last.get("stopReason") == "error":
                     await self._end(False, self.attempt, last.get("errorMessage"))
                 return

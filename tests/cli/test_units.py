@@ -13,13 +13,14 @@ from typing import Any
 
 import pytest
 
+from pi_cli.ai.overflow import is_retryable_error
 from pi_cli.cli_args import parse_args, select_mode
 from pi_cli.cli_input import compose_initial_input
 from pi_cli.errors import InputFileError, UsageError
 from pi_cli.modes.rpc.coalesce import UpdateCoalescer
 from pi_cli.modes.rpc.jsonl import serialize_json_line, split_records
 from pi_cli.session import local_probe
-from pi_cli.session.retry import RetryPolicy, is_retryable, retry_after_ms
+from pi_cli.session.retry import RetryPolicy, retry_after_ms
 
 
 def test_parse_args_quirks() -> None:
@@ -90,11 +91,12 @@ def test_retry_classification_and_delays() -> None:
         return {"role": "assistant", "stopReason": "error", "errorMessage": text}
 
     for text in ("429 Too Many Requests", "503 Service Unavailable", "overloaded_error", "Connection reset",
-                 "fetch failed", "Request timed out."):  # fmt: skip
-        assert is_retryable(err(text)), text
+                 "fetch failed", "Request timed out.", "upstream connect error or disconnect/reset before headers",
+                 "websocket error"):  # fmt: skip
+        assert is_retryable_error(err(text)), text
     for text in ("401 Unauthorized", "prompt is too long: 300000 tokens", "invalid request"):
-        assert not is_retryable(err(text)), text
-    assert not is_retryable({"role": "assistant", "stopReason": "aborted", "errorMessage": "500"})
+        assert not is_retryable_error(err(text)), text
+    assert not is_retryable_error({"role": "assistant", "stopReason": "aborted", "errorMessage": "500"})
     policy = RetryPolicy(base_delay_ms=2000, max_delay_ms=60_000)
     assert [policy.delay_ms(n) for n in (1, 2, 3)] == [2000, 4000, 8000]
     assert policy.delay_ms(1, "429: please retry after 7s") == 7000
