@@ -337,3 +337,26 @@ async def test_new_session_name_export_copy_with_a_real_session(faux: Any, workd
         await send(pilot, app, "/new")
         await wait_until(pilot, lambda: app.session.session_file != path)
         assert app.session.messages == [] and not list(app.query(UserView))
+
+
+def test_tree_rows_draw_connectors_below_a_branch_point(workdir: Path) -> None:
+    from pi_cli.modes.interactive.screens.tree import flatten
+
+    manager = SessionManager.in_memory(workdir)
+    manager.append_model_change("faux", "faux-1")
+    first = manager.append_message({"role": "user", "content": "one", "timestamp": 1})
+    manager.append_message({"role": "user", "content": "two a", "timestamp": 2})
+    manager.append_message({"role": "user", "content": "three a", "timestamp": 3})
+    manager.branch(first)
+    manager.append_thinking_level_change("high")  # hidden: its connector moves to the next row
+    manager.append_message({"role": "user", "content": "two b", "timestamp": 4})
+    manager.append_message({"role": "user", "content": "three b", "timestamp": 5})
+    path = {e["id"] for e in manager.iter_branch()}
+    rows = [(r.prefix, r.text, r.on_path) for r in flatten(manager.get_tree(), path)]
+    assert rows == [
+        ("", "user: one", True),
+        ("├─ ", "user: two a", False),
+        ("│  ", "user: three a", False),
+        ("└─ ", "user: two b", True),
+        ("   ", "user: three b", True),
+    ]

@@ -2,7 +2,8 @@
 
 Rows read like pi's: ``• user: hello``, ``• assistant: …``, ``• [bash]: echo x``,
 ``• [compaction: 12k tokens]``. ``›`` marks the selection and ``(i/n)`` counts rows. A linear run
-of entries stays at one depth; children of a branch point are indented. Bookkeeping entries
+of entries stays in one column; the branches below a branch point hang off ``├─``/``└─``
+connectors, oldest first. Entries off the current path are dimmed. Bookkeeping entries
 (model and thinking-level changes, labels, custom state, session names) are left out.
 Up/Down/PageUp/PageDown/Home/End move, typing searches, Enter dismisses with the entry id, Escape
 with None. The screen only picks; what selecting means is ``session_commands``' business.
@@ -32,7 +33,7 @@ PAGE = 15
 @dataclass(frozen=True, slots=True)
 class TreeRow:
     entry_id: str
-    depth: int
+    prefix: str  # tree connectors drawn before the bullet
     text: str
     on_path: bool  # on the root → leaf path (the conversation the agent sees)
     label: str | None = None
@@ -74,17 +75,30 @@ def describe_entry(entry: dict[str, Any]) -> str:
     return f"[{kind}]"
 
 
+def _branches(children: list[SessionTreeNode], cont: str) -> list[tuple[SessionTreeNode, str, str]]:
+    """(child, its first-line prefix, its continuation prefix) below a point with ``cont``."""
+    if len(children) == 1:
+        return [(children[0], cont, cont)]
+    last = len(children) - 1
+    return [
+        (child, cont + ("└─ " if n == last else "├─ "), cont + ("   " if n == last else "│  "))
+        for n, child in enumerate(children)
+    ]
+
+
 def flatten(roots: list[SessionTreeNode], path_ids: set[str]) -> list[TreeRow]:
-    """Depth-first rows, oldest branch first; depth grows only below a branch point."""
+    """Depth-first rows, oldest branch first, with connectors below each branch point."""
     rows: list[TreeRow] = []
-    stack: list[tuple[SessionTreeNode, int]] = [(node, 0 if len(roots) == 1 else 1) for node in reversed(roots)]
+    stack = list(reversed(_branches(roots, "")))
     while stack:
-        node, depth = stack.pop()
+        node, first, cont = stack.pop()
         entry = node.entry
+        if entry.get("type") in HIDDEN_TYPES and len(node.children) == 1:
+            stack.append((node.children[0], first, cont))  # its connector moves to the next shown row
+            continue
         if entry.get("type") not in HIDDEN_TYPES:
-            rows.append(TreeRow(entry["id"], depth, describe_entry(entry), entry["id"] in path_ids, node.label))
-        child_depth = depth + 1 if len(node.children) > 1 else depth
-        stack.extend((child, child_depth) for child in reversed(node.children))
+            rows.append(TreeRow(entry["id"], first, describe_entry(entry), entry["id"] in path_ids, node.label))
+        stack.extend(reversed(_branches(node.children, cont)))
     return rows
 
 
@@ -153,13 +167,10 @@ class TreeScreen(ModalScreen[str | None]):
             row = self.shown[n]
             marker = "› " if n == self.index else "  "
             style = "bold" if n == self.index else ("" if row.on_path else "dim")
-            line = f"{marker}{'  ' * row.depth}• {row.text}"
-            if row.label:
-                line += f" [{row.label}]"
-            if row.entry_id == self.leaf_id:
-                line += "  ← current"
-            width = max(20, self.size.width - 4) if self.size.width else 200
-            body.append(line[:width] + "\n", style=style)
+            suffix = (f" [{row.label}]" if row.label else "") + ("  ← current" if row.entry_id == self.leaf_id else "")
+            width = max(40, self.size.width - 4) if self.size.width else 200
+            line = f"{marker}{row.prefix}• {row.text}"[: width - len(suffix)]
+            body.append(line + suffix + "\n", style=style)
         body.append(f"({self.index + 1 if self.shown else 0}/{len(self.shown)})", style="dim")
         self.query_one("#tree-body", Static).update(body)
 
