@@ -1,23 +1,7 @@
+"""Fixtures for the end-to-end CLI tests (defined in pi_harness, shared with tests/rpc)."""
+
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
+from .pi_harness import pi, server
 
-import pytest
-
-from .pi_harness import FakeLLMServer, PiEnv
-
-
-@pytest.fixture
-def server() -> Iterator[FakeLLMServer]:
-    srv = FakeLLMServer([])
-    srv.start_in_thread()
-    try:
-        yield srv
-    finally:
-        srv.stop_thread()
-
-
-@pytest.fixture
-def pi(tmp_path: Path, server: FakeLLMServer) -> PiEnv:
-    return PiEnv(tmp_path, server)
+__all__ = ["pi", "server"]

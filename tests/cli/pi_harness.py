@@ -1,6 +1,7 @@
 """Run ``pi`` as a subprocess against tools/fake_llm_server.py (shared by tests/cli and tests/rpc).
 
-``PiEnv`` makes a private agent dir (models.json pointing at the fake server, settings.json with
+The ``server`` and ``pi`` fixtures are defined here once; the conftests of tests/cli and tests/rpc
+re-export them. ``PiEnv`` makes a private agent dir (models.json pointing at the fake server, settings.json with
 tiny retry delays and no provider-level retries), a working directory and a clean environment
 (no API keys, HOME inside tmp_path, PI_OFFLINE=1). ``RpcClient`` drives ``pi --mode rpc``.
 """
@@ -14,8 +15,11 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -181,3 +185,20 @@ class RpcClient:
     def stderr(self) -> str:
         assert self.proc.stderr is not None
         return self.proc.stderr.read().decode(errors="replace")
+
+
+@pytest.fixture
+def server() -> Iterator[FakeLLMServer]:
+    """A fake LLM server on a free port, running in a thread for the test's duration."""
+    srv = FakeLLMServer([])
+    srv.start_in_thread()
+    try:
+        yield srv
+    finally:
+        srv.stop_thread()
+
+
+@pytest.fixture
+def pi(tmp_path: Path, server: FakeLLMServer) -> PiEnv:
+    """A :class:`PiEnv` under ``tmp_path`` whose models.json points at ``server``."""
+    return PiEnv(tmp_path, server)
