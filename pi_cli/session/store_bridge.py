@@ -9,11 +9,18 @@ the same methods, so persistence is one object's concern.
 from __future__ import annotations
 
 import os
+import sys
 import time
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+
+def _to_stderr(message: str) -> None:
+    sys.stderr.write(message + "\n")
+    sys.stderr.flush()
 
 
 def uuid7() -> str:
@@ -43,6 +50,9 @@ class SessionStoreBridge:
         self._id = uuid7()
         self._timestamp = iso_now()
         self._name: str | None = None
+        # Session-file write failures (one line each); ``on_write_error`` shows one (default: stderr).
+        self.write_errors: list[str] = []
+        self.on_write_error: Callable[[str], None] = _to_stderr
 
     def _call(self, name: str, *args: Any) -> Any:
         if self.manager is None:
@@ -94,18 +104,31 @@ class SessionStoreBridge:
             "cwd": str(self.cwd),
         }
 
+    def _write(self, name: str, *args: Any) -> None:
+        """An append that must not break the run: a failed write (disk full, permissions) is
+        reported once per distinct error and the conversation goes on in memory; the manager keeps
+        the unwritten entries and writes them with the next append that succeeds."""
+        try:
+            self._call(name, *args)
+        except OSError as exc:
+            message = (f"Warning: could not write session file {self.session_file}: {exc.strerror or exc}; "
+                       "continuing in memory")
+            if message not in self.write_errors:
+                self.write_errors.append(message)
+                self.on_write_error(message)
+
     def append_message(self, message: dict[str, Any]) -> None:
-        self._call("append_message", message)
+        self._write("append_message", message)
 
     def append_model_change(self, provider: str, model_id: str) -> None:
-        self._call("append_model_change", provider, model_id)
+        self._write("append_model_change", provider, model_id)
 
     def append_thinking_level_change(self, level: str) -> None:
-        self._call("append_thinking_level_change", level)
+        self._write("append_thinking_level_change", level)
 
     def set_name(self, name: str) -> None:
         self._name = name
-        self._call("append_session_info", name)
+        self._write("append_session_info", name)
 
     def build_context(self) -> list[dict[str, Any]]:
         messages = self._call("build_context")
