@@ -1,4 +1,4 @@
-"""Benchmark runner: ``python tools/bench.py <name>|all|list``.
+"""Benchmark runner: ``python tools/bench.py <name>|all|list [--reference-pi PATH]``.
 
 Benchmarks are modules ``tools/bench_<name>.py`` exposing::
 
@@ -9,6 +9,8 @@ Benchmarks are modules ``tools/bench_<name>.py`` exposing::
 ``bench.py`` discovers them by file name, so adding a benchmark needs no edit here. ``all`` runs every
 registered benchmark and prints one table; the exit status is 1 if any row failed or a benchmark
 raised (its error becomes a failed row). Benchmarks print figures; they are not tests.
+``--reference-pi PATH`` then runs pi 0.73.1's figures too and prints them next to ours with ratios
+(see ``tools/bench_reference.py``).
 """
 
 from __future__ import annotations
@@ -68,6 +70,14 @@ def print_table(rows: list[Row]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    reference: str | None = None  # --reference-pi PATH: also run pi 0.73.1's figures (tools/bench_reference.py)
+    if "--reference-pi" in args:
+        at = args.index("--reference-pi")
+        if at + 1 >= len(args):
+            print("bench: --reference-pi needs a path", file=sys.stderr)
+            return 2
+        reference = args[at + 1]
+        args = args[:at] + args[at + 2 :]
     registry = discover()
     if not args or args[0] in ("-h", "--help", "list"):
         print(__doc__.strip().splitlines()[0])
@@ -84,6 +94,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"running {name} …", file=sys.stderr, flush=True)
         rows.extend(run_one(name, registry[name]))
     print_table(rows)
+    if reference is not None:
+        import bench_reference
+
+        print(f"running the reference pi at {reference} …", file=sys.stderr, flush=True)
+        print()
+        bench_reference.print_reference_table(bench_reference.reference_rows(reference))
     return 0 if all(ok for *_, ok in rows) else 1
 
 
