@@ -360,3 +360,20 @@ def test_tree_rows_draw_connectors_below_a_branch_point(workdir: Path) -> None:
         ("└─ ", "user: two b", True),
         ("   ", "user: three b", True),
     ]
+
+
+async def test_tab_lists_sessions_of_all_projects(faux: Any, workdir: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "other-project"
+    elsewhere.mkdir()
+    foreign = previous_session(elsewhere, "work in another project", "a")
+    local = previous_session(workdir, "work here", "b")
+    app = make_app(stored_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, app, "/resume")
+        picker = await screen_of(pilot, app, ResumeScreen)
+        await wait_until(pilot, lambda: [i.path for i in picker.shown] == [local])
+        await pilot.press("tab")
+        await wait_until(pilot, lambda: {i.path for i in picker.shown} == {local, foreign})
+        assert str(elsewhere) in str(picker.query_one(OptionList).get_option_at_index(0).prompt) + str(
+            picker.query_one(OptionList).get_option_at_index(1).prompt
+        )

@@ -89,7 +89,9 @@ class ResumeScreen(ModalScreen[str | None]):
     ResumeScreen #resume-title { color: $text-muted; height: 1; }
     ResumeScreen #resume-status { color: $text-muted; height: auto; }
     ResumeScreen Input, ResumeScreen Input:focus { border: none; height: 1; padding: 0; background: $surface; }
-    ResumeScreen OptionList { border: none; height: auto; max-height: 20; background: $surface; }
+    ResumeScreen OptionList, ResumeScreen OptionList:focus {
+        border: none; height: auto; max-height: 20; background: $surface;
+    }
     """
 
     def __init__(self, loader: Loader, current_file: str | None = None) -> None:
