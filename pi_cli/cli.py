@@ -59,35 +59,15 @@ def export_session(paths: list[str]) -> int:
 
 
 def session_options(args: CliArgs, mode: str, cwd: Path) -> Any:
+    """The :class:`SessionOptions` for ``args``: every field the two dataclasses share, by name."""
+    from dataclasses import fields
+
     from pi_cli.session.options import SessionOptions
 
-    return SessionOptions(
-        cwd=cwd,
-        mode=mode,
-        provider=args.provider,
-        model=args.model,
-        api_key=args.api_key,
-        thinking=args.thinking,
-        models=args.models,
-        system_prompt=args.system_prompt,
-        append_system_prompt=list(args.append_system_prompt),
-        tools=args.tools,
-        no_tools=args.no_tools,
-        no_builtin_tools=args.no_builtin_tools,
-        no_context_files=args.no_context_files,
-        no_skills=args.no_skills,
-        skills=list(args.skills),
-        no_prompt_templates=args.no_prompt_templates,
-        prompt_templates=list(args.prompt_templates),
-        continue_=args.continue_,
-        resume=args.resume,
-        session=args.session,
-        fork=args.fork,
-        session_dir=args.session_dir,
-        no_session=args.no_session,
-        offline=args.offline or _offline_env(),
-        verbose=args.verbose,
-    )
+    shared = {f.name for f in fields(SessionOptions)} & {f.name for f in fields(CliArgs)}
+    values = {name: getattr(args, name) for name in shared - {"mode", "offline"}}
+    values = {name: list(value) if isinstance(value, list) else value for name, value in values.items()}
+    return SessionOptions(cwd=cwd, mode=mode, offline=args.offline or _offline_env(), **values)
 
 
 def _offline_env() -> bool:
@@ -101,26 +81,16 @@ def _wants_inline(args: CliArgs, session: Any) -> bool:
 
 
 def run_interactive_mode(args: CliArgs, session: Any, initial: list[str]) -> int:
-    import asyncio
-    import importlib
-
+    """The inline front end (``--inline`` or settings ``ui: inline``) or the full-screen TUI."""
     if _wants_inline(args, session):
-        try:
-            inline = importlib.import_module("pi_cli.modes.inline")
-            code: int = asyncio.run(inline.run_inline(session, initial))
-            return code
-        except (ImportError, AttributeError):
-            _err("Inline mode is not available in this build; starting the full-screen UI.")
-    try:
-        interactive = importlib.import_module("pi_cli.modes.interactive")
-        entry = interactive.run_interactive
-    except (ImportError, AttributeError):
-        _err('The interactive UI is not available in this build. Use -p "message" (print mode) or --mode rpc.')
-        return 1
-    result = entry(session, initial)
-    if asyncio.iscoroutine(result):
-        result = asyncio.run(result)
-    return int(result or 0)
+        import asyncio
+
+        from pi_cli.modes.inline import run_inline
+
+        return asyncio.run(run_inline(session, initial))
+    from pi_cli.modes.interactive import run_interactive
+
+    return run_interactive(session, initial)
 
 
 def run(args: CliArgs) -> int:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from pi_cli.ai.overflow import is_retryable_error
-from pi_cli.cli_args import parse_args, select_mode
+from pi_cli.cli_args import CliArgs, parse_args, select_mode
 from pi_cli.cli_input import compose_initial_input
 from pi_cli.errors import InputFileError, UsageError
 from pi_cli.modes.rpc.coalesce import UpdateCoalescer
@@ -147,3 +147,18 @@ def test_fallback_order_local_then_demo(tmp_path: Path, monkeypatch: pytest.Monk
     demo = choose_model(offline, None, EmptyRegistry(), lambda m: False, probe=lambda: local)
     assert demo.source == "demo" and demo.model["provider"] == "faux"
     assert "API key" in demo.notices[-1]
+
+
+def test_session_options_carry_every_cli_choice() -> None:
+    from dataclasses import fields
+
+    from pi_cli.cli import session_options
+    from pi_cli.session.options import SessionOptions
+
+    # Fields are copied by name: a SessionOptions field the CLI spells differently would be lost.
+    missing = {f.name for f in fields(SessionOptions)} - {f.name for f in fields(CliArgs)}
+    assert missing == {"cwd", "stream_fn"}
+    args = parse_args(["--model", "m", "--skill", "s", "--no-session", "--tools", "read", "--offline", "hi"])
+    options = session_options(args, "print", Path("/w"))
+    assert (options.model, options.skills, options.no_session, options.tools) == ("m", ["s"], True, ["read"])
+    assert options.mode == "print" and options.offline and options.skills is not args.skills
