@@ -2,8 +2,9 @@
 
 pi concatenates the three with no separator (✔ observed). Each text file contributes
 ``<file name="/abs/path">\\n<content>\\n</file>\\n``; an image file (PNG, JPEG, GIF, WebP, detected
-by magic bytes) becomes an image attachment plus ``<file name="/abs/path"></file>\\n``; empty files
-are skipped; a missing file is an :class:`InputFileError`. Standard library only.
+by magic bytes, as the read tool does) becomes an image attachment plus
+``<file name="/abs/path"></file>\\n``; empty files are skipped; a missing file is an
+:class:`InputFileError`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_cli.errors import InputFileError
+from pi_cli.tools.images import detect_image_mime
 
 
 @dataclass(slots=True)
@@ -28,19 +30,6 @@ class InitialInput:
     @property
     def empty(self) -> bool:
         return not self.first and not self.images and not self.rest
-
-
-def detect_image_mime(head: bytes) -> str | None:
-    """The MIME type of a supported image from its first bytes, else None."""
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if head.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if head.startswith((b"GIF87a", b"GIF89a")):
-        return "image/gif"
-    if len(head) >= 12 and head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
-    return None
 
 
 def _resolve(arg: str, cwd: Path) -> Path:
