@@ -22,11 +22,11 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-import jsonschema
-from jsonschema.exceptions import ValidationError
-from jsonschema.protocols import Validator
+if TYPE_CHECKING:  # jsonschema itself is imported at the first validation: it costs ~40 ms at start-up
+    from jsonschema.exceptions import ValidationError
+    from jsonschema.protocols import Validator
 
 _validators: dict[int, tuple[dict[str, Any], Validator]] = {}
 _NO = object()  # "cannot coerce"
@@ -193,6 +193,8 @@ def _validator_for(schema: dict[str, Any]) -> Validator | None:
     hit = _validators.get(id(schema))
     if hit is not None and hit[0] is schema:
         return hit[1]
+    import jsonschema
+
     try:
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
         validator: Validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
