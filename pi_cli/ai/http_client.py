@@ -19,7 +19,9 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import math
+import os
 import random
+import ssl
 import time
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterable
@@ -35,6 +37,7 @@ MAX_ERROR_BODY_BYTES = 64 * 1024
 # Keyed by the loop object itself (weakly): a client's pool is bound to the loop it was made on, and an
 # id() of a dead loop can be reused by a new one.
 _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = weakref.WeakKeyDictionary()
+_plain_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = weakref.WeakKeyDictionary()
 
 
 class ProviderError(Exception):
@@ -49,16 +52,24 @@ class AbortedError(Exception):
     """The abort signal fired while the provider was waiting."""
 
 
-def get_client() -> httpx.AsyncClient:
-    """The shared client for the running event loop (created on first use)."""
+def get_client(url: str | None = None) -> httpx.AsyncClient:
+    """The shared client for the running event loop (created on first use).
+
+    A plain ``http://`` URL (a local server) gets its own client without the CA bundle, whose
+    loading costs ~30 ms of start-up; its TLS context still demands verification, so TLS through it
+    fails instead of going unverified. With a proxy configured the full client is used.
+    """
     loop = asyncio.get_running_loop()
-    client = _clients.get(loop)
+    plain = url is not None and url.startswith("http://") and not any(k.lower().endswith("_proxy") for k in os.environ)
+    clients = _plain_clients if plain else _clients
+    client = clients.get(loop)
     if client is None or client.is_closed:
         client = httpx.AsyncClient(
             timeout=httpx.Timeout(300.0, connect=10.0, write=30.0, pool=10.0),
             limits=httpx.Limits(max_connections=32, max_keepalive_connections=8),
+            verify=ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT) if plain else True,
         )
-        _clients[loop] = client
+        clients[loop] = client
     return client
 
 
@@ -165,7 +176,7 @@ async def open_stream(
     secrets: Iterable[str | None] = (),
 ) -> httpx.Response:
     """POST ``body`` and return the streaming 2xx response; see the module docstring for retries."""
-    client = get_client()
+    client = get_client(url)
     secrets = list(secrets)
     # Bodies are read raw (no decoder layer per chunk), so ask for them uncompressed.
     headers = {"accept-encoding": "identity", **headers}
