@@ -16,6 +16,24 @@ from pi_cli.errors import PiError
 from pi_cli.modes.rpc.lifecycle import run_with_signals
 
 
+def for_terminal(text: str, stream: Any) -> str:
+    """``text`` neutralised when ``stream`` is a terminal, else unchanged.
+
+    Model text (or a server's error text) could carry cursor moves, title changes, OSC 52 clipboard
+    writes or OSC 8 links; on a TTY they are stripped. A pipe or a file gets the exact text, since a
+    script may want it byte for byte (pi prints it raw in both cases).
+    """
+    try:
+        is_tty = bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        is_tty = False
+    if not is_tty:
+        return text
+    from pi_cli.tools.sanitize import strip_control_sequences
+
+    return strip_control_sequences(text)
+
+
 def write_notices(session: Any) -> None:
     for notice in getattr(session, "startup_notices", []):
         sys.stderr.write(notice + "\n")
@@ -52,14 +70,14 @@ async def run_print_mode(session: Any, first: str, images: list[dict[str, Any]],
         try:
             await send_all(session, first, images, rest)
         except PiError as exc:
-            sys.stderr.write(f"{exc}\n")
+            sys.stderr.write(for_terminal(f"{exc}", sys.stderr) + "\n")
             return 1
         out, err = final_output(session.messages)
         if err is not None:
-            sys.stderr.write(err + "\n")
+            sys.stderr.write(for_terminal(err, sys.stderr) + "\n")
             return 1
         if out:
-            sys.stdout.write(out)
+            sys.stdout.write(for_terminal(out, sys.stdout))
             sys.stdout.flush()
         return 0
 
