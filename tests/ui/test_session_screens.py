@@ -15,7 +15,7 @@ from pi_cli.ai.providers.faux import faux_assistant, faux_text
 from pi_cli.modes.interactive import make_app
 from pi_cli.modes.interactive.screens.picker import PickerScreen
 from pi_cli.modes.interactive.screens.resume import ResumeScreen
-from pi_cli.modes.interactive.screens.tree import SummarizingScreen, TreeScreen
+from pi_cli.modes.interactive.screens.tree import InstructionsScreen, SummarizingScreen, TreeScreen
 from pi_cli.modes.interactive.widgets.messages import Notice, UserView
 from pi_cli.session.manager import SessionManager
 
@@ -288,8 +288,12 @@ async def test_escape_during_branch_summary_leaves_the_tree_unchanged(faux: Any,
         await pilot.press("down", "enter")
         await screen_of(pilot, app, SummarizingScreen)
         await pilot.press("escape")
-        await wait_until(pilot, lambda: any("Navigation cancelled" in str(n.render()) for n in app.query(Notice)))
-        assert app.screen is app.screen_stack[0]
+        reopened = await screen_of(pilot, app, TreeScreen)  # back in the tree, at the same entry
+        assert reopened is not tree and reopened.current is not None
+        assert reopened.current.text == "user: first question"
+        assert any("Branch summarization cancelled" in str(n.render()) for n in app.query(Notice))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is app.screen_stack[0])
         assert app.session.store.manager.get_leaf_id() == leaf
         assert not any(e["type"] == "branch_summary" for e in entries(path))
         assert len(app.session.messages) == 4 and app.editor.text == ""
@@ -377,3 +381,73 @@ async def test_tab_lists_sessions_of_all_projects(faux: Any, workdir: Path, tmp_
         assert str(elsewhere) in str(picker.query_one(OptionList).get_option_at_index(0).prompt) + str(
             picker.query_one(OptionList).get_option_at_index(1).prompt
         )
+
+
+async def test_custom_summary_instructions_reach_the_model(faux: Any, workdir: Path) -> None:
+    app = make_app(stored_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await _two_turns(pilot, app, faux)
+        faux.set_responses([faux_assistant([faux_text("summary with focus")])])
+        await send(pilot, app, "/tree")
+        tree = await screen_of(pilot, app, TreeScreen)
+        await _select_row(pilot, tree, "assistant: answer one")
+        await pilot.press("enter")
+        await screen_of(pilot, app, PickerScreen)
+        await pilot.press("down", "down", "enter")
+        await screen_of(pilot, app, InstructionsScreen)
+        await pilot.press("escape")  # back to the choice
+        await screen_of(pilot, app, PickerScreen)
+        await pilot.press("down", "down", "enter")
+        await screen_of(pilot, app, InstructionsScreen)
+        await pilot.press(*"keep the parser notes", "enter")
+        path = app.session.session_file
+        await wait_until(pilot, lambda: any(e["type"] == "branch_summary" for e in entries(path)))
+        sent = json.dumps(faux.requests[-1].context["messages"])
+        assert "Additional focus: keep the parser notes" in sent
+
+
+async def test_tree_edge_cases(faux: Any, workdir: Path) -> None:
+    app = make_app(stored_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await _two_turns(pilot, app, faux)
+
+        def notices() -> str:
+            return "\n".join(str(n.render()) for n in app.query(Notice))
+
+        await send(pilot, app, "/tree")
+        await screen_of(pilot, app, TreeScreen)
+        await pilot.press("enter")  # the current leaf
+        await wait_until(pilot, lambda: "Already at this point" in notices())
+        # Escape on "Summarize branch?" returns to the tree with the same entry selected.
+        await send(pilot, app, "/tree")
+        tree = await screen_of(pilot, app, TreeScreen)
+        await _select_row(pilot, tree, "user: first question")
+        await pilot.press("enter")
+        await screen_of(pilot, app, PickerScreen)
+        await pilot.press("escape")
+        again = await screen_of(pilot, app, TreeScreen)
+        assert again.current is not None and again.current.text == "user: first question"
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is app.screen_stack[0])
+        # With branchSummary.skipPrompt there is no question; text already in the editor is kept.
+        app.session.settings = type("S", (), {"branch_summary": type("B", (), {"skip_prompt": True})()})()
+        app.editor.load_text("draft in progress")
+        await app.commands.run("/tree")  # typing it would replace the draft
+        tree = await screen_of(pilot, app, TreeScreen)
+        await _select_row(pilot, tree, "user: second question")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "Navigated to selected point" in notices())
+        assert [m["role"] for m in app.session.messages] == ["user", "assistant"]
+        assert app.editor.text == "draft in progress"
+
+
+async def test_cancelling_the_start_picker_quits(faux: Any, workdir: Path) -> None:
+    previous_session(workdir, "from yesterday", "ok")
+    session = stored_session(faux, workdir)
+    session.resume_requested = True
+    app = make_app(session, keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await screen_of(pilot, app, ResumeScreen)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not app.is_running)
+    assert app.return_value == 0

@@ -17,7 +17,13 @@ from typing import Any
 from pi_cli.ai.abort import AbortController
 from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
 from pi_cli.modes.interactive.screens.resume import ResumeScreen, default_loader
-from pi_cli.modes.interactive.screens.tree import SummarizingScreen, TreeScreen, flatten, initial_index
+from pi_cli.modes.interactive.screens.tree import (
+    InstructionsScreen,
+    SummarizingScreen,
+    TreeScreen,
+    flatten,
+    initial_index,
+)
 from pi_cli.session.branch_summary import collect_entries_for_branch_summary, navigate_tree
 
 SESSION_COMMANDS: list[tuple[str, str]] = [
@@ -85,16 +91,22 @@ class SessionCommands:
         if await self._ready("resume"):
             self.open_resume()
 
-    def open_resume(self) -> None:
+    def open_resume(self, at_start: bool = False) -> None:
+        """Show the session picker. ``at_start`` (``pi -r``): cancelling it quits, as pi does."""
         manager = self.manager
         session_dir = getattr(manager, "session_dir", None)
         loader = default_loader(self.app.cwd, session_dir)
-        self._ask(ResumeScreen(loader, getattr(self.session, "session_file", None)), self._resume_chosen)
+
+        async def chosen(path: str | None) -> None:
+            if path is None and at_start:
+                self.app.exit(0, message="No session selected")
+            else:
+                await self._resume_chosen(path)
+
+        self._ask(ResumeScreen(loader, getattr(self.session, "session_file", None)), chosen)
 
     async def _resume_chosen(self, path: str | None) -> None:
-        if not path:
-            return
-        if path == getattr(self.session, "session_file", None):
+        if not path or path == getattr(self.session, "session_file", None):
             return
         try:
             await self.session.switch_session(path)
@@ -102,13 +114,16 @@ class SessionCommands:
             await self._notice(f"Could not open session: {exc}", "error")
             return
         await self.reload_transcript()
-        await self._notice(f"Resumed session: {path}")
+        await self._notice("Resumed session")
 
     # --- /tree ------------------------------------------------------------------------------
 
     async def cmd_tree(self, args: str) -> None:
-        if not await self._ready("tree", needs_file=False):
-            return
+        if await self._ready("tree", needs_file=False):
+            await self.open_tree()
+
+    async def open_tree(self, selected_id: str | None = None) -> None:
+        """Show the navigator, with ``selected_id`` (default: the leaf) selected."""
         manager = self.manager
         if manager is None or not hasattr(manager, "get_tree"):
             await self._notice(NO_STORAGE.format(name="tree"), "warning")
@@ -119,26 +134,47 @@ class SessionCommands:
         if not rows:
             await self._notice("No entries in session")
             return
-        self._ask(TreeScreen(rows, initial_index(rows, branch), leaf), self._tree_chosen)
+        start = initial_index(rows, [selected_id] if selected_id else branch)
+        self._ask(TreeScreen(rows, start, leaf), self._tree_chosen)
 
     async def _tree_chosen(self, entry_id: str | None) -> None:
         manager = self.manager
-        if not entry_id or manager is None or entry_id == manager.get_leaf_id():
+        if not entry_id or manager is None:
+            return
+        if entry_id == manager.get_leaf_id():
+            await self._notice("Already at this point")
             return
         leaving, _ = collect_entries_for_branch_summary(manager, manager.get_leaf_id(), entry_id)
-        if not leaving:
+        settings = getattr(getattr(self.session, "settings", None), "branch_summary", None)
+        if not leaving or getattr(settings, "skip_prompt", False):
             await self.navigate(entry_id, summarize=False)
-            return
-        items = [PickItem("none", "No summary"), PickItem("summarize", "Summarize")]
+        else:
+            self.ask_summary(entry_id)
+
+    def ask_summary(self, entry_id: str) -> None:
+        """pi's ``Summarize branch?`` choice; Escape goes back to the tree at the same entry."""
+        items = [PickItem("none", "No summary"), PickItem("summarize", "Summarize"),
+                 PickItem("custom", "Summarize with custom prompt")]  # fmt: skip
 
         async def answered(choice: str | None) -> None:
-            if choice is not None:
+            if choice is None:
+                await self.open_tree(entry_id)
+            elif choice == "custom":
+                self._ask(InstructionsScreen("Custom summarization instructions"), instructed)
+            else:
                 await self.navigate(entry_id, summarize=choice == "summarize")
+
+        async def instructed(text: str | None) -> None:
+            if text is None:
+                self.ask_summary(entry_id)
+            else:
+                await self.navigate(entry_id, summarize=True, instructions=text or None)
 
         self._ask(PickerScreen("Summarize branch?", items), answered)
 
-    async def navigate(self, entry_id: str, *, summarize: bool) -> None:
-        """Move the leaf to ``entry_id`` (pi's rules, see ``navigate_tree``) and reload."""
+    async def navigate(self, entry_id: str, *, summarize: bool, instructions: str | None = None) -> None:
+        """Move the leaf to ``entry_id`` (pi's rules, see ``navigate_tree``) and reload. While a
+        summary is written, Escape aborts it and the tree opens again at the same entry."""
         session, manager = self.session, self.manager
         model = getattr(session, "model", None)
         api_key = None
@@ -152,10 +188,12 @@ class SessionCommands:
             api_key = models.api_key_for_provider(model["provider"]) if models is not None else None
             busy = SummarizingScreen(controller.abort)
             await self.app.push_screen(busy)
+        settings = getattr(getattr(session, "settings", None), "branch_summary", None)
         try:
             result = await navigate_tree(
-                manager, entry_id, summarize=summarize, model=model, api_key=api_key, signal=controller.signal
-            )
+                manager, entry_id, summarize=summarize, model=model, api_key=api_key, signal=controller.signal,
+                custom_instructions=instructions, reserve_tokens=int(getattr(settings, "reserve_tokens", 16384)),
+            )  # fmt: skip
         except Exception as exc:  # summariser failures (network, no key) leave the tree unchanged
             await self._notice(f"Branch summarization failed: {exc}", "error")
             return
@@ -163,13 +201,14 @@ class SessionCommands:
             if busy is not None and busy is self.app.screen:
                 await busy.dismiss(None)
         if result.cancelled:
-            await self._notice("Navigation cancelled")
+            await self._notice("Branch summarization cancelled")
+            await self.open_tree(entry_id)
             return
         session.agent.state.messages = list(manager.build_context().messages)
         await self.reload_transcript()
-        if result.editor_text is not None:
+        if result.editor_text is not None and not self.app.editor.text.strip():
             self.app.editor.set_text(result.editor_text)
-        await self._notice("Navigated to selected point" + (" (branch summarized)" if result.summary_entry_id else ""))
+        await self._notice("Navigated to selected point")
 
     # --- /fork and /clone ---------------------------------------------------------------------
 
@@ -230,7 +269,8 @@ def register_session_commands(target: Any) -> SessionCommands:
     """Attach the session commands to a ``CommandRunner`` (or to an app holding one as
     ``commands``): ``cmd_resume``/``cmd_tree``/``cmd_fork``/``cmd_clone``/``cmd_export`` become
     its handlers, completion lists them, and ``session.resume_requested`` (``pi -r``) opens the
-    picker once the app has started. Call it before the app mounts. Returns the command object."""
+    picker once the app has started (cancelling it there quits with ``No session selected``).
+    Call it before the app mounts. Returns the command object."""
     runner = getattr(target, "commands", target)
     app = runner.app
     commands = SessionCommands(app)
@@ -247,7 +287,7 @@ def register_session_commands(target: Any) -> SessionCommands:
     runner.session_commands = commands
     if getattr(app.session, "resume_requested", False):
         app.session.resume_requested = False
-        app.call_later(commands.open_resume)
+        app.call_later(commands.open_resume, True)
     return commands
 
 

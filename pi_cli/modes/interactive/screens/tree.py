@@ -220,3 +220,39 @@ class SummarizingScreen(ModalScreen[None]):
 
     def action_cancel(self) -> None:
         self.on_cancel()
+
+
+class InstructionsScreen(ModalScreen[str | None]):
+    """One line of text (``Custom summarization instructions``): Enter dismisses with it, Escape with None."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", priority=True)]
+
+    DEFAULT_CSS = """
+    InstructionsScreen { align: center bottom; background: $background 30%; }
+    InstructionsScreen > Vertical {
+        width: 100%; height: auto; border-top: hkey $primary; background: $surface; padding: 0 1;
+    }
+    InstructionsScreen #instructions-title { color: $text-muted; height: 1; }
+    InstructionsScreen Input, InstructionsScreen Input:focus {
+        border: none; height: 1; padding: 0; background: $surface;
+    }
+    """
+
+    def __init__(self, title: str) -> None:
+        super().__init__()
+        self.title_text = title
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self.title_text, id="instructions-title")
+            yield Input(placeholder="enter to confirm, esc to go back", id="instructions")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    @on(Input.Submitted, "#instructions")
+    def _submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip())
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
