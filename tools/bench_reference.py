@@ -92,15 +92,23 @@ class _Lines:
     pi die. So reads are large ``os.read`` calls and update lines are skipped unparsed.
     """
 
-    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
-        assert proc.stdout is not None
-        self.fd = proc.stdout.fileno()
+    def __init__(self, proc: subprocess.Popen[bytes], fd: int | None = None) -> None:
+        """Read ``proc``'s stdout pipe, or follow ``fd`` (a file the child writes its stdout to)."""
+        self.proc = proc
+        self.follow = fd is not None
+        if fd is None:
+            assert proc.stdout is not None
+            fd = proc.stdout.fileno()
+        self.fd = fd
         self.pending = b""
         self.ready: list[bytes] = []
 
     def next(self) -> bytes:
         while not self.ready:
             chunk = os.read(self.fd, 1 << 22)
+            if not chunk and self.follow and self.proc.poll() is None:
+                time.sleep(0.002)  # a file at its current end: the child is still writing
+                continue
             if not chunk:
                 raise RuntimeError("the rpc process exited early")
             lines = (self.pending + chunk).split(b"\n")
@@ -123,11 +131,20 @@ def _stderr_sink() -> Any:
     return open(target, "ab") if target else subprocess.DEVNULL
 
 
-def _rpc_run(prefix: list[str], env: dict[str, str], cwd: Path, server: FakeLLMServer, repeat: int) -> float:
+def _rpc_run(prefix: list[str], env: dict[str, str], cwd: Path, server: FakeLLMServer, repeat: int,
+             to_file: bool = False) -> float:
+    """Seconds from sending a prompt to reading its ``agent_end`` (median of ``repeat``).
+
+    ``to_file``: the child's stdout is a regular file that is followed as it grows (pi 0.73.1 dies
+    with ENOBUFS writing ~3 GB of updates into a pipe on this machine; a file never refuses).
+    """
+    out_path = cwd / f"rpc-out-{time.monotonic_ns()}.jsonl"
+    sink = open(out_path, "wb") if to_file else subprocess.PIPE  # noqa: SIM115 - closed below
     proc = subprocess.Popen([*prefix, *_model_args("--mode", "rpc")], env=env, cwd=cwd, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=_stderr_sink())
+                            stdout=sink, stderr=_stderr_sink())
     assert proc.stdin is not None
-    lines = _Lines(proc)
+    reader_fd = os.open(out_path, os.O_RDONLY) if to_file else None
+    lines = _Lines(proc, reader_fd)
     times: list[float] = []
     try:
         proc.stdin.write(b'{"type":"get_state","id":"warm"}\n')
@@ -153,6 +170,11 @@ def _rpc_run(prefix: list[str], env: dict[str, str], cwd: Path, server: FakeLLMS
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        if reader_fd is not None:
+            os.close(reader_fd)
+        if not isinstance(sink, int):
+            sink.close()
+        out_path.unlink(missing_ok=True)
     return statistics.median(times)
 
 
@@ -193,7 +215,12 @@ def measure(prefix: list[str], repeat: int = 3, rpc_repeat: int = 1) -> dict[str
         try:
             out["rpc_s"] = _rpc_run(prefix, env, root, server, rpc_repeat)
         except Exception as exc:
-            out["rpc_s"] = _failure(exc, _node_error(stderr_path))
+            reason = _node_error(stderr_path) or f"{type(exc).__name__}: {exc}"
+            try:  # the same run with stdout to a file, so that the figure exists at all
+                out["rpc_s"] = _rpc_run(prefix, env, root, server, rpc_repeat, to_file=True)
+                out["rpc_note"] = f"stdout to a file; into a pipe it died: {reason[:40]}"
+            except Exception as again:
+                out["rpc_s"] = _failure(again, reason)
         finally:
             os.environ.pop("BENCH_RPC_STDERR", None)
     return out
@@ -220,8 +247,12 @@ def reference_rows(path: str, repeat: int = 3) -> list[tuple[str, str, str, str]
         ("-p 20k tokens, peak RSS", "print_mib", "{:.0f} MiB"),
         ("rpc 20k tokens, all events", "rpc_s", "{:.3f} s"),
     ]
-    return [(label, _cell(ours[key], fmt), _cell(theirs[key], fmt), _ratio(theirs[key], ours[key]))
+    rows = [(label, _cell(ours[key], fmt), _cell(theirs[key], fmt), _ratio(theirs[key], ours[key]))
             for label, key, fmt in figures]
+    notes = [f"{who}: {side['rpc_note']}" for who, side in (("pi_cli", ours), ("pi", theirs)) if "rpc_note" in side]
+    if notes:
+        rows.append(("  rpc note", "", "; ".join(str(n) for n in notes), ""))
+    return rows
 
 
 def print_reference_table(rows: list[tuple[str, str, str, str]]) -> None:
