@@ -148,7 +148,7 @@ async def test_the_open_session_cannot_be_deleted(faux: Any, workdir: Path) -> N
         await pilot.press("ctrl+d", "y")
         await pilot.pause()
         assert current.exists()
-        assert "Cannot delete" in str(picker.query_one("#resume-status").render())
+        assert "Cannot delete the currently active session" in str(picker.query_one("#resume-status").render())
 
 
 async def test_resume_requested_opens_the_picker_at_start(faux: Any, workdir: Path) -> None:
@@ -451,3 +451,18 @@ async def test_cancelling_the_start_picker_quits(faux: Any, workdir: Path) -> No
         await pilot.press("escape")
         await wait_until(pilot, lambda: not app.is_running)
     assert app.return_value == 0
+
+
+async def test_delete_confirms_with_enter_and_escape_cancels(faux: Any, workdir: Path) -> None:
+    doomed = previous_session(workdir, "short lived", "a")
+    app = make_app(stored_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, app, "/resume")
+        picker = await screen_of(pilot, app, ResumeScreen)
+        await wait_until(pilot, lambda: len(picker.shown) == 1)
+        await pilot.press("ctrl+d", "escape")
+        await pilot.pause()
+        assert doomed.exists() and isinstance(app.screen, ResumeScreen) and picker.mode == "browse"
+        await pilot.press("ctrl+d", "enter")
+        await wait_until(pilot, lambda: not doomed.exists() and picker.sessions == [])
+        assert isinstance(app.screen, ResumeScreen)  # still open: Enter confirmed, it did not open anything

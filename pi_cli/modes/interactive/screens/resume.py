@@ -4,7 +4,8 @@ Lists the sessions of this project (Tab: all projects), most recently active fir
 filters on the name, the first message and the text of all messages. Enter dismisses with the
 chosen file's path; Escape with None. Ctrl-N shows named sessions only. Ctrl-R renames the
 highlighted session (the search field becomes the name field: Enter saves, Escape cancels);
-Ctrl-D asks ``Delete session? (y/n)`` and deletes the file only after ``y``. The session that is open cannot be deleted.
+Ctrl-D asks ``Delete session?`` and deletes the file only after Enter or ``y`` (any other key
+cancels). The session that is open cannot be deleted.
 """
 
 from __future__ import annotations
@@ -224,15 +225,15 @@ class ResumeScreen(ModalScreen[str | None]):
         if self.mode != "browse" or info is None:
             return
         if self._is_current(info):
-            self._status("Cannot delete the session that is currently open.")
+            self._status("Cannot delete the currently active session")
             return
         self.mode = "confirm"
         self.query_one(OptionList).focus()
-        self._status(f"Delete session? (y/n)  {info.name or info.first_message}")
+        self._status(f"Delete session? [Enter/y] confirm · [Esc/n] cancel  {info.name or info.first_message}")
 
     async def action_choose(self) -> None:
         if self.mode == "confirm":
-            self._leave_mode()
+            await self._delete_selected()
             return
         info = self.selected()
         if self.mode == "rename":
