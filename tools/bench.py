@@ -50,7 +50,13 @@ def discover() -> dict[str, ModuleType]:
 
 def run_one(name: str, module: ModuleType) -> list[Row]:
     try:
-        return list(module.run())
+        result = module.run()
+        rows = list(result) if isinstance(result, (list, tuple)) else None
+        if rows is None or not all(isinstance(r, (list, tuple)) and len(r) == 4 for r in rows):
+            # A module whose run() breaks the rows contract must not take the whole table down.
+            shape = type(result).__name__
+            return [(f"{name}: run() returned {shape}, not rows", "-", str(getattr(module, "BUDGET", "-")), False)]
+        return [(str(f), str(v), str(b), bool(ok)) for f, v, b, ok in rows]
     except Exception as exc:
         traceback.print_exc()
         lines = [line.strip() for line in f"{type(exc).__name__}: {exc}".splitlines() if line.strip()]
