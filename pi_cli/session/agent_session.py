@@ -376,8 +376,6 @@ class AgentSession(SessionFileMixin):
         except Exception as exc:  # a settings write failure must not break the session
             self.startup_notices.append(f"Warning: could not save setting {key}: {exc}")
 
-    _persist = save_setting  # older name, still used by the TUI
-
     def command_names(self) -> list[tuple[str, str]]:
         """``(name, description)`` of prompt templates and skills, for command completion."""
         return [(c["name"], str(c.get("description") or "")) for c in self.get_commands()]

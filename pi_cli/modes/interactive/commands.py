@@ -255,6 +255,6 @@ class CommandRunner:
 
 
 def _save_setting(session: Any, key: str, value: Any) -> None:
-    persist = getattr(session, "_persist", None)
-    if callable(persist):
-        persist(key, value)
+    save = getattr(session, "save_setting", None)
+    if callable(save):
+        save(key, value)
