@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pi_cli.ai.abort import AbortController
 from pi_cli.errors import PiError
+from pi_cli.session.abort_slot import AbortSlot
 
 if TYPE_CHECKING:
     from pi_cli.session.agent_session import AgentSession
@@ -30,18 +30,17 @@ class CompactionFailed(PiError):
 class AutoCompactor:
     def __init__(self, session: AgentSession) -> None:
         self._session = session
-        self._controller: AbortController | None = None
+        self._slot = AbortSlot("Compaction cancelled")
         self.overflow_attempted = False
         section = getattr(session.settings, "compaction", None)
         self.enabled = bool(getattr(section, "enabled", True))
 
     @property
     def running(self) -> bool:
-        return self._controller is not None
+        return self._slot.active
 
     def abort(self) -> None:
-        if self._controller is not None:
-            self._controller.abort("Compaction cancelled")
+        self._slot.abort()
 
     def _enabled(self) -> bool:
         return self.enabled and self._session.store.manager is not None
@@ -57,31 +56,28 @@ class AutoCompactor:
         model = session.model
         if manager is None or model is None:
             raise CompactionFailed("Compaction needs a stored session and a model.")
-        controller = AbortController()
-        self._controller = controller
-        await session.emit({"type": "compaction_start", "reason": reason})
-        end: dict[str, Any] = {"type": "compaction_end", "reason": reason, "result": None, "aborted": False,
-                               "willRetry": False}  # fmt: skip
-        try:
-            result = await run_compaction(
-                manager,
-                model,
-                session.settings,
-                api_key=session.models.api_key_for_provider(model["provider"]),
-                custom_instructions=custom_instructions,
-                signal=controller.signal,
-                thinking_level=session.thinking_level,
-            )
-        except CompactionAbortedError:
-            end["aborted"] = True
-            await session.emit(end)
-            raise CompactionFailed("Compaction cancelled") from None
-        except CompactionError as exc:
-            end["errorMessage"] = f"Compaction failed: {exc}"
-            await session.emit(end)
-            raise CompactionFailed(str(exc)) from None
-        finally:
-            self._controller = None
+        with self._slot.hold() as signal:
+            await session.emit({"type": "compaction_start", "reason": reason})
+            end: dict[str, Any] = {"type": "compaction_end", "reason": reason, "result": None, "aborted": False,
+                                   "willRetry": False}  # fmt: skip
+            try:
+                result = await run_compaction(
+                    manager,
+                    model,
+                    session.settings,
+                    api_key=session.models.api_key_for_provider(model["provider"]),
+                    custom_instructions=custom_instructions,
+                    signal=signal,
+                    thinking_level=session.thinking_level,
+                )
+            except CompactionAbortedError:
+                end["aborted"] = True
+                await session.emit(end)
+                raise CompactionFailed("Compaction cancelled") from None
+            except CompactionError as exc:
+                end["errorMessage"] = f"Compaction failed: {exc}"
+                await session.emit(end)
+                raise CompactionFailed(str(exc)) from None
         session.agent.state.messages = list(manager.build_context().messages)
         payload: dict[str, Any] = result.to_json()
         end["result"] = payload

@@ -12,28 +12,27 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pi_cli.ai.abort import AbortController
 from pi_cli.errors import BashBusyError
+from pi_cli.session.abort_slot import AbortSlot
 from pi_cli.session.entry_messages import bash_execution_message
 
 
 class BashRunner:
     """Runs one user command at a time; ``abort()`` kills it."""
 
-    __slots__ = ("_controller", "command_prefix", "cwd")
+    __slots__ = ("_slot", "command_prefix", "cwd")
 
     def __init__(self, cwd: Path, command_prefix: str | None = None) -> None:
         self.cwd = cwd
         self.command_prefix = command_prefix
-        self._controller: AbortController | None = None
+        self._slot = AbortSlot("Command aborted")
 
     @property
     def running(self) -> bool:
-        return self._controller is not None
+        return self._slot.active
 
     def abort(self) -> None:
-        if self._controller is not None:
-            self._controller.abort("Command aborted")
+        self._slot.abort()
 
     async def run(
         self,
@@ -43,18 +42,14 @@ class BashRunner:
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Run ``command``; returns (RPC result ``{output, exitCode, cancelled, truncated,
         fullOutputPath?}``, the ``bashExecution`` message)."""
-        if self._controller is not None:
+        if self._slot.active:
             raise BashBusyError()
         from pi_cli.tools.bash import run_bash
 
-        controller = AbortController()
-        self._controller = controller
         full = f"{self.command_prefix}\n{command}" if self.command_prefix else command
-        try:
-            raw = await run_bash(full, str(self.cwd), controller.signal, on_chunk, None)
-        finally:
-            self._controller = None
-        result = normalise_bash_result(raw, cancelled_hint=controller.signal.aborted)
+        with self._slot.hold() as signal:
+            raw = await run_bash(full, str(self.cwd), signal, on_chunk, None)
+        result = normalise_bash_result(raw, cancelled_hint=signal.aborted)
         message = bash_execution_message(
             command,
             result["output"],

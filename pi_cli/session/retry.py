@@ -15,8 +15,9 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pi_cli.ai.abort import AbortController, AbortSignal
+from pi_cli.ai.abort import AbortSignal
 from pi_cli.ai.overflow import is_retryable_error
+from pi_cli.session.abort_slot import AbortSlot
 
 if TYPE_CHECKING:
     from pi_cli.session.agent_session import AgentSession
@@ -96,15 +97,14 @@ class AutoRetry:
         self._session = session
         self.policy = policy
         self.attempt = 0
-        self._wait: AbortController | None = None
+        self._wait = AbortSlot("Retry cancelled")
 
     @property
     def waiting(self) -> bool:
-        return self._wait is not None
+        return self._wait.active
 
     def abort(self) -> None:
-        if self._wait is not None:
-            self._wait.abort("Retry cancelled")
+        self._wait.abort()
 
     def _last_assistant(self) -> dict[str, Any] | None:
         for message in reversed(self._session.agent.state.messages):
@@ -152,12 +152,8 @@ class AutoRetry:
             messages = list(agent.state.messages)
             if messages and messages[-1].get("role") == "assistant":
                 agent.state.messages = messages[:-1]
-            controller = AbortController()
-            self._wait = controller
-            try:
-                completed = await abortable_sleep(delay / 1000.0, controller.signal)
-            finally:
-                self._wait = None
+            with self._wait.hold() as signal:
+                completed = await abortable_sleep(delay / 1000.0, signal)
             if not completed:
                 await self._end(False, attempt, "Retry cancelled")
                 return
