@@ -9,9 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli.pi_harness import FakeLLMServer, PiEnv, RpcClient
+from cli.pi_harness import PiEnv, RpcClient  # also puts tools/ on sys.path
+from fake_llm_server import FakeLLMServer  # type: ignore[import-not-found]  # tools/ is not on mypy's path
 
 from pi_cli.session.store import parse_session_text
+
+__all__ = ["FAST", "FakeLLMServer", "PiEnv", "RpcClient"]
 
 # Small timeouts so each fault resolves in well under a second or two.
 FAST = {"retry": {"enabled": False, "baseDelayMs": 20, "provider": {"maxRetries": 0, "timeoutMs": 600}}}
@@ -54,7 +57,8 @@ def run_prompt(client: RpcClient, message: str, timeout: float = 20) -> dict[str
 
 
 def last_assistant(end: dict[str, Any]) -> dict[str, Any]:
-    return [m for m in end["messages"] if m.get("role") == "assistant"][-1]
+    found: dict[str, Any] = [m for m in end["messages"] if m.get("role") == "assistant"][-1]
+    return found
 
 
 def text_of(message: dict[str, Any]) -> str:
@@ -74,7 +78,8 @@ def assert_session_valid(env: PiEnv) -> list[dict[str, Any]]:
 
 
 def session_messages(env: PiEnv) -> list[dict[str, Any]]:
-    return [e["message"] for e in assert_session_valid(env) if e["type"] == "message"]
+    messages: list[dict[str, Any]] = [e["message"] for e in assert_session_valid(env) if e["type"] == "message"]
+    return messages
 
 
 def finish(client: RpcClient, timeout: float = 10) -> tuple[int, str]:

@@ -18,9 +18,9 @@ import time
 from pathlib import Path
 
 import pytest
-from cli.pi_harness import FakeLLMServer, RpcClient
+from cli.pi_harness import RpcClient
 
-from .faults import assert_session_valid, finish, last_assistant, make_env, run_prompt, server, text_of
+from .faults import FakeLLMServer, assert_session_valid, finish, last_assistant, make_env, run_prompt, server, text_of
 
 __all__ = ["server"]
 
@@ -133,7 +133,7 @@ def test_abort_kills_a_tool_that_ignores_signals(tmp_path: Path, server: FakeLLM
 async def test_disk_full_while_writing_the_session(tmp_path: Path, agent_dir: Path,
                                                    monkeypatch: pytest.MonkeyPatch,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    from fake_llm_server import FakeLLMServer as AsyncServer
+    AsyncServer = FakeLLMServer  # the same class, driven from this test's event loop
 
     from pi_cli.session import store
     from pi_cli.session.factory import create_agent_session

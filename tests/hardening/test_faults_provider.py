@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli.pi_harness import FakeLLMServer, PiEnv, RpcClient
+from cli.pi_harness import PiEnv, RpcClient
 
 from .faults import (
     FAST,
+    FakeLLMServer,
     finish,
     last_assistant,
     make_env,

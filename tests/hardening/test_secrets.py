@@ -14,13 +14,13 @@ import stat
 from pathlib import Path
 
 import httpx
-from cli.pi_harness import FakeLLMServer, PiEnv, RpcClient
+from cli.pi_harness import PiEnv, RpcClient
 
 from pi_cli.ai.http_client import error_text
 from pi_cli.ai.http_errors import format_http_error, redact
 from pi_cli.config.auth import AuthStore
 
-from .faults import FAST, finish, make_env, run_prompt, server
+from .faults import FAST, FakeLLMServer, finish, make_env, run_prompt, server
 
 __all__ = ["server"]
 

@@ -20,11 +20,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli.pi_harness import FakeLLMServer
 
 from pi_cli.tools.sanitize import strip_control_sequences
 
-from .faults import make_env, server
+from .faults import FakeLLMServer, make_env, server
 from .hostile import CORPUS, PIECES, VISIBLE, assert_inert
 
 __all__ = ["server"]
