@@ -34,24 +34,6 @@ class ModelError(PiError):
     """Model selection failed: unknown provider or model, nothing configured."""
 
 
-class UnknownProviderError(ModelError):
-    def __init__(self, provider: str) -> None:
-        super().__init__(
-            f'Unknown provider "{provider}".',
-            hint="Use --list-models to see the available providers and models.",
-        )
-        self.provider = provider
-
-
-class UnknownModelError(ModelError):
-    def __init__(self, pattern: str) -> None:
-        super().__init__(
-            f'Model "{pattern}" not found.',
-            hint="Use --list-models to see the available models, or add it to models.json.",
-        )
-        self.pattern = pattern
-
-
 class MissingApiKeyError(ModelError):
     """No credential for the chosen model's provider. ``env_var`` names the variable to set."""
 
@@ -89,7 +71,3 @@ class AgentBusyError(PiError):
 class BashBusyError(PiError):
     def __init__(self) -> None:
         super().__init__("A bash command is already running. Press Esc to cancel it first.")
-
-
-class RpcInputError(PiError):
-    """A malformed RPC line or an invalid command payload."""

@@ -1,8 +1,8 @@
 """Process-level plumbing shared by the non-interactive modes (print, json, rpc).
 
 SIGTERM and SIGHUP abort the running agent (which kills tool and user bash process groups) and
-make the process exit with pi's codes, 143 and 129. ``run_mode`` runs a mode coroutine under
-``asyncio.run`` with those handlers installed and returns the exit code.
+make the process exit with pi's codes, 143 and 129. :func:`run_with_signals` runs a mode's body
+with those handlers installed and returns the exit code.
 """
 
 from __future__ import annotations
@@ -15,12 +15,6 @@ from typing import Any
 
 EXIT_SIGTERM = 143
 EXIT_SIGHUP = 129
-
-
-class ExitRequested(Exception):
-    def __init__(self, code: int) -> None:
-        super().__init__(code)
-        self.code = code
 
 
 async def run_with_signals(session: Any, body: Callable[[], Awaitable[int]]) -> int:
