@@ -38,7 +38,9 @@ class AgentToolResult:
 
     def to_json(self) -> dict[str, Any]:
         """pi's JSON form (camelCase), as carried by ``tool_execution_*`` events."""
-        out: dict[str, Any] = {"content": self.content, "details": self.details}
+        out: dict[str, Any] = {"content": self.content}
+        if self.details is not None:  # pi leaves it undefined, so the key is absent from its JSON
+            out["details"] = self.details
         if self.terminate is not None:
             out["terminate"] = self.terminate
         if self.usage is not None:

@@ -70,7 +70,7 @@ class BashTool(BuiltinTool):
 
         collector = OutputCollector()
         throttle = _UpdateThrottle(collector, on_update)
-        throttle.send_now()  # pi sends an empty update as soon as the command starts
+        throttle.send_start()  # pi sends an empty update as soon as the command starts
         try:
             result = await run_bash(
                 command,
@@ -82,7 +82,7 @@ class BashTool(BuiltinTool):
                 on_activity=throttle.poke if on_update is not None else None,
             )
         finally:
-            throttle.cancel()
+            throttle.finish()
 
         text = result.output or "(no output)"
         if result.notice:
@@ -110,26 +110,39 @@ class _UpdateThrottle:
         self._on_update = on_update
         self._last = 0.0
         self._handle: asyncio.TimerHandle | None = None
+        self._dirty = False  # output arrived since the last update
+
+    def send_start(self) -> None:
+        """pi's first update: no content block and no details (``{"content": []}`` on the wire)."""
+        if self._on_update is not None:
+            self._on_update(AgentToolResult(content=[]))
 
     def send_now(self) -> None:
         self._handle = None
+        self._dirty = False
         if self._on_update is None:
             return
         self._last = time.monotonic()
         truncation = self._collector.truncation()
-        details = {
-            "truncation": truncation.to_json() if truncation.truncated else None,
-            "fullOutputPath": self._collector.full_output_path,
-        }
+        # Keys pi leaves undefined are absent from its JSON, so clients see ``{}`` until truncation.
+        details: dict[str, Any] = {}
+        if truncation.truncated:
+            details["truncation"] = truncation.to_json()
+        if self._collector.full_output_path is not None:
+            details["fullOutputPath"] = self._collector.full_output_path
         self._on_update(AgentToolResult(content=[{"type": "text", "text": truncation.content}], details=details))
 
     def poke(self) -> None:
+        self._dirty = True
         if self._handle is not None:
             return
         delay = max(0.0, self._last + UPDATE_INTERVAL_SECONDS - time.monotonic())
         self._handle = asyncio.get_running_loop().call_later(delay, self.send_now)
 
-    def cancel(self) -> None:
+    def finish(self) -> None:
+        """Stop the timer and, as pi does, deliver output not yet sent so the last update is complete."""
         if self._handle is not None:
             self._handle.cancel()
             self._handle = None
+        if self._dirty:
+            self.send_now()
