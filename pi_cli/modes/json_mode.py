@@ -12,13 +12,15 @@ import sys
 from typing import Any
 
 from pi_cli.errors import PiError
-from pi_cli.modes.print_mode import send_all, write_notices
+from pi_cli.modes.print_mode import send_all
 from pi_cli.modes.rpc.coalesce import UpdateCoalescer
 from pi_cli.modes.rpc.jsonl import JsonlWriter
-from pi_cli.modes.rpc.lifecycle import run_with_signals
+from pi_cli.modes.rpc.lifecycle import run_with_signals, write_notices
 
 
 async def run_json_mode(session: Any, first: str, images: list[dict[str, Any]], rest: list[str]) -> int:
+    """Send ``first`` (with ``images``) then each of ``rest``, writing every event; returns the exit code
+    (1 only for a refused prompt, e.g. a missing key)."""
     write_notices(session)
     writer = JsonlWriter()
     writer.write(session.store.header())

@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from pi_cli.errors import PiError
-from pi_cli.modes.rpc.lifecycle import run_with_signals
+from pi_cli.modes.rpc.lifecycle import run_with_signals, write_notices
 
 
 def for_terminal(text: str, stream: Any) -> str:
@@ -32,12 +32,6 @@ def for_terminal(text: str, stream: Any) -> str:
     from pi_cli.tools.sanitize import strip_control_sequences
 
     return strip_control_sequences(text)
-
-
-def write_notices(session: Any) -> None:
-    for notice in getattr(session, "startup_notices", []):
-        sys.stderr.write(notice + "\n")
-    sys.stderr.flush()
 
 
 async def send_all(session: Any, first: str, images: list[dict[str, Any]], rest: list[str]) -> None:

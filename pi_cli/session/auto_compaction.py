@@ -28,6 +28,9 @@ class CompactionFailed(PiError):
 
 
 class AutoCompactor:
+    """The compaction state of one AgentSession: enabled flag, the running compaction, and the
+    once-per-prompt overflow attempt."""
+
     def __init__(self, session: AgentSession) -> None:
         self._session = session
         self._slot = AbortSlot("Compaction cancelled")

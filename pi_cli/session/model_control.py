@@ -48,6 +48,7 @@ class ModelControl:
     # -- credentials ---------------------------------------------------------------------------
 
     def api_key_for_provider(self, provider: str) -> str | None:
+        """The key for ``provider``: a ``--api-key``/probe key first, then the registry's."""
         if provider in self.extra_keys:
             return self.extra_keys[provider]
         registry = self._session.model_registry
@@ -94,6 +95,8 @@ class ModelControl:
     # -- changes -------------------------------------------------------------------------------
 
     def set_model(self, model: Model, thinking_level: str | None = None, persist: bool = True) -> None:
+        """Switch model, record it in the session file, save it as the default when ``persist``, and
+        re-clamp the thinking level (``thinking_level`` or the current one) to what the model supports."""
         session = self._session
         session.agent.state.model = model
         session.store.append_model_change(model["provider"], model["id"])
@@ -127,6 +130,8 @@ class ModelControl:
         return {"model": model, "thinkingLevel": session.thinking_level, "isScoped": is_scoped}
 
     def set_thinking_level(self, level: str, persist: bool = True) -> str:
+        """Set ``level`` clamped to the model; returns the level applied. A change is recorded and emits
+        ``thinking_level_changed``; it is saved as the default only for reasoning models."""
         session = self._session
         clamped = clamp_level(session.model, level)
         changed = clamped != session.thinking_level
@@ -140,6 +145,7 @@ class ModelControl:
         return clamped
 
     def cycle_thinking_level(self) -> str | None:
+        """Next level the model supports (wrapping); None for a model without reasoning."""
         model = self._session.model
         if model is None or not model.get("reasoning"):
             return None

@@ -14,6 +14,9 @@ from typing import Any
 
 @dataclass(slots=True)
 class SessionOptions:
+    """Options for :func:`pi_cli.session.factory.create_agent_session`; ``None`` leaves it to settings.
+    Fields shared with :class:`pi_cli.cli_args.CliArgs` are copied from it by name."""
+
     cwd: Path
     mode: str = "interactive"  # interactive | inline | print | json | rpc
     provider: str | None = None

@@ -14,6 +14,8 @@ from pi_cli.session.entry_messages import user_text
 
 
 class QueueTracker:
+    """Texts of the queued steering and follow-up messages, oldest first."""
+
     __slots__ = ("follow_up", "steering")
 
     def __init__(self) -> None:

@@ -10,11 +10,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 EXIT_SIGTERM = 143
 EXIT_SIGHUP = 129
+
+
+def write_notices(session: Any) -> None:
+    """Start-up notices (warnings, the demo-model note) to stderr, so stdout stays the mode's own."""
+    for notice in getattr(session, "startup_notices", []):
+        sys.stderr.write(notice + "\n")
+    sys.stderr.flush()
 
 
 async def run_with_signals(session: Any, body: Callable[[], Awaitable[int]]) -> int:

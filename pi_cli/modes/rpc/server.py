@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import sys
@@ -24,7 +25,7 @@ from pi_cli.errors import PiError
 from pi_cli.modes.rpc.coalesce import UpdateCoalescer
 from pi_cli.modes.rpc.handlers import handle_command
 from pi_cli.modes.rpc.jsonl import JsonlWriter, iter_records
-from pi_cli.modes.rpc.lifecycle import run_with_signals
+from pi_cli.modes.rpc.lifecycle import run_with_signals, write_notices
 from pi_cli.modes.rpc.protocol import CommandError, UnknownCommand, failure, parse_command
 
 
@@ -65,6 +66,9 @@ def _reject_constant(name: str) -> Any:
 
 
 class RpcServer:
+    """pi's RPC protocol over stdin/stdout for one session: each command line is handled in its own
+    task (so ``abort`` or ``steer`` can arrive mid-run), events and responses share one ordered writer."""
+
     def __init__(self, session: Any, writer: JsonlWriter | None = None) -> None:
         self.session = session
         self.writer = writer or JsonlWriter()
@@ -81,6 +85,7 @@ class RpcServer:
         self.output(obj)
 
     async def handle_line(self, record: bytes) -> None:
+        """Parse and run one command line; always answers with one response (errors included)."""
         if not record.strip():
             return
         try:
@@ -115,6 +120,7 @@ class RpcServer:
         return task
 
     async def serve(self) -> int:
+        """Read stdin until EOF, handling each line as it arrives; then shut down and return 0."""
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         _start_reader(loop, queue)
@@ -129,12 +135,11 @@ class RpcServer:
         return 0
 
     async def shutdown(self) -> None:
+        """Abort anything running (bounded to 2 s), cancel pending handlers, flush the last updates."""
         self.session.abort_bash()
         if self.session.is_streaming:
-            try:
+            with contextlib.suppress(Exception):  # exiting anyway: a stuck or failing abort must not block it
                 await asyncio.wait_for(self.session.abort(), timeout=2.0)
-            except (TimeoutError, Exception):
-                pass
         for task in list(self._tasks):
             task.cancel()
         self.coalescer.flush()
@@ -142,8 +147,8 @@ class RpcServer:
 
 
 async def run_rpc_mode(session: Any) -> int:
-    for notice in getattr(session, "startup_notices", []):
-        sys.stderr.write(notice + "\n")
+    """Serve commands from stdin until EOF (exit 0) or SIGTERM/SIGHUP (143/129)."""
+    write_notices(session)
     server = RpcServer(session)
     try:
         return await run_with_signals(session, server.serve)
