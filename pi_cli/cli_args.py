@@ -10,6 +10,7 @@ and :mod:`pi_cli.errors`.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -122,6 +123,50 @@ def _need_value(argv: list[str], i: int, flag: str) -> str:
     return argv[i + 1]
 
 
+def _set_mode(out: CliArgs, value: str) -> None:
+    if value in ("text", "json", "rpc"):
+        out.mode = value  # type: ignore[assignment]
+    else:  # pi ignores an invalid mode silently; we say so once.
+        out.warnings.append(f'Warning: Invalid mode "{value}" ignored. Valid modes: text, json, rpc')
+
+
+def _set_models(out: CliArgs, value: str) -> None:
+    out.models = _split_list(value)
+
+
+def _set_tools(out: CliArgs, value: str) -> None:
+    names = _split_list(value)
+    for name in names:
+        if name not in TOOL_NAMES_ALL:
+            out.warnings.append(f'Warning: Unknown tool "{name}". Valid tools: {", ".join(TOOL_NAMES_ALL)}')
+    out.tools = [name for name in names if name in TOOL_NAMES_ALL]
+
+
+def _set_thinking(out: CliArgs, value: str) -> None:
+    if value in THINKING_LEVEL_NAMES:
+        out.thinking = value
+    else:
+        valid = ", ".join(THINKING_LEVEL_NAMES)
+        out.warnings.append(f'Warning: Invalid thinking level "{value}". Valid values: {valid}')
+
+
+# Flags whose one value is checked or split: invalid values become warnings, as in pi.
+_CHECKED_FLAGS: dict[str, Callable[[CliArgs, str], None]] = {
+    "--mode": _set_mode,
+    "--models": _set_models,
+    "--tools": _set_tools,
+    "-t": _set_tools,
+    "--thinking": _set_thinking,
+}
+
+
+def _optional_value(argv: list[str], i: int) -> str | None:
+    """The argument after ``argv[i]`` when it is neither a flag nor an ``@file``."""
+    if i + 1 < len(argv) and not argv[i + 1].startswith(("-", "@")):
+        return argv[i + 1]
+    return None
+
+
 def parse_args(argv: list[str]) -> CliArgs:
     """Parse ``argv`` (without the program name). Raises :class:`UsageError` for unknown options."""
     out = CliArgs()
@@ -136,49 +181,21 @@ def parse_args(argv: list[str]) -> CliArgs:
         elif arg in _REPEATABLE:
             getattr(out, _REPEATABLE[arg]).append(_need_value(argv, i, arg))
             i += 1
-        elif arg == "--mode":
-            value = _need_value(argv, i, arg)
+        elif arg in _CHECKED_FLAGS:
+            _CHECKED_FLAGS[arg](out, _need_value(argv, i, arg))
             i += 1
-            if value in ("text", "json", "rpc"):
-                out.mode = value  # type: ignore[assignment]
-            # pi ignores an invalid mode silently; we say so once.
-            else:
-                out.warnings.append(f'Warning: Invalid mode "{value}" ignored. Valid modes: text, json, rpc')
-        elif arg == "--models":
-            out.models = _split_list(_need_value(argv, i, arg))
-            i += 1
-        elif arg in ("--tools", "-t"):
-            names = _split_list(_need_value(argv, i, arg))
-            i += 1
-            valid = []
-            for name in names:
-                if name in TOOL_NAMES_ALL:
-                    valid.append(name)
-                else:
-                    out.warnings.append(f'Warning: Unknown tool "{name}". Valid tools: {", ".join(TOOL_NAMES_ALL)}')
-            out.tools = valid
-        elif arg == "--thinking":
-            level = _need_value(argv, i, arg)
-            i += 1
-            if level in THINKING_LEVEL_NAMES:
-                out.thinking = level
-            else:
-                out.warnings.append(
-                    f'Warning: Invalid thinking level "{level}". Valid values: {", ".join(THINKING_LEVEL_NAMES)}'
-                )
         elif arg == "--export":
-            source = _need_value(argv, i, arg)
+            out.export = [_need_value(argv, i, arg)]
             i += 1
-            out.export = [source]
-            if i + 1 < len(argv) and not argv[i + 1].startswith("-") and not argv[i + 1].startswith("@"):
-                out.export.append(argv[i + 1])
+            target = _optional_value(argv, i)
+            if target is not None:
+                out.export.append(target)
                 i += 1
         elif arg == "--list-models":
-            if i + 1 < len(argv) and not argv[i + 1].startswith("-") and not argv[i + 1].startswith("@"):
-                out.list_models = argv[i + 1]
+            search = _optional_value(argv, i)
+            out.list_models = True if search is None else search
+            if search is not None:
                 i += 1
-            else:
-                out.list_models = True
         elif arg.startswith("@") and len(arg) > 1:
             out.file_args.append(arg[1:])
         elif arg.startswith("-") and arg != "-":
