@@ -30,6 +30,7 @@ from pi_cli.modes.interactive.widgets.tool_card import ToolCard
 from pi_cli.modes.interactive.widgets.transcript import Transcript
 
 QUIT_WINDOW_S = 1.0
+DOUBLE_ESCAPE_S = 0.5  # pi's window for the double-Escape action on an empty editor
 
 
 class PiApp(App[int]):
@@ -39,7 +40,11 @@ class PiApp(App[int]):
     AUTO_FOCUS = "#editor"
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(spec.keys, spec.action, spec.description, id=spec.id, priority=True, show=False) for spec in APP_KEYS
+        *(Binding(s.keys, s.action, s.description, id=s.id, priority=True, show=False) for s in APP_KEYS),
+        # The transcript is a full-screen scroll view, so without these a keyboard-only user (tmux
+        # without mouse mode) could not read back; the editor's own page keys matter far less.
+        Binding("pageup", "scroll_transcript(-1)", "Scroll up", priority=True, show=False),
+        Binding("pagedown", "scroll_transcript(1)", "Scroll down", priority=True, show=False),
     ]
     CSS = """
     Screen { layout: vertical; }
@@ -76,6 +81,7 @@ class PiApp(App[int]):
         self._run_task: asyncio.Task[None] | None = None
         self._bash_task: asyncio.Task[None] | None = None
         self._last_ctrl_c = 0.0
+        self._last_escape = 0.0
         self._branch = git_branch(self.cwd)
         theme = str(getattr(getattr(session, "settings", None), "theme", "") or "dark")
         self.theme = "textual-light" if theme == "light" else "textual-dark"
@@ -271,7 +277,15 @@ class PiApp(App[int]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "exit_if_empty":
             return not self.editor.text and self.screen is self.screen_stack[0]
-        if action in ("interrupt", "clear_or_abort", "dequeue", "cycle_thinking", "cycle_model", "select_model"):
+        if action in (
+            "interrupt",
+            "clear_or_abort",
+            "dequeue",
+            "cycle_thinking",
+            "cycle_model",
+            "select_model",
+            "scroll_transcript",
+        ):
             return self.screen is self.screen_stack[0]
         return True
 
@@ -282,6 +296,41 @@ class PiApp(App[int]):
             await self.abort()
         elif self._bash_task is not None and not self._bash_task.done():
             self.session.abort_bash()
+        elif not self.editor.text.strip():
+            await self._double_escape()
+
+    async def _double_escape(self) -> None:
+        """pi's ``doubleEscapeAction``: a second Escape within 0.5 s on an empty, idle editor
+        opens ``/tree`` (default) or ``/fork``; ``none`` turns it off."""
+        settings = getattr(self.session, "settings", None)
+        action = str(getattr(settings, "double_escape_action", "tree") or "tree")
+        if action == "none":
+            return
+        now = time.monotonic()
+        if now - self._last_escape >= DOUBLE_ESCAPE_S:
+            self._last_escape = now
+            return
+        self._last_escape = 0.0
+        session_commands = self.commands.session_commands
+        if action == "fork":
+            await session_commands.cmd_fork("")
+        else:
+            await session_commands.open_tree()
+
+    def action_scroll_transcript(self, direction: int) -> None:
+        """Page the transcript; scrolling up releases the stick-to-bottom until the user returns
+        to the end (Textual re-anchors there)."""
+        transcript = self.transcript
+        if direction < 0:
+            transcript.scroll_page_up(animate=False)
+            return
+        # Not scroll_page_down/scroll_to: they release the anchor even at the end, and a released
+        # anchor there stops following the next answer. scroll_end re-attaches it.
+        target = transcript.scroll_y + transcript.scrollable_content_region.height
+        if target >= transcript.max_scroll_y:
+            transcript.scroll_end(animate=False, immediate=True)
+        else:
+            transcript.scroll_to(y=target, animate=False)
 
     async def action_clear_or_abort(self) -> None:
         if self.running:

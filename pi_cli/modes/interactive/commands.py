@@ -44,7 +44,8 @@ class CommandRunner:
 
     def __init__(self, app: PiApp) -> None:
         self.app = app
-        register_session_commands(self)  # /resume, /tree, /fork, /clone, /export (session_commands.py)
+        # /resume, /tree, /fork, /clone, /export (session_commands.py)
+        self.session_commands = register_session_commands(self)
 
     @property
     def session(self) -> Any:
@@ -249,7 +250,13 @@ class CommandRunner:
     async def cmd_hotkeys(self, args: str) -> None:
         keymap = self.app.user_keymap
         rows = [(keymap.get(s.id, s.keys).replace(",", " / "), s.description) for s in (*EDITOR_KEYS, *APP_KEYS)]
-        rows += [("up / down", "History (first/last line)"), ("@", "Path completion"), ("/", "Commands")]
+        rows += [
+            ("escape escape", "Open /tree (empty editor; setting doubleEscapeAction)"),
+            ("pageup / pagedown", "Scroll the transcript"),
+            ("up / down", "History (first/last line)"),
+            ("@", "Path completion"),
+            ("/", "Commands"),
+        ]
         width = max(len(key) for key, _ in rows) + 2
         await self._notice("Keyboard shortcuts\n" + "\n".join(f"{key.ljust(width)}{desc}" for key, desc in rows))
 

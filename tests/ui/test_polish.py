@@ -1,0 +1,97 @@
+"""Rough edges found by using the TUI in a real terminal (tmux): each test pins one fix."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from test_session_screens import stored_session
+from textual.pilot import Pilot
+
+from pi_cli.ai.providers.faux import faux_assistant, faux_text
+from pi_cli.modes.interactive import make_app
+from pi_cli.modes.interactive.screens.picker import PickerScreen
+from pi_cli.modes.interactive.screens.tree import TreeScreen
+
+SIZE = (100, 30)
+
+
+async def wait_until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        await pilot.pause(0.02)
+
+
+async def one_turn(pilot: Pilot[Any], app: Any, faux: Any, question: str = "question") -> None:
+    faux.set_responses([faux_assistant([faux_text("answer")])])
+    app.editor.load_text(question)
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: not app.running and app.session.messages[-1]["role"] == "assistant")
+    await app.pump.drain()
+
+
+async def test_double_escape_on_an_empty_editor_opens_the_tree(faux: Any, workdir: Path) -> None:
+    app = make_app(stored_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await one_turn(pilot, app, faux)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, TreeScreen)  # one Escape alone does nothing
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, TreeScreen))
+        await pilot.press("escape")  # closes the tree, back to the editor
+        await wait_until(pilot, lambda: not isinstance(app.screen, TreeScreen))
+        assert app.focused is app.editor
+
+
+async def test_double_escape_ignores_a_non_empty_editor_and_honours_the_setting(faux: Any, workdir: Path) -> None:
+    from pi_cli.config.settings import Settings
+
+    session = stored_session(faux, workdir)
+    session.settings = Settings()
+    app = make_app(session, keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await one_turn(pilot, app, faux)
+        app.editor.load_text("draft")
+        await pilot.press("escape", "escape")
+        await pilot.pause()
+        assert app.screen is app.screen_stack[0] and app.editor.text == "draft"
+        app.editor.load_text("")
+        session.settings.double_escape_action = "fork"
+        await pilot.press("escape", "escape")
+        picker = await _screen(pilot, app, PickerScreen)
+        assert picker.title_text == "Fork from message"
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is app.screen_stack[0])
+        session.settings.double_escape_action = "none"
+        await pilot.press("escape", "escape")
+        await pilot.pause()
+        assert app.screen is app.screen_stack[0]
+
+
+async def _screen(pilot: Pilot[Any], app: Any, kind: type) -> Any:
+    await wait_until(pilot, lambda: isinstance(app.screen, kind))
+    return app.screen
+
+
+async def test_page_keys_scroll_the_transcript_and_the_end_sticks_again(faux: Any, workdir: Path) -> None:
+    app = make_app(stored_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        for i in range(6):
+            await one_turn(pilot, app, faux, f"question {i}\n" + "line\n" * 5)
+        transcript = app.transcript
+        await wait_until(pilot, lambda: transcript.max_scroll_y > 0 and transcript.scroll_y >= transcript.max_scroll_y)
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert transcript.scroll_y < transcript.max_scroll_y
+        assert app.focused is app.editor  # typing still goes to the prompt
+        for _ in range(10):
+            await pilot.press("pagedown")
+        await pilot.pause()
+        assert transcript.scroll_y >= transcript.max_scroll_y
+        await one_turn(pilot, app, faux, "after")  # a new answer keeps the view at the end
+        await wait_until(pilot, lambda: transcript.scroll_y >= transcript.max_scroll_y)
