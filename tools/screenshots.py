@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -25,6 +26,8 @@ sys.path.insert(0, str(ROOT / "tests" / "ui"))
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 
 MONO = "DejaVu Sans Mono"
+SYMBOLS = "DejaVu Sans"  # has the braille block (the working spinner) that the mono face lacks
+BRAILLE = re.compile("([\u2800-\u28ff]+)")
 PNG_WIDTH = 1400
 
 
@@ -39,11 +42,19 @@ async def capture(name: str, home: Path) -> str:
     return svg
 
 
+def with_symbol_font(svg: str) -> str:
+    """Wrap braille runs in a ``tspan`` set in a face that has them.
+
+    SVG renderers draw each text run in one font without per-glyph fallback, so the spinner
+    came out as a box; the terminal keeps its braille, only the picture needs this."""
+    return BRAILLE.sub(lambda m: f'<tspan style="font-family: {SYMBOLS}">{m.group(1)}</tspan>', svg)
+
+
 def to_png(svg_path: Path, png_path: Path) -> str | None:
     """Convert; returns the converter used, or None if none is available."""
-    text = svg_path.read_text(encoding="utf-8").replace("Fira Code", MONO)
+    text = with_symbol_font(svg_path.read_text(encoding="utf-8").replace("Fira Code", MONO))
     try:
-        import cairosvg  # type: ignore[import-not-found, unused-ignore]
+        import cairosvg  # type: ignore[import-not-found, import-untyped, unused-ignore]
 
         cairosvg.svg2png(bytestring=text.encode(), write_to=str(png_path), output_width=PNG_WIDTH)
         return "cairosvg"
