@@ -126,11 +126,16 @@ def run() -> list[tuple[str, str, str, bool]]:
     ]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=f"bench.py {NAME}", description=DESCRIPTION)
+def parse_bench_args(name: str, description: str, argv: list[str] | None) -> argparse.Namespace:
+    """``--tokens N --repeat N``, the options of the print and rpc benchmarks."""
+    parser = argparse.ArgumentParser(prog=f"bench.py {name}", description=description)
     parser.add_argument("--tokens", type=int, default=20_000)
     parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_bench_args(NAME, DESCRIPTION, argv)
     result = measure(args.tokens, args.repeat)
     print(f"print mode, {result['tokens']:,}-token answer")
     print(

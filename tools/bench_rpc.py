@@ -11,7 +11,6 @@ Run ``python tools/bench.py rpc`` or ``python tools/bench_rpc.py [--tokens N] [-
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import subprocess
@@ -24,7 +23,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_print import CHARS_PER_TOKEN, answer_turn, make_env, pi_command, run_child  # noqa: E402
+from bench_print import CHARS_PER_TOKEN, answer_turn, make_env, parse_bench_args, pi_command, run_child  # noqa: E402
 from fake_llm_server import FakeLLMServer  # noqa: E402
 
 NAME = "rpc"
@@ -98,10 +97,7 @@ def run() -> list[tuple[str, str, str, bool]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=f"bench.py {NAME}", description=DESCRIPTION)
-    parser.add_argument("--tokens", type=int, default=20_000)
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args(argv)
+    args = parse_bench_args(NAME, DESCRIPTION, argv)
     r = measure(args.tokens, args.repeat)
     print(f"rpc mode, {r['tokens']:,}-token answer, prompt → agent_end")
     print(f"  time: median {r['seconds_median']:.3f} s, max {r['seconds_max']:.3f} s (budget {BUDGET_S:.0f} s) "
