@@ -98,13 +98,24 @@ class ModelControl:
         """Switch model, record it in the session file, save it as the default when ``persist``, and
         re-clamp the thinking level (``thinking_level`` or the current one) to what the model supports."""
         session = self._session
+        wanted = thinking_level or self._level_for_switch()
         session.agent.state.model = model
         session.store.append_model_change(model["provider"], model["id"])
         if persist:
             session.save_setting("defaultProvider", model["provider"])
             session.save_setting("defaultModel", model["id"])
-        wanted = thinking_level or session.thinking_level
         self.set_thinking_level(wanted, persist=False)
+
+    def _level_for_switch(self) -> str:
+        """pi's level for a model switch: the current one, unless the model being left has no
+        reasoning (its level is only a forced ``off``), then ``defaultThinkingLevel`` or ``medium``."""
+        session = self._session
+        current = session.model
+        if current is not None and current.get("reasoning"):
+            return session.thinking_level
+        settings = getattr(session, "settings", None)
+        default = getattr(settings, "default_thinking_level", None)
+        return str(default) if default else "medium"
 
     def cycle_model(self, direction: str = "forward") -> dict[str, Any] | None:
         """Next scoped model (or next available one); None when there is nothing to cycle to."""

@@ -86,6 +86,9 @@ class SessionStoreBridge:
                     value = value()
                 if isinstance(value, str) and value:
                     return value
+            # The manager's entries are the truth: after new_session/switch_session the old name
+            # must not linger (pi's get_state has no sessionName for a fresh session).
+            return None
         return self._name
 
     def header(self) -> dict[str, Any]:

@@ -12,3 +12,8 @@ def _isolated_agent_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: p
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path_factory.mktemp("agent")))
     monkeypatch.setenv("PI_OFFLINE", "1")
     yield
+
+
+from cli.pi_harness import pi, server  # noqa: E402  (the subprocess harness shared with tests/cli)
+
+__all__ = ["pi", "server"]
