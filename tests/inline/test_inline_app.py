@@ -282,3 +282,21 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+async def test_inline_slash_commands_switch_thinking_and_show_session(faux: Any, tmp_path: Path) -> None:
+    faux.set_responses([faux_assistant([faux_text("sent on")])])
+    session = make_session(faux, tmp_path)
+
+    async def script(pipe: Any, app: InlineApp, out: io.StringIO) -> None:
+        pipe.send_text("/session" + ENTER)
+        await wait_for(lambda: "Messages: user 0" in out.getvalue())
+        pipe.send_text("/hotkeys" + ENTER)
+        await wait_for(lambda: "alt+enter" in out.getvalue())
+        pipe.send_text("/not-a-command here" + ENTER)  # unknown: goes to the model verbatim
+        await wait_for(lambda: "sent on" in out.getvalue() and not app.controller.running)
+        pipe.send_text("/quit" + ENTER)
+
+    code, _ = await drive(session, script)
+    assert code == 0
+    assert user_texts(faux.requests[0].context) == ["/not-a-command here"]

@@ -30,6 +30,7 @@ from prompt_toolkit.styles import Style
 from rich.console import Console, RenderableType
 
 from pi_cli.modes.display import footer_facts, git_branch
+from pi_cli.modes.inline.commands import COMMANDS
 from pi_cli.modes.inline.completion import InlineCompleter
 from pi_cli.modes.inline.controller import InlineController
 
@@ -121,7 +122,7 @@ class InlineApp:
     # --- layout --------------------------------------------------------------------------
 
     def _command_names(self) -> list[tuple[str, str]]:
-        names = [("quit", "Quit pi"), ("model", "Switch model: /model <pattern>"), ("hotkeys", "Show keys")]
+        names = list(COMMANDS.items())
         extra = getattr(self.session, "command_names", None)
         if callable(extra):
             names.extend(extra())

@@ -8,7 +8,6 @@ It knows nothing about prompt_toolkit: the app hands it a ``print`` function for
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,9 +16,10 @@ from rich.console import RenderableType
 
 from pi_cli.modes.display import preview_lines, result_text, tool_call_title
 from pi_cli.modes.inline import render
+from pi_cli.modes.inline.commands import run_command
+from pi_cli.modes.input_routing import DoublePress, queued_route, restored_editor_text, route_input
 from pi_cli.tools.sanitize import strip_control_sequences as safe
 
-QUIT_WINDOW_S = 1.0
 LIVE_TEXT_LINES = 12
 
 
@@ -61,7 +61,8 @@ class InlineController:
         self._invalidate = invalidate
         self._exit = exit_app
         self.live = LiveState()
-        self._last_ctrl_c = 0.0
+        self._ctrl_c = DoublePress()
+        self._side_task: asyncio.Future[None] | None = None
         self._run: asyncio.Task[None] | None = None
         self._abort_task: asyncio.Future[None] | None = None
         self.exit_code = 0
@@ -183,26 +184,40 @@ class InlineController:
     # --- input actions -------------------------------------------------------------------
 
     def submit(self, text: str, *, follow_up: bool = False) -> None:
-        """Enter (or Alt+Enter with ``follow_up``): prompt when idle, queue while running."""
-        text = text.strip()
-        if not text:
+        """Enter (or Alt+Enter with ``follow_up``): route the text by the rules both front ends share."""
+        route = route_input(text, running=self.running, follow_up=follow_up)
+        if route.kind == "empty":
             return
-        if self.running:
-            if follow_up:
-                self.session.follow_up(text)
+        if route.kind == "command":
+            self._run_command(route.text, follow_up)
+        elif route.kind in ("steer", "follow_up"):
+            self._queue(route.text, route.kind)
+        elif route.kind == "bash":
+            self._run = asyncio.ensure_future(self._bash(route.text, route.exclude_from_context))
+        else:
+            self._run = asyncio.ensure_future(self._prompt(route.text))
+
+    def _queue(self, text: str, kind: str) -> None:
+        if kind == "follow_up":
+            self.session.follow_up(text)
+        else:
+            self.session.steer(text)
+        self._invalidate()
+
+    def _run_command(self, text: str, follow_up: bool) -> None:
+        """A known inline command runs at once; anything else is sent (templates expand in the session)."""
+        running = self.running
+
+        async def go() -> None:
+            if await run_command(self.session, text, self._print, self._exit):
+                self._invalidate()
+            elif running:
+                self._queue(text, queued_route(text, follow_up).kind)
             else:
-                self.session.steer(text)
-            self._invalidate()
-            return
-        if text in ("/quit", "/exit"):
-            self._exit()
-            return
-        if text.startswith("!"):
-            exclude = text.startswith("!!")
-            command = text[2:] if exclude else text[1:]
-            self._run = asyncio.ensure_future(self._bash(command.strip(), exclude))
-            return
-        self._run = asyncio.ensure_future(self._prompt(text))
+                self._run = asyncio.ensure_future(self._prompt(text))
+
+        # A command is not an agent run: it must not make the next Enter count as steering.
+        self._side_task = asyncio.ensure_future(go())
 
     async def _prompt(self, text: str) -> None:
         try:
@@ -239,15 +254,11 @@ class InlineController:
 
     def restore_queue(self, current: str) -> str:
         """Alt+Up: pull every queued message back into the editor text."""
-        steering, follow_up = self.queued()
+        steering, follow_up = self.session.clear_queues()
         if not steering and not follow_up:
             return current
-        self.session.clear_queues()
-        texts = [*steering, *follow_up]
-        if current.strip():
-            texts.append(current)
         self._invalidate()
-        return "\n\n".join(texts)
+        return restored_editor_text([*steering, *follow_up], current)
 
     def ctrl_c(self, current: str) -> str:
         """Ctrl-C: abort when running (queued text returns to the editor); else clear, twice quits."""
@@ -258,10 +269,8 @@ class InlineController:
             restored = self.restore_queue(current)
             self._abort_task = asyncio.ensure_future(self.session.abort())
             return restored
-        now = time.monotonic()
-        if not current and now - self._last_ctrl_c < QUIT_WINDOW_S:
+        if self._ctrl_c.press() and not current:
             self._exit()
-        self._last_ctrl_c = now
         return ""
 
     def ctrl_d(self, current: str) -> bool:
