@@ -85,9 +85,12 @@ async def test_page_keys_scroll_the_transcript_and_the_end_sticks_again(faux: An
             await one_turn(pilot, app, faux, f"question {i}\n" + "line\n" * 5)
         transcript = app.transcript
         await wait_until(pilot, lambda: transcript.max_scroll_y > 0 and transcript.scroll_y >= transcript.max_scroll_y)
-        await pilot.press("pageup")
+        page = transcript.scrollable_content_region.height
+        bottom = transcript.max_scroll_y
+        assert bottom > page  # enough history for two pages
+        await pilot.press("pageup", "pageup")  # key repeat: each press moves a page
         await pilot.pause()
-        assert transcript.scroll_y < transcript.max_scroll_y
+        assert transcript.scroll_y == max(0, bottom - 2 * page)
         assert app.focused is app.editor  # typing still goes to the prompt
         for _ in range(10):
             await pilot.press("pagedown")
@@ -95,3 +98,40 @@ async def test_page_keys_scroll_the_transcript_and_the_end_sticks_again(faux: An
         assert transcript.scroll_y >= transcript.max_scroll_y
         await one_turn(pilot, app, faux, "after")  # a new answer keeps the view at the end
         await wait_until(pilot, lambda: transcript.scroll_y >= transcript.max_scroll_y)
+
+
+async def test_a_tool_only_or_error_turn_has_one_blank_line_above_it(faux: Any, workdir: Path) -> None:
+    from pi_cli.ai.providers.faux import faux_tool_call
+    from pi_cli.modes.interactive.widgets.messages import AssistantView, Notice
+    from pi_cli.modes.interactive.widgets.tool_card import ToolCard
+
+    app = make_app(stored_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        faux.set_responses(
+            [
+                faux_assistant([faux_tool_call("nope", {})], stop_reason="toolUse"),
+                faux_assistant([], stop_reason="error", error_message="boom"),
+            ]
+        )
+        app.editor.load_text("go")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not app.running and len(app.query(Notice)) > 0)
+        await app.pump.drain()
+        await pilot.pause()
+        views = list(app.query(AssistantView))
+        card = views[0].query_one(ToolCard)
+        error = views[-1].query_one(Notice)
+        assert card.styles.margin.top == 0 and error.styles.margin.top == 0
+        assert views[0].styles.margin.top == 1  # the message itself keeps its gap
+
+
+async def test_toasts_do_not_cover_the_editor(faux: Any, workdir: Path) -> None:
+    app = make_app(stored_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        from textual.widgets._toast import Toast
+
+        app.notify("Thinking level: high")
+        await wait_until(pilot, lambda: len(app.screen.query(Toast)) > 0)
+        await pilot.pause()
+        toast = app.screen.query_one(Toast)
+        assert toast.region.y < app.editor.region.y - 3  # at the top, well above the prompt

@@ -49,6 +49,11 @@ class PiApp(App[int]):
     CSS = """
     Screen { layout: vertical; }
     #bottom { height: auto; dock: bottom; }
+    /* An assistant message already starts with a blank line; a card or notice opening it (a
+       tool-only turn, an error) added a second one. */
+    AssistantView > ToolCard:first-child, AssistantView > Notice:first-child { margin-top: 0; }
+    /* Toasts at the top right: at the bottom they covered the editor and the footer. */
+    ToastRack { dock: top; align: right top; margin-bottom: 0; }
     """
 
     def __init__(
@@ -321,16 +326,15 @@ class PiApp(App[int]):
         """Page the transcript; scrolling up releases the stick-to-bottom until the user returns
         to the end (Textual re-anchors there)."""
         transcript = self.transcript
-        if direction < 0:
-            transcript.scroll_page_up(animate=False)
-            return
-        # Not scroll_page_down/scroll_to: they release the anchor even at the end, and a released
-        # anchor there stops following the next answer. scroll_end re-attaches it.
-        target = transcript.scroll_y + transcript.scrollable_content_region.height
-        if target >= transcript.max_scroll_y:
+        # Immediate, so a held-down key pages from where the last press left off (deferred
+        # scrolls all started from the same offset and moved one page in total).
+        target = transcript.scroll_y + direction * transcript.scrollable_content_region.height
+        if direction > 0 and target >= transcript.max_scroll_y:
+            # scroll_to releases the anchor even at the end, which would stop following the
+            # next answer; scroll_end re-attaches it.
             transcript.scroll_end(animate=False, immediate=True)
         else:
-            transcript.scroll_to(y=target, animate=False)
+            transcript.scroll_to(y=max(0, target), animate=False, immediate=True)
 
     async def action_clear_or_abort(self) -> None:
         if self.running:
