@@ -124,7 +124,12 @@ async def stream_assistant_response(
     api_key = None
     if config.get_api_key is not None:
         api_key = await resolve(config.get_api_key(config.model["provider"]))
-    options = replace(template, api_key=api_key or template.api_key, signal=signal)
+    options = replace(
+        template,
+        api_key=api_key or template.api_key,
+        signal=signal,
+        max_tokens=template.max_tokens or _default_max_tokens(config.model),
+    )
     response = await resolve(stream_fn(config.model, llm_context, options))
 
     transcript = context.messages
@@ -154,6 +159,15 @@ async def stream_assistant_response(
         await emit({"type": "message_start", "message": {**final}})
     await emit({"type": "message_end", "message": final})
     return final
+
+
+# pi's agent calls streamSimple, which asks for min(model.maxTokens, 32000) output tokens unless told.
+MAX_TOKENS_CAP = 32_000
+
+
+def _default_max_tokens(model: Any) -> int | None:
+    limit = model.get("maxTokens") if isinstance(model, dict) else None
+    return min(limit, MAX_TOKENS_CAP) if isinstance(limit, int) and limit > 0 else None
 
 
 async def _poll(getter: Callable[[], Any] | None) -> list[AgentMessage]:

@@ -23,6 +23,11 @@ BRIDGE_TEXT = "I have processed the tool results."
 TOOL_IMAGES_TEXT = "Attached image(s) from tool result:"
 
 
+def _compact_json(value: Any) -> str:
+    """``JSON.stringify`` form (no spaces, non-ASCII kept): replayed tool-call arguments match pi's bytes."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 def _tool_id(tool_id: str, compat: dict[str, Any]) -> str:
     """``[A-Za-z0-9_-]``, at most 40 characters; Mistral wants exactly 9 alphanumerics."""
     if compat.get("requiresMistralToolIds"):
@@ -117,7 +122,7 @@ def _assistant(message: dict[str, Any], compat: dict[str, Any]) -> dict[str, Any
             {
                 "id": _tool_id(c["id"], compat),
                 "type": "function",
-                "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments") or {}, ensure_ascii=False)},
+                "function": {"name": c["name"], "arguments": _compact_json(c.get("arguments") or {})},
             }
             for c in calls
         ]

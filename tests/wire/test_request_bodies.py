@@ -91,8 +91,8 @@ async def test_openai_golden_body(server: FakeLLMServer) -> None:
                 "content": "Reading.",
                 "reasoning_content": "plan",
                 "tool_calls": [
-                    {"id": "call_a", "type": "function", "function": {"name": "read", "arguments": '{"path": "a"}'}},
-                    {"id": "call_b", "type": "function", "function": {"name": "read", "arguments": '{"path": "b"}'}},
+                    {"id": "call_a", "type": "function", "function": {"name": "read", "arguments": '{"path":"a"}'}},
+                    {"id": "call_b", "type": "function", "function": {"name": "read", "arguments": '{"path":"b"}'}},
                 ],
             },
             {"role": "tool", "tool_call_id": "call_a", "content": "A"},
