@@ -135,3 +135,24 @@ async def test_toasts_do_not_cover_the_editor(faux: Any, workdir: Path) -> None:
         await pilot.pause()
         toast = app.screen.query_one(Toast)
         assert toast.region.y < app.editor.region.y - 3  # at the top, well above the prompt
+
+
+async def test_settings_reopen_on_the_toggled_row(faux: Any, workdir: Path) -> None:
+    session = stored_session(faux, workdir)
+    app = make_app(session, keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        app.editor.load_text("/settings")
+        await pilot.press("enter")
+        picker = await _screen(pilot, app, PickerScreen)
+        await pilot.press("down", "down", "down")  # Auto-retry
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, PickerScreen) and app.screen is not picker)
+        reopened = app.screen
+        await pilot.pause()
+        from textual.widgets import OptionList
+
+        assert reopened.query_one(OptionList).highlighted == 3  # still on Auto-retry, not the top
+        assert session.auto_retry_enabled is False
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is app.screen_stack[0])
+        assert app.focused is app.editor

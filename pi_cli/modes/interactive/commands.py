@@ -130,7 +130,8 @@ class CommandRunner:
 
         self.app.push_screen(PickerScreen("Thinking level", items), chosen)
 
-    async def cmd_settings(self, args: str) -> None:
+    async def cmd_settings(self, args: str, row: str | None = None) -> None:
+        """The settings list; after a toggle it reopens on the same ``row`` (not the top)."""
         s = self.session
         items = [
             PickItem("steering", "Steering mode", str(s.steering_mode)),
@@ -161,9 +162,9 @@ class CommandRunner:
                 self.app.theme = "textual-light" if light else "textual-dark"
                 _save_setting(s, "theme", "light" if light else "dark")
             self.app.refresh_footer()
-            self.app.call_later(self.app.run_worker, self.cmd_settings(""), exclusive=True, group="settings")
+            self.app.call_later(self.app.run_worker, self.cmd_settings("", key), exclusive=True, group="settings")
 
-        self.app.push_screen(PickerScreen("Settings (Enter toggles, Esc closes)", items), chosen)
+        self.app.push_screen(PickerScreen("Settings (Enter toggles, Esc closes)", items, highlight=row), chosen)
 
     async def cmd_new(self, args: str) -> None:
         if self.app.running:
@@ -250,8 +251,10 @@ class CommandRunner:
     async def cmd_hotkeys(self, args: str) -> None:
         keymap = self.app.user_keymap
         rows = [(keymap.get(s.id, s.keys).replace(",", " / "), s.description) for s in (*EDITOR_KEYS, *APP_KEYS)]
+        action = str(getattr(getattr(self.session, "settings", None), "double_escape_action", "tree") or "tree")
+        if action != "none":
+            rows.append(("escape escape", f"Open /{action} (empty editor)"))
         rows += [
-            ("escape escape", "Open /tree (empty editor; setting doubleEscapeAction)"),
             ("pageup / pagedown", "Scroll the transcript"),
             ("up / down", "History (first/last line)"),
             ("@", "Path completion"),

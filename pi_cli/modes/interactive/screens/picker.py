@@ -47,11 +47,13 @@ class PickerScreen(ModalScreen[str | None]):
     PickerScreen OptionList { border: none; height: auto; max-height: 20; background: $surface; }
     """
 
-    def __init__(self, title: str, items: list[PickItem], query: str = "") -> None:
+    def __init__(self, title: str, items: list[PickItem], query: str = "", highlight: str | None = None) -> None:
+        """``highlight``: key of the row to start on (default: the current item, else the first)."""
         super().__init__()
         self.title_text = title
         self.items = items
         self.initial_query = query
+        self.highlight = highlight
         self.shown: list[PickItem] = []
 
     def compose(self) -> ComposeResult:
@@ -76,7 +78,9 @@ class PickerScreen(ModalScreen[str | None]):
             [Option(f"{'✓' if item.current else ' '} {item.label.ljust(width)}{item.detail}") for item in self.shown]
         )
         if self.shown:
-            current = next((n for n, item in enumerate(self.shown) if item.current), 0)
+            current = next((n for n, item in enumerate(self.shown) if item.key == self.highlight), None)
+            if current is None:
+                current = next((n for n, item in enumerate(self.shown) if item.current), 0)
             options.highlighted = current
 
     @on(Input.Changed, "#picker-filter")
