@@ -276,7 +276,7 @@ async def test_slash_commands(faux: Any, workdir: Path) -> None:
         await send(pilot, app, "/hotkeys")
         notices = [str(n.render()) for n in app.query(Notice)]
         assert any("Session name set: my work" in n for n in notices)
-        assert any("Messages:" in n for n in notices)
+        assert any("Session Info" in n and "Tool Calls: 0" in n for n in notices)
         assert any("Keyboard shortcuts" in n and "alt+enter" in n for n in notices)
         await send(pilot, app, "/thinking high")
         assert app.session.thinking_level in ("high", "off")  # clamped to the model's support

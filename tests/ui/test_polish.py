@@ -156,3 +156,18 @@ async def test_settings_reopen_on_the_toggled_row(faux: Any, workdir: Path) -> N
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is app.screen_stack[0])
         assert app.focused is app.editor
+
+
+async def test_session_info_is_one_fact_a_line(faux: Any, workdir: Path) -> None:
+    from pi_cli.modes.interactive.widgets.messages import Notice
+
+    app = make_app(stored_session(faux, workdir), keymap={})
+    async with app.run_test(size=(60, 30)) as pilot:
+        await one_turn(pilot, app, faux)
+        app.editor.load_text("/session")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any("Session Info" in str(n.render()) for n in app.query(Notice)))
+        text = next(str(n.render()) for n in app.query(Notice) if "Session Info" in str(n.render()))
+        lines = text.splitlines()
+        for line in ("Messages", "User: 1", "Assistant: 1", "Tool Calls: 0", "Tokens"):
+            assert line in lines

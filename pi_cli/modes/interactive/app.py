@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -426,7 +427,7 @@ class PiApp(App[int]):
             self._unsubscribe()
         await self.pump.stop()
 
-    async def show_notice(self, text: str, kind: str = "info") -> None:
+    async def show_notice(self, text: str | Text, kind: str = "info") -> None:
         await self.transcript.add(Notice(text, kind), lambda: Notice(text, kind))
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import inspect
 from typing import TYPE_CHECKING, Any
 
+from rich.text import Text
+
 from pi_cli.modes.interactive.keys import APP_KEYS, EDITOR_KEYS
 from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
 from pi_cli.modes.interactive.session_commands import register_session_commands
@@ -202,22 +204,44 @@ class CommandRunner:
             self.app.refresh_footer()
 
     async def cmd_session(self, args: str) -> None:
+        """pi's session info: one fact a line under bold headings (a narrow terminal wrapped the
+        old run-on lines mid-fact)."""
         stats = self.session.get_session_stats()
         tokens = stats.get("tokens", {})
-        lines = [
-            "Session",
-            f"Name: {getattr(self.session, 'session_name', None) or '(none)'}",
-            f"File: {stats.get('sessionFile') or 'In-memory'}",
-            f"ID: {stats.get('sessionId')}",
-            f"Messages: user {stats.get('userMessages')}, assistant {stats.get('assistantMessages')}, "
-            f"tool calls {stats.get('toolCalls')}, tool results {stats.get('toolResults')}, "
-            f"total {stats.get('totalMessages')}",
-            f"Tokens: input {tokens.get('input', 0)}, output {tokens.get('output', 0)}, "
-            f"cache read {tokens.get('cacheRead', 0)}, cache write {tokens.get('cacheWrite', 0)}, "
-            f"total {tokens.get('total', 0)}",
-            f"Cost: ${float(stats.get('cost', 0.0)):.4f}",
-        ]
-        await self._notice("\n".join(lines))
+        out = Text()
+
+        def heading(title: str) -> None:
+            out.append(("\n" if out else "") + title + "\n", style="bold")
+
+        def fact(label: str, value: object) -> None:
+            out.append(f"{label}: ", style="dim")
+            out.append(f"{value}\n")
+
+        heading("Session Info")
+        name = getattr(self.session, "session_name", None)
+        if name:
+            fact("Name", name)
+        fact("File", stats.get("sessionFile") or "In-memory")
+        fact("ID", stats.get("sessionId"))
+        heading("Messages")
+        for label, key in (("User", "userMessages"), ("Assistant", "assistantMessages"),
+                           ("Tool Calls", "toolCalls"), ("Tool Results", "toolResults"),
+                           ("Total", "totalMessages")):  # fmt: skip
+            fact(label, stats.get(key, 0))
+        heading("Tokens")
+        fact("Input", f"{int(tokens.get('input', 0)):,}")
+        fact("Output", f"{int(tokens.get('output', 0)):,}")
+        if tokens.get("cacheRead"):
+            fact("Cache Read", f"{int(tokens['cacheRead']):,}")
+        if tokens.get("cacheWrite"):
+            fact("Cache Write", f"{int(tokens['cacheWrite']):,}")
+        fact("Total", f"{int(tokens.get('total', 0)):,}")
+        cost = float(stats.get("cost", 0.0) or 0.0)
+        if cost > 0:
+            heading("Cost")
+            fact("Total", f"{cost:.4f}")
+        out.rstrip()
+        await self.app.show_notice(out, "plain")
 
     async def cmd_name(self, args: str) -> None:
         if not args:
