@@ -327,7 +327,7 @@ async def test_new_session_name_export_copy_with_a_real_session(faux: Any, workd
         assert entries(path)[-1]["type"] == "session_info" and entries(path)[-1]["name"] == "Parser work"
         await send(pilot, app, "/session")
         await wait_until(pilot, lambda: f"File: {path}" in notices())
-        assert "user 2, assistant 2" in notices() and app.session.session_id in notices()
+        assert "User: 2\nAssistant: 2" in notices() and app.session.session_id in notices()
         await send(pilot, app, "/copy")
         await wait_until(pilot, lambda: app.clipboard == "answer two")
         html = workdir / "out.html"
