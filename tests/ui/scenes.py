@@ -128,6 +128,13 @@ def queued_messages(home: Path) -> Scene:
     return streaming_tool(home, queued=True)
 
 
+def light_theme(home: Path) -> Scene:
+    """The streaming state under ``theme: light`` (cards, thinking, footer must stay legible)."""
+    app, run_before = streaming_tool(home)
+    app.theme = "textual-light"
+    return app, run_before
+
+
 def model_picker(home: Path) -> Scene:
     app, _ = _app(home, [])
 
@@ -158,6 +165,7 @@ SCENES: dict[str, Callable[[Path], Scene]] = {
     "idle": idle,
     "streaming_tool": streaming_tool,
     "queued_messages": queued_messages,
+    "light_theme": light_theme,
     "model_picker": model_picker,
     "error": error,
 }

@@ -171,3 +171,17 @@ async def test_session_info_is_one_fact_a_line(faux: Any, workdir: Path) -> None
         lines = text.splitlines()
         for line in ("Messages", "User: 1", "Assistant: 1", "Tool Calls: 0", "Tokens"):
             assert line in lines
+
+
+async def test_light_theme_inline_code_has_no_black_background(faux: Any, workdir: Path) -> None:
+    app = make_app(stored_session(faux, workdir), keymap={})
+    app.theme = "textual-light"
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.console.get_style("markdown.code").bgcolor is None
+        app.theme = "textual-dark"
+        await pilot.pause()
+        assert app.console.get_style("markdown.code").bgcolor is not None  # Rich's own style again
+        app.theme = "textual-light"
+        await pilot.pause()
+        assert app.console.get_style("markdown.code").bgcolor is None

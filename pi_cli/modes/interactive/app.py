@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
+from rich.theme import Theme
 from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -31,6 +32,8 @@ from pi_cli.modes.interactive.widgets.tool_card import ToolCard
 from pi_cli.modes.interactive.widgets.transcript import Transcript
 
 QUIT_WINDOW_S = 1.0
+# Rich's inline-code style is bold cyan on black: fine on a dark screen, a black blot on a light one.
+LIGHT_MARKDOWN = Theme({"markdown.code": "bold dark_cyan", "markdown.link_url": "blue underline"})
 DOUBLE_ESCAPE_S = 0.5  # pi's window for the double-Escape action on an empty editor
 
 
@@ -88,6 +91,7 @@ class PiApp(App[int]):
         self._bash_task: asyncio.Task[None] | None = None
         self._last_ctrl_c = 0.0
         self._last_escape = 0.0
+        self._light_markdown = False
         self._branch = git_branch(self.cwd)
         theme = str(getattr(getattr(session, "settings", None), "theme", "") or "dark")
         self.theme = "textual-light" if theme == "light" else "textual-dark"
@@ -125,7 +129,19 @@ class PiApp(App[int]):
         self.refresh_queue()
         if self.initial_messages:
             self._run_task = asyncio.get_running_loop().create_task(self._run_initial(self.initial_messages))
+        self._match_markdown_theme()
+        self.theme_changed_signal.subscribe(self, lambda _theme: self._match_markdown_theme())
         self.call_after_refresh(self._warm_up)
+
+    def _match_markdown_theme(self) -> None:
+        """Markdown is rendered through ``self.console``; give it light-friendly styles while a
+        light theme is active (answers rendered from then on pick them up)."""
+        light = not self.current_theme.dark
+        if light and not self._light_markdown:
+            self.console.push_theme(LIGHT_MARKDOWN)
+        elif not light and self._light_markdown:
+            self.console.pop_theme()
+        self._light_markdown = light
 
     def _warm_up(self) -> None:
         """Pay the first-render costs (rich.markdown, markdown-it, pygments) while idle, not in
