@@ -20,6 +20,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 
 from pi_cli.modes.display import context_tokens, footer_facts, git_branch
+from pi_cli.modes.input_routing import DoublePress, Route, queued_route, restored_editor_text, route_input
 from pi_cli.modes.interactive.commands import CommandRunner
 from pi_cli.modes.interactive.keys import APP_KEYS, describe
 from pi_cli.modes.interactive.pump import EventPump
@@ -31,7 +32,6 @@ from pi_cli.modes.interactive.widgets.status import FooterBar, QueueArea, Workin
 from pi_cli.modes.interactive.widgets.tool_card import ToolCard
 from pi_cli.modes.interactive.widgets.transcript import Transcript
 
-QUIT_WINDOW_S = 1.0
 # Rich's inline-code style is bold cyan on black: fine on a dark screen, a black blot on a light one.
 LIGHT_MARKDOWN = Theme({"markdown.code": "bold dark_cyan", "markdown.link_url": "blue underline"})
 DOUBLE_ESCAPE_S = 0.5  # pi's window for the double-Escape action on an empty editor
@@ -89,7 +89,7 @@ class PiApp(App[int]):
         self._unsubscribe: Any = None
         self._run_task: asyncio.Task[None] | None = None
         self._bash_task: asyncio.Task[None] | None = None
-        self._last_ctrl_c = 0.0
+        self._ctrl_c = DoublePress()
         self._last_escape = 0.0
         self._light_markdown = False
         self._branch = git_branch(self.cwd)
@@ -218,23 +218,25 @@ class PiApp(App[int]):
         await self.submit(event.text, follow_up=event.follow_up)
 
     async def submit(self, raw: str, *, follow_up: bool = False) -> None:
-        """Route editor text: command, ``!`` bash, queue (while running) or a new prompt."""
-        text = raw.strip()
-        if not text:
+        """Route editor text by the rules shared with inline mode (``input_routing``)."""
+        route = route_input(raw, running=self.running, follow_up=follow_up)
+        if route.kind == "empty":
             return
-        if text.startswith("/") and await self.commands.run(text):
-            return
-        if text.startswith("!") and not self.running:
-            self.start_bash(text)
-            return
-        if self.running:
-            if follow_up:
-                self.session.follow_up(text)
+        if route.kind == "command":
+            if await self.commands.run(route.text):
+                return
+            # Not a command: templates and skills expand in the session; the rest goes verbatim.
+            route = queued_route(route.text, follow_up) if self.running else Route("prompt", route.text)
+        if route.kind == "bash":
+            self.start_bash(route.text, route.exclude_from_context)
+        elif route.kind in ("steer", "follow_up"):
+            if route.kind == "follow_up":
+                self.session.follow_up(route.text)
             else:
-                self.session.steer(text)
+                self.session.steer(route.text)
             self.refresh_queue()
-            return
-        self._run_task = asyncio.get_running_loop().create_task(self._run_prompt(text))
+        else:
+            self._run_task = asyncio.get_running_loop().create_task(self._run_prompt(route.text))
 
     async def _run_initial(self, messages: list[str]) -> None:
         for text in messages:
@@ -254,9 +256,8 @@ class PiApp(App[int]):
             self.refresh_footer()
             self.refresh_queue()
 
-    def start_bash(self, text: str) -> None:
-        exclude = text.startswith("!!")
-        command = text[2:].strip() if exclude else text[1:].strip()
+    def start_bash(self, command: str, exclude: bool = False) -> None:
+        """Run the user's ``!command`` (``exclude``: ``!!``, kept out of the model's context)."""
         if not command:
             return
         if self._bash_task is not None and not self._bash_task.done():
@@ -360,11 +361,9 @@ class PiApp(App[int]):
         if self._bash_task is not None and not self._bash_task.done():
             self.session.abort_bash()
             return
-        now = time.monotonic()
-        if now - self._last_ctrl_c < QUIT_WINDOW_S:
+        if self._ctrl_c.press():
             await self.quit()
             return
-        self._last_ctrl_c = now
         self.editor.close_menu()
         self.editor.load_text("")
 
@@ -391,8 +390,7 @@ class PiApp(App[int]):
         texts = [*steering, *follow_up]
         if not texts:
             return 0
-        current = self.editor.text
-        self.editor.set_text("\n\n".join([*texts, current] if current.strip() else texts))
+        self.editor.set_text(restored_editor_text(texts, self.editor.text))
         self.refresh_queue()
         return len(texts)
 
