@@ -185,3 +185,22 @@ async def test_light_theme_inline_code_has_no_black_background(faux: Any, workdi
         app.theme = "textual-light"
         await pilot.pause()
         assert app.console.get_style("markdown.code").bgcolor is None
+
+
+async def test_model_picker_rereads_models_json(faux: Any, workdir: Path) -> None:
+    import json
+    import os
+
+    from pi_cli.session.model_registry import ModelRegistry
+
+    session = stored_session(faux, workdir)
+    session.model_registry = ModelRegistry().load()
+    app = make_app(session, keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        models_json = Path(os.environ["PI_CODING_AGENT_DIR"]) / "models.json"
+        provider = {"baseUrl": "http://127.0.0.1:9/v1", "api": "openai-completions", "apiKey": "x",
+                    "models": [{"id": "added-later", "name": "Added later"}]}  # fmt: skip
+        models_json.write_text(json.dumps({"providers": {"local": provider}}))
+        await pilot.press("ctrl+l")
+        picker = await _screen(pilot, app, PickerScreen)
+        assert "local/added-later" in [item.key for item in picker.items]

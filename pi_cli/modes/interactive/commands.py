@@ -88,6 +88,18 @@ class CommandRunner:
         self.open_model_picker(args)
 
     def open_model_picker(self, query: str) -> None:
+        """The selector over models with credentials. models.json and auth.json are re-read
+        first (as pi does), so a provider added while pi runs can be picked without a restart,
+        which the no-model notice promises."""
+        registry = getattr(self.session, "model_registry", None)
+        refresh = getattr(registry, "refresh", None)
+        if callable(refresh):
+            try:
+                refresh()
+            except Exception as exc:  # a broken file must not stop the picker from opening
+                self.app.notify(f"Could not reload models: {exc}", severity="warning")
+            for problem in list(getattr(registry, "errors", []) or [])[:3]:
+                self.app.notify(str(problem), severity="warning")
         models = list(self.session.available_models() or [])
         current = getattr(self.session, "model", None) or {}
         if not models:
