@@ -204,3 +204,22 @@ async def test_model_picker_rereads_models_json(faux: Any, workdir: Path) -> Non
         await pilot.press("ctrl+l")
         picker = await _screen(pilot, app, PickerScreen)
         assert "local/added-later" in [item.key for item in picker.items]
+
+
+async def test_thinking_is_set_apart_from_the_answer(faux: Any, workdir: Path) -> None:
+    from pi_cli.ai.providers.faux import faux_thinking
+    from pi_cli.modes.interactive.widgets.markdown_stream import StreamingMarkdown
+    from pi_cli.modes.interactive.widgets.messages import ThinkingBlock
+
+    app = make_app(stored_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        faux.set_responses([faux_assistant([faux_thinking("step one\nstep two"), faux_text("the answer")])])
+        app.editor.load_text("q")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not app.running and len(app.query(StreamingMarkdown)) > 0)
+        await app.pump.drain()
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        block = app.query_one(ThinkingBlock)
+        answer = app.query_one(StreamingMarkdown)
+        assert answer.region.y - (block.region.y + block.region.height) == 1  # one blank line between

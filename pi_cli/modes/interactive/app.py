@@ -56,6 +56,8 @@ class PiApp(App[int]):
     /* An assistant message already starts with a blank line; a card or notice opening it (a
        tool-only turn, an error) added a second one. */
     AssistantView > ToolCard:first-child, AssistantView > Notice:first-child { margin-top: 0; }
+    /* Expanded thinking ran straight into the answer; a gap tells them apart (pi has one too). */
+    AssistantView > ThinkingBlock { margin-bottom: 1; }
     /* Toasts at the top right: at the bottom they covered the editor and the footer. */
     ToastRack { dock: top; align: right top; margin-bottom: 0; }
     """
