@@ -223,3 +223,20 @@ async def test_thinking_is_set_apart_from_the_answer(faux: Any, workdir: Path) -
         block = app.query_one(ThinkingBlock)
         answer = app.query_one(StreamingMarkdown)
         assert answer.region.y - (block.region.y + block.region.height) == 1  # one blank line between
+
+
+async def test_ctrl_c_closes_pickers_like_escape(faux: Any, workdir: Path) -> None:
+    app = make_app(stored_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await one_turn(pilot, app, faux)
+        await pilot.press("ctrl+l")
+        await _screen(pilot, app, PickerScreen)
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: app.screen is app.screen_stack[0])
+        assert app.focused is app.editor and app.is_running  # closed the picker, did not quit
+        app.editor.load_text("/tree")
+        await pilot.press("enter")
+        await _screen(pilot, app, TreeScreen)
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: app.screen is app.screen_stack[0])
+        assert app.focused is app.editor

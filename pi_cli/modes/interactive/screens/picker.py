@@ -1,6 +1,6 @@
 """A filterable list in a modal: the model picker, thinking levels, settings values.
 
-Type to filter, Up/Down to move, Enter to choose, Escape to cancel. Dismisses with the chosen
+Type to filter, Up/Down to move, Enter to choose, Escape or Ctrl-C to cancel (as pi). Dismisses with the chosen
 item's key (or None).
 """
 
@@ -30,7 +30,7 @@ class PickerScreen(ModalScreen[str | None]):
     """Choose one of ``items``."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", priority=True),
+        Binding("escape,ctrl+c", "cancel", "Cancel", priority=True),
         Binding("up", "move(-1)", show=False, priority=True),
         Binding("down", "move(1)", show=False, priority=True),
         Binding("enter", "choose", "Choose", priority=True),

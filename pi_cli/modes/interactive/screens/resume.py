@@ -71,7 +71,7 @@ class ResumeScreen(ModalScreen[str | None]):
     """Pick a session file; dismisses with its path (as text) or None."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", priority=True),
+        Binding("escape,ctrl+c", "cancel", "Cancel", priority=True),
         Binding("up", "move(-1)", show=False, priority=True),
         Binding("down", "move(1)", show=False, priority=True),
         Binding("enter", "choose", "Open", priority=True),

@@ -115,7 +115,7 @@ class TreeScreen(ModalScreen[str | None]):
     """Choose an entry of the session tree; dismisses with its id or None."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", priority=True),
+        Binding("escape,ctrl+c", "cancel", "Cancel", priority=True),
         Binding("up", "move(-1)", show=False, priority=True),
         Binding("down", "move(1)", show=False, priority=True),
         Binding("pageup", "move(-15)", show=False, priority=True),
@@ -204,7 +204,7 @@ class SummarizingScreen(ModalScreen[None]):
     """Shown while the abandoned branch is summarised; Escape calls ``on_cancel`` (pi's loader:
     ``Summarizing branch... (escape to cancel)``). The caller dismisses it when the work ends."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", priority=True)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,ctrl+c", "cancel", "Cancel", priority=True)]
 
     DEFAULT_CSS = """
     SummarizingScreen { align: center bottom; background: $background 30%; }
@@ -225,7 +225,7 @@ class SummarizingScreen(ModalScreen[None]):
 class InstructionsScreen(ModalScreen[str | None]):
     """One line of text (``Custom summarization instructions``): Enter dismisses with it, Escape with None."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", priority=True)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,ctrl+c", "cancel", "Cancel", priority=True)]
 
     DEFAULT_CSS = """
     InstructionsScreen { align: center bottom; background: $background 30%; }
