@@ -240,3 +240,30 @@ async def test_ctrl_c_closes_pickers_like_escape(faux: Any, workdir: Path) -> No
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: app.screen is app.screen_stack[0])
         assert app.focused is app.editor
+
+
+async def test_reading_back_while_an_answer_streams_is_not_yanked_to_the_end(faux: Any, workdir: Path) -> None:
+    app = make_app(stored_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        for i in range(3):
+            await one_turn(pilot, app, faux, f"question {i}\n" + "line\n" * 6)
+        faux.tokens_per_second = 300
+        faux.set_responses([faux_assistant([faux_text("\n\n".join(f"paragraph {n}" for n in range(150)))])])
+        app.editor.load_text("long answer")
+        await pilot.press("enter")
+        transcript = app.transcript
+        await wait_until(pilot, lambda: app.running and transcript.max_scroll_y > 40)
+        await pilot.press("pageup")
+        await pilot.pause()
+        held = transcript.scroll_y
+        grown = transcript.max_scroll_y
+        await wait_until(pilot, lambda: transcript.max_scroll_y > grown + 10)  # more text arrived
+        assert transcript.scroll_y == held  # the reader stays where they are
+        await wait_until(pilot, lambda: not app.running)
+        await app.pump.drain()
+        assert transcript.scroll_y == held
+        for _ in range(60):
+            await pilot.press("pagedown")
+            if transcript.scroll_y >= transcript.max_scroll_y:
+                break
+        assert transcript.scroll_y >= transcript.max_scroll_y
