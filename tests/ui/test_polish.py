@@ -267,3 +267,18 @@ async def test_reading_back_while_an_answer_streams_is_not_yanked_to_the_end(fau
             if transcript.scroll_y >= transcript.max_scroll_y:
                 break
         assert transcript.scroll_y >= transcript.max_scroll_y
+
+
+async def test_header_hints_wrap_between_items(faux: Any, workdir: Path) -> None:
+    from pi_cli.modes.interactive.widgets.status import StartHeader
+
+    app = make_app(stored_session(faux, workdir), keymap={})
+    async with app.run_test(size=(60, 30)) as pilot:
+        await pilot.pause()
+        header = app.query_one(StartHeader)
+        lines = str(header.render()).splitlines()[1:]
+        assert len(lines) >= 2 and all(len(line) <= 58 for line in lines)
+        assert "ctrl+o more" in lines[-1]
+        for line in lines:  # every line is whole hints: none starts or ends with a separator
+            assert not line.startswith("·") and not line.endswith("·")
+            assert line.split(" · ")[0] in header.hints

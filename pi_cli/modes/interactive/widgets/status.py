@@ -23,13 +23,37 @@ class StartHeader(Static):
     """
 
     def __init__(self, version: str, hints: str, resources: list[str]) -> None:
+        self.version = version
+        self.hints = hints.split(" · ")
+        self.resources = resources
+        super().__init__(self._text(100))
+
+    def _text(self, width: int) -> Text:
         text = Text()
         text.append("pi", style="bold")
-        text.append(f" v{version}", style="dim")
-        text.append("\n" + hints, style="dim")
-        for line in resources:
+        text.append(f" v{self.version}", style="dim")
+        text.append("\n" + "\n".join(_wrap_items(self.hints, width)), style="dim")
+        for line in self.resources:
             text.append("\n" + line, style="dim")
-        super().__init__(text)
+        return text
+
+    def on_resize(self) -> None:
+        # Hints wrap between items ("ctrl+o" / "more" on two lines read as two hints).
+        self.update(self._text(max(self.size.width - 2, 20)))
+
+
+def _wrap_items(items: list[str], width: int) -> list[str]:
+    """Join ``items`` with `` · `` into lines of at most ``width`` cells, breaking only between items."""
+    lines: list[str] = []
+    current = ""
+    for item in items:
+        candidate = f"{current} · {item}" if current else item
+        if current and len(candidate) > width:
+            lines.append(current)
+            current = item
+        else:
+            current = candidate
+    return [*lines, current] if current else lines
 
 
 class QueueArea(Static):
