@@ -282,3 +282,23 @@ async def test_header_hints_wrap_between_items(faux: Any, workdir: Path) -> None
         for line in lines:  # every line is whole hints: none starts or ends with a separator
             assert not line.startswith("·") and not line.endswith("·")
             assert line.split(" · ")[0] in header.hints
+
+
+async def test_focus_returns_to_the_editor_after_choosing_in_a_modal(faux: Any, workdir: Path) -> None:
+    app = make_app(stored_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await one_turn(pilot, app, faux)
+        app.editor.load_text("/thinking")
+        await pilot.press("enter")
+        await _screen(pilot, app, PickerScreen)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.screen is app.screen_stack[0])
+        await pilot.press("o", "k")
+        assert app.editor.text == "ok"
+        app.editor.load_text("")
+        await pilot.press("ctrl+l")
+        await _screen(pilot, app, PickerScreen)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.screen is app.screen_stack[0])
+        await pilot.press("h", "i")
+        assert app.editor.text == "hi"
