@@ -137,12 +137,17 @@ class PiApp(App[int]):
 
     def _match_markdown_theme(self) -> None:
         """Markdown is rendered through ``self.console``; give it light-friendly styles while a
-        light theme is active (answers rendered from then on pick them up)."""
+        light theme is active, and re-render the answers already shown."""
         light = not self.current_theme.dark
         if light and not self._light_markdown:
             self.console.push_theme(LIGHT_MARKDOWN)
         elif not light and self._light_markdown:
             self.console.pop_theme()
+        if light != self._light_markdown:
+            from pi_cli.modes.interactive.widgets.markdown_stream import MarkdownChunk
+
+            for chunk in self.query(MarkdownChunk):
+                chunk.restyle()
         self._light_markdown = light
 
     def _warm_up(self) -> None:

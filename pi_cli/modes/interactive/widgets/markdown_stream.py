@@ -102,6 +102,12 @@ class MarkdownChunk(Widget):
         self._strips: list[Strip] = []
         self._width = -1
 
+    def restyle(self) -> None:
+        """Drop the cached lines so the next paint re-renders with the console's current styles
+        (after a theme switch)."""
+        self._width = -1
+        self.refresh()
+
     def _lines(self, width: int) -> list[Strip]:
         if width != self._width and width > 0:
             console = self.app.console
