@@ -4,30 +4,18 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-from cli.pi_harness import PiEnv, RpcClient  # also puts tools/ on sys.path
+from cli.pi_harness import PiEnv, RpcClient, server  # also puts tools/ on sys.path
 from fake_llm_server import FakeLLMServer  # type: ignore[import-not-found]  # tools/ is not on mypy's path
 
 from pi_cli.session.store import parse_session_text
 
-__all__ = ["FAST", "FakeLLMServer", "PiEnv", "RpcClient"]
+__all__ = ["FAST", "FakeLLMServer", "PiEnv", "RpcClient", "server"]
 
 # Small timeouts so each fault resolves in well under a second or two.
 FAST = {"retry": {"enabled": False, "baseDelayMs": 20, "provider": {"maxRetries": 0, "timeoutMs": 600}}}
-
-
-@pytest.fixture
-def server() -> Iterator[FakeLLMServer]:
-    srv = FakeLLMServer([])
-    srv.start_in_thread()
-    try:
-        yield srv
-    finally:
-        srv.stop_thread()
 
 
 def make_env(tmp_path: Path, server: FakeLLMServer, settings: dict[str, Any] | None = None) -> PiEnv:
