@@ -36,8 +36,8 @@ def _wait_for(name: str, needle: str, timeout: float = 20.0) -> str:
     raise AssertionError(f"{needle!r} never appeared; pane was:\n{text}")
 
 
-@pytest.mark.parametrize("width", [100, 40])
-def test_type_a_prompt_and_read_the_answer(tmp_path: Path, width: int) -> None:
+@pytest.mark.parametrize(("width", "term"), [(100, "xterm-256color"), (40, "xterm-256color"), (80, "dumb")])
+def test_type_a_prompt_and_read_the_answer(tmp_path: Path, width: int, term: str) -> None:
     name = f"pi-inline-{uuid.uuid4().hex[:8]}"
     work = tmp_path / "work"
     work.mkdir()
@@ -45,7 +45,7 @@ def test_type_a_prompt_and_read_the_answer(tmp_path: Path, width: int) -> None:
     exit_file = tmp_path / "exit"
     env_unset = " ".join(f"-u {var}" for var in KEY_VARS)
     command = (
-        f"cd {work} && env {env_unset} PI_CODING_AGENT_DIR={tmp_path / 'agent'} PI_OFFLINE=1 "
+        f"cd {work} && env {env_unset} TERM={term} PI_CODING_AGENT_DIR={tmp_path / 'agent'} PI_OFFLINE=1 "
         f"{sys.executable} -m pi_cli --inline; echo $? > {exit_file}"
     )
     subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", str(width), "-y", "30", command], check=True)
