@@ -64,45 +64,6 @@ def git_branch(cwd: Path) -> str | None:
 
 
 @dataclass(slots=True)
-class UsageTotals:
-    input: int = 0
-    output: int = 0
-    cache_read: int = 0
-    cache_write: int = 0
-    cost: float = 0.0
-
-
-def usage_totals(messages: list[Any]) -> UsageTotals:
-    """Summed usage over every assistant message of a transcript."""
-    totals = UsageTotals()
-    for message in messages:
-        if not isinstance(message, dict) or message.get("role") != "assistant":
-            continue
-        usage = message.get("usage") or {}
-        totals.input += int(usage.get("input", 0) or 0)
-        totals.output += int(usage.get("output", 0) or 0)
-        totals.cache_read += int(usage.get("cacheRead", 0) or 0)
-        totals.cache_write += int(usage.get("cacheWrite", 0) or 0)
-        totals.cost += float((usage.get("cost") or {}).get("total", 0.0) or 0.0)
-    return totals
-
-
-def context_tokens(messages: list[Any]) -> int | None:
-    """Tokens the last successful request used, or None before any (pi's context figure)."""
-    for message in reversed(messages):
-        if not isinstance(message, dict) or message.get("role") != "assistant":
-            continue
-        if message.get("stopReason") in ("error", "aborted"):
-            continue
-        usage = message.get("usage") or {}
-        total = int(usage.get("totalTokens", 0) or 0)
-        if not total:
-            total = sum(int(usage.get(k, 0) or 0) for k in ("input", "output", "cacheRead", "cacheWrite"))
-        return total
-    return None
-
-
-@dataclass(slots=True)
 class FooterFacts:
     """The two footer lines, already formatted (left and right halves of line two)."""
 
@@ -122,36 +83,35 @@ class FooterFacts:
 def footer_facts(
     *,
     cwd: Path,
-    messages: list[Any],
+    stats: dict[str, Any],
     model: dict[str, Any] | None,
     thinking_level: str,
     session_name: str | None = None,
     auto_compaction: bool = True,
     branch: str | None = None,
 ) -> FooterFacts:
-    """pi's footer: cwd (+branch, +session name); tokens, cost and context %; model and thinking."""
+    """pi's footer: cwd (+branch, +session name); tokens, cost and context %; model and thinking.
+
+    ``stats`` is the session's ``get_session_stats()`` payload (pi's field names), so the footer
+    shows exactly the figures ``/session`` and RPC report.
+    """
     location = home_relative(cwd)
     if branch:
         location += f" ({branch})"
     if session_name:
         location += f" • {session_name}"
-    totals = usage_totals(messages)
-    parts: list[str] = []
-    if totals.input:
-        parts.append(f"↑{format_tokens(totals.input)}")
-    if totals.output:
-        parts.append(f"↓{format_tokens(totals.output)}")
-    if totals.cache_read:
-        parts.append(f"R{format_tokens(totals.cache_read)}")
-    if totals.cache_write:
-        parts.append(f"W{format_tokens(totals.cache_write)}")
-    if totals.cost:
-        parts.append(f"${totals.cost:.3f}")
-    window = int(model.get("contextWindow", 0) or 0) if model else 0
-    if window:
-        used = context_tokens(messages) or 0
+    tokens = stats.get("tokens") or {}
+    parts = [
+        f"{mark}{format_tokens(tokens[key])}"
+        for mark, key in (("↑", "input"), ("↓", "output"), ("R", "cacheRead"), ("W", "cacheWrite"))
+        if tokens.get(key)
+    ]
+    if stats.get("cost"):
+        parts.append(f"${float(stats['cost']):.3f}")
+    usage = stats.get("contextUsage")
+    if usage:
         auto = " (auto)" if auto_compaction else ""
-        parts.append(f"{used / window * 100:.1f}%/{format_tokens(window)}{auto}")
+        parts.append(f"{float(usage.get('percent') or 0.0):.1f}%/{format_tokens(usage['contextWindow'])}{auto}")
     model_text = "no model"
     if model:
         model_text = str(model.get("id", "?"))

@@ -29,7 +29,7 @@ from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 from rich.console import Console, RenderableType
 
-from pi_cli.modes.display import footer_facts, git_branch
+from pi_cli.modes.display import FooterFacts, footer_facts, git_branch
 from pi_cli.modes.inline.commands import COMMANDS
 from pi_cli.modes.inline.completion import InlineCompleter
 from pi_cli.modes.inline.controller import InlineController
@@ -71,12 +71,14 @@ class InlineApp:
             completer=InlineCompleter(Path(session.cwd), self._command_names),
             complete_while_typing=True,
         )
+        self._footer_cache: tuple[tuple[Any, ...], FooterFacts] | None = None
         self.controller = InlineController(session, self.print, self.invalidate, self.exit)
         self.app: Application[int] = Application(
             layout=self._layout(),
             key_bindings=self._bindings(),
             style=STYLE,
             full_screen=False,
+            min_redraw_interval=1 / 30,  # deltas arrive far faster than a terminal needs frames
             input=input,
             output=output,
             erase_when_done=True,
@@ -136,14 +138,21 @@ class InlineApp:
 
     def _footer(self) -> StyleAndTextTuples:
         session = self.session
-        facts = footer_facts(
-            cwd=Path(session.cwd),
-            messages=list(session.messages),
-            model=session.model,
-            thinking_level=str(session.thinking_level),
-            session_name=getattr(session, "session_name", None),
-            branch=self._branch,
-        )
+        # Redraws come at frame rate while text streams, but the figures only change when a
+        # message ends or a setting changes: recompute them then, not on every frame.
+        key = (len(session.messages), id(session.model), session.thinking_level, session.session_name)
+        if self._footer_cache is None or self._footer_cache[0] != key:
+            facts = footer_facts(
+                cwd=Path(session.cwd),
+                stats=session.get_session_stats(),
+                model=session.model,
+                thinking_level=str(session.thinking_level),
+                session_name=session.session_name,
+                auto_compaction=bool(session.auto_compaction_enabled),
+                branch=self._branch,
+            )
+            self._footer_cache = (key, facts)
+        facts = self._footer_cache[1]
         width = self._width()
         return [("class:footer", facts.location[:width] + "\n"), ("class:footer", facts.one_line(width))]
 

@@ -19,7 +19,7 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 
-from pi_cli.modes.display import context_tokens, footer_facts, git_branch
+from pi_cli.modes.display import footer_facts, git_branch
 from pi_cli.modes.input_routing import DoublePress, Route, queued_route, restored_editor_text, route_input
 from pi_cli.modes.interactive.commands import CommandRunner
 from pi_cli.modes.interactive.keys import APP_KEYS, describe
@@ -193,19 +193,19 @@ class PiApp(App[int]):
 
     def refresh_footer(self) -> None:
         session = self.session
-        messages = list(getattr(session, "messages", []) or [])
         model = getattr(session, "model", None)
+        stats = session.get_session_stats()
         facts = footer_facts(
             cwd=self.cwd,
-            messages=messages,
+            stats=stats,
             model=model,
             thinking_level=str(getattr(session, "thinking_level", "off")),
             session_name=getattr(session, "session_name", None),
             auto_compaction=bool(getattr(session, "auto_compaction_enabled", True)),
             branch=self._branch,
         )
-        window = int(model.get("contextWindow", 0) or 0) if model else 0
-        fraction = (context_tokens(messages) or 0) / window if window else 0.0
+        usage = stats.get("contextUsage") or {}
+        fraction = float(usage.get("percent") or 0.0) / 100
         self.footer_bar.set_facts(facts, fraction)
         level = str(getattr(session, "thinking_level", "off"))
         self.editor.set_class(level in ("high", "xhigh"), "-thinking-high")
