@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_cli.cli_args import CliArgs, parse_args, print_help, select_mode
+from pi_cli.config import paths
 from pi_cli.errors import PiError
 
 
@@ -67,11 +68,7 @@ def session_options(args: CliArgs, mode: str, cwd: Path) -> Any:
     shared = {f.name for f in fields(SessionOptions)} & {f.name for f in fields(CliArgs)}
     values = {name: getattr(args, name) for name in shared - {"mode", "offline"}}
     values = {name: list(value) if isinstance(value, list) else value for name, value in values.items()}
-    return SessionOptions(cwd=cwd, mode=mode, offline=args.offline or _offline_env(), **values)
-
-
-def _offline_env() -> bool:
-    return os.environ.get("PI_OFFLINE", "").lower() in {"1", "true", "yes", "on"}
+    return SessionOptions(cwd=cwd, mode=mode, offline=args.offline or paths.offline(), **values)
 
 
 def _wants_inline(args: CliArgs, session: Any) -> bool:
