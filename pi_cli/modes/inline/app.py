@@ -157,7 +157,7 @@ class InlineApp:
         return [("class:footer", facts.location[:width] + "\n"), ("class:footer", facts.one_line(width))]
 
     def _layout(self) -> Layout:
-        has_live = Condition(lambda: bool(self.controller.live_lines(self._width())))
+        has_live = Condition(self.controller.has_live)
         rule = Window(height=1, char="─", style="class:rule")
         prompt = Window(FormattedTextControl([("class:prompt", "› ")]), width=2, dont_extend_width=True)
         editor = Window(

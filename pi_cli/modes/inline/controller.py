@@ -158,6 +158,12 @@ class InlineController:
 
     # --- live area -----------------------------------------------------------------------
 
+    def has_live(self) -> bool:
+        """Whether the live area has anything to show (cheap: no text is joined or wrapped)."""
+        live = self.live
+        steering, follow_up = self.queued()
+        return bool(live.text or live.thinking or live.tools or self.running or steering or follow_up)
+
     def live_lines(self, width: int) -> list[tuple[str, str]]:
         """(style, text) lines for the bottom area: streaming text tail, running tools, queue."""
         out: list[tuple[str, str]] = []
