@@ -90,6 +90,26 @@ def run_interactive_mode(args: CliArgs, session: Any, initial: list[str]) -> int
     return run_interactive(session, initial)
 
 
+def run_acp(args: CliArgs) -> int:
+    """``--mode acp``: sessions are made per ``session/new``/``session/load`` in the client's cwd."""
+    import asyncio
+
+    from pi_cli.modes.acp.server import run_acp_mode
+    from pi_cli.session.factory import create_agent_session
+
+    def make_session(cwd: Path, session_file: str | None) -> Any:
+        options = session_options(args, "acp", cwd)
+        options.continue_ = options.resume = False
+        options.fork = None
+        options.session = session_file
+        session = create_agent_session(options)
+        for notice in session.startup_notices:
+            _err(notice)
+        return session
+
+    return asyncio.run(run_acp_mode(make_session))
+
+
 def run(args: CliArgs) -> int:
     """Everything after the fast path. Raises ``PiError`` for expected failures."""
     for warning in args.warnings:
@@ -106,9 +126,11 @@ def run(args: CliArgs) -> int:
     from pi_cli.cli_input import compose_initial_input, read_piped_stdin
 
     mode = select_mode(args, _stdin_is_tty())
-    if mode == "rpc" and args.file_args:
-        _err("Error: @file arguments are not supported in RPC mode")
+    if mode in ("rpc", "acp") and args.file_args:
+        _err(f"Error: @file arguments are not supported in {mode.upper()} mode")
         return 1
+    if mode == "acp":
+        return run_acp(args)
     cwd = Path.cwd()
     stdin_text = read_piped_stdin() if mode != "rpc" and not _stdin_is_tty() else None
     initial = compose_initial_input(stdin_text, args.file_args, args.messages, cwd)

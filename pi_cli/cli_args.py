@@ -16,7 +16,7 @@ from typing import Literal
 
 from pi_cli.errors import UsageError
 
-Mode = Literal["text", "json", "rpc"]
+Mode = Literal["text", "json", "rpc", "acp"]
 THINKING_LEVEL_NAMES = ("off", "minimal", "low", "medium", "high", "xhigh")
 TOOL_NAMES_ALL = ("read", "bash", "edit", "write", "grep", "find", "ls")
 
@@ -124,10 +124,10 @@ def _need_value(argv: list[str], i: int, flag: str) -> str:
 
 
 def _set_mode(out: CliArgs, value: str) -> None:
-    if value in ("text", "json", "rpc"):
+    if value in ("text", "json", "rpc", "acp"):
         out.mode = value  # type: ignore[assignment]
     else:  # pi ignores an invalid mode silently; we say so once.
-        out.warnings.append(f'Warning: Invalid mode "{value}" ignored. Valid modes: text, json, rpc')
+        out.warnings.append(f'Warning: Invalid mode "{value}" ignored. Valid modes: text, json, rpc, acp')
 
 
 def _set_models(out: CliArgs, value: str) -> None:
@@ -206,10 +206,11 @@ def parse_args(argv: list[str]) -> CliArgs:
     return out
 
 
-def select_mode(args: CliArgs, stdin_is_tty: bool) -> Literal["interactive", "print", "json", "rpc"]:
-    """pi's rule: ``--mode rpc|json`` wins; ``-p`` or a non-TTY stdin means print; else interactive."""
-    if args.mode == "rpc":
-        return "rpc"
+def select_mode(args: CliArgs, stdin_is_tty: bool) -> Literal["interactive", "print", "json", "rpc", "acp"]:
+    """pi's rule: ``--mode rpc|json`` wins (and ``acp``, ours); ``-p`` or a non-TTY stdin means print;
+    else interactive."""
+    if args.mode in ("rpc", "acp"):
+        return args.mode
     if args.mode == "json":
         return "json"
     if args.print or not stdin_is_tty:
@@ -228,7 +229,7 @@ Options:
   --api-key <key>                API key for the chosen model's provider (defaults to env vars / auth.json)
   --system-prompt <text|file>    Replace the default system prompt
   --append-system-prompt <t|f>   Append text or file contents to the system prompt (repeatable)
-  --mode <mode>                  Output mode: text (default), json, or rpc
+  --mode <mode>                  Output mode: text (default), json, rpc, or acp (Agent Client Protocol)
   --print, -p                    Non-interactive: process the prompt(s), print the answer, exit
   --continue, -c                 Continue the most recent session of this directory
   --resume, -r                   Pick a session to resume

@@ -1,0 +1,103 @@
+"""The ACP message transport over this process's stdin and stdout.
+
+Newline-delimited JSON-RPC 2.0, as ACP's stdio transport defines it. Unlike the SDK's own stdio
+transport, a line that is not JSON, or not a JSON object, is answered with a JSON-RPC error
+(``-32700`` parse error, ``-32600`` invalid request) instead of being dropped silently, and the
+process keeps serving. Records end at ``\\n`` only (:mod:`pi_cli.modes.rpc.jsonl`), so U+2028 inside
+a string is not a line break. Stdout carries protocol messages and nothing else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+from typing import Any
+
+from pi_cli.modes.rpc.jsonl import JsonlWriter, iter_records
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+
+
+def error_reply(code: int, message: str, request_id: Any = None) -> dict[str, Any]:
+    """A JSON-RPC error response (``id`` null when the request's id could not be read)."""
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+
+
+def decode_record(record: bytes) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """``(message, None)`` for a JSON object line, ``(None, error reply)`` for anything else.
+    A blank line yields ``(None, None)``."""
+    if not record.strip():
+        return None, None
+    try:
+        obj = json.loads(record)
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        return None, error_reply(PARSE_ERROR, f"Parse error: {exc}")
+    if not isinstance(obj, dict):
+        return None, error_reply(INVALID_REQUEST, "Invalid request: expected a JSON object")
+    if "method" not in obj and "id" not in obj:
+        return None, error_reply(INVALID_REQUEST, "Invalid request: no method or id")
+    return obj, None
+
+
+class _FdReader:
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    def read(self, size: int) -> bytes:
+        return os.read(self._fd, size)
+
+
+class StdioTransport:
+    """The SDK's ``Transport`` protocol (``send``/``receive``/``close``) over two descriptors.
+
+    Input is read on a daemon thread (pipes, files and terminals alike) and handed to the event
+    loop; ``receive`` returns ``None`` at EOF.
+    """
+
+    def __init__(self, in_fd: int, out_fd: int) -> None:
+        self._in_fd = in_fd
+        self._writer = JsonlWriter(out_fd)
+        self._inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._started = False
+
+    def _start(self) -> None:
+        loop = asyncio.get_running_loop()
+        inbox = self._inbox
+        fd = self._in_fd
+
+        def pump() -> None:
+            try:
+                for record in iter_records(_FdReader(fd)):
+                    loop.call_soon_threadsafe(inbox.put_nowait, record)
+            except (OSError, ValueError):
+                pass
+            finally:
+                try:
+                    loop.call_soon_threadsafe(inbox.put_nowait, None)
+                except RuntimeError:  # the loop is already closed
+                    pass
+
+        threading.Thread(target=pump, name="acp-stdin", daemon=True).start()
+        self._started = True
+
+    async def send(self, message: dict[str, Any]) -> None:
+        self._writer.write(message)
+
+    async def receive(self) -> dict[str, Any] | None:
+        if not self._started:
+            self._start()
+        while True:
+            record = await self._inbox.get()
+            if record is None:
+                return None
+            message, reply = decode_record(record)
+            if reply is not None:
+                self._writer.write(reply)
+            if message is not None:
+                return message
+
+    async def close(self) -> None:
+        self._writer.closed = True

@@ -1,0 +1,87 @@
+"""A recording ACP client for driving ``pi --mode acp`` in tests, through the official SDK."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from acp import PROTOCOL_VERSION
+from acp.client.connection import ClientSideConnection
+from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
+from cli.pi_harness import PI, PiEnv
+
+
+class RecordingClient:
+    """Records every ``session/update`` (as camelCase dicts) and answers permission requests."""
+
+    def __init__(self) -> None:
+        self.updates: list[dict[str, Any]] = []
+        self.permission_requests: list[dict[str, Any]] = []
+        self.permission_choice: str | None = None  # optionId to pick; None = cancelled
+        self.changed = asyncio.Event()
+
+    async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
+        self.updates.append({"sessionId": session_id, **update.model_dump(by_alias=True, exclude_none=True)})
+        self.changed.set()
+
+    async def request_permission(self, session_id: str, tool_call: Any, options: list[Any], **_: Any) -> Any:
+        self.permission_requests.append(
+            {
+                "toolCall": tool_call.model_dump(by_alias=True, exclude_none=True),
+                "options": [o.model_dump(by_alias=True) for o in options],
+            }
+        )
+        if self.permission_choice is None:
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=self.permission_choice))
+
+    def on_connect(self, conn: Any) -> None:
+        pass
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        return [u for u in self.updates if u.get("sessionUpdate") == kind]
+
+    def text(self, kind: str = "agent_message_chunk") -> str:
+        return "".join(u["content"]["text"] for u in self.of(kind) if u["content"].get("type") == "text")
+
+    async def wait_for(self, predicate: Any, timeout: float = 15.0) -> dict[str, Any]:
+        async def scan() -> dict[str, Any]:
+            while True:
+                for update in self.updates:
+                    if predicate(update):
+                        return update
+                self.changed.clear()
+                await self.changed.wait()
+
+        return await asyncio.wait_for(scan(), timeout)
+
+
+@contextlib.asynccontextmanager
+async def acp_agent(env: PiEnv, *args: str) -> AsyncIterator[tuple[ClientSideConnection, RecordingClient, Any]]:
+    """``pi --mode acp`` as a subprocess, initialized; yields (connection, client, process)."""
+    proc = await asyncio.create_subprocess_exec(
+        *PI, "--mode", "acp", "--model", "fake/fake-model", *args,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        cwd=env.cwd, env=env.env, limit=50 * 1024 * 1024,
+    )  # fmt: skip
+    client = RecordingClient()
+    assert proc.stdin is not None and proc.stdout is not None
+    conn = ClientSideConnection(client, proc.stdin, proc.stdout)
+    try:
+        await asyncio.wait_for(conn.initialize(protocol_version=PROTOCOL_VERSION), 30)
+        yield conn, client, proc
+    finally:
+        await conn.close()
+        if proc.stdin is not None and not proc.stdin.is_closing():
+            proc.stdin.close()
+        try:
+            await asyncio.wait_for(proc.wait(), 10)
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
+
+
+def text_block(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
