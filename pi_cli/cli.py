@@ -163,6 +163,10 @@ def run(args: CliArgs) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``pi`` script; returns the exit code."""
     raw = sys.argv[1:] if argv is None else argv
+    if raw[:1] == ["auth"]:
+        from pi_cli.oauth.cli import run_auth_command
+
+        return run_auth_command(raw[1:])
     try:
         args = parse_args(raw)
     except PiError as exc:

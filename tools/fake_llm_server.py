@@ -11,6 +11,9 @@ Endpoints
 * ``POST /v1/messages`` (or any path ending in ``/messages``): Anthropic messages SSE. Use
   ``server.anthropic_base_url`` (``http://127.0.0.1:PORT``) as the model's ``baseUrl``.
 * ``GET /health``: ``200 ok`` (not logged, consumes no turn).
+* The login endpoints of Anthropic, OpenAI Codex and GitHub Copilot (``/oauth/authorize``,
+  ``/v1/oauth/token``, ``/oauth/token``, ``/login/device/code``, ...): see ``fake_llm_oauth``
+  (not logged, consume no turn; ``server.oauth`` holds their state).
 
 Each POST consumes the next scripted turn (FIFO). With an empty queue the server answers
 ``500 {"error":{"message":"fake server: no scripted turn left"}}`` (or, with ``loop=True`` /
@@ -113,6 +116,7 @@ from typing import Any
 
 # tools/ is on sys.path both when this file runs as a script and when tests import it.
 from fake_llm_events import Turn, anthropic_events, dumps, openai_events
+from fake_llm_oauth import FakeOAuth
 
 _REASONS = {
     200: "OK",
@@ -156,6 +160,7 @@ class FakeLLMServer:
         self._tasks: set[asyncio.Task[None]] = set()
         self._thread: threading.Thread | None = None
         self._thread_loop: asyncio.AbstractEventLoop | None = None
+        self.oauth = FakeOAuth()  # the login endpoints (see fake_llm_oauth)
 
     # -- script -----------------------------------------------------------------------------
 
@@ -291,6 +296,10 @@ class FakeLLMServer:
             body_bytes = await reader.readexactly(int(headers.get("content-length", "0") or 0))
         if method == "GET" and path.startswith("/health"):
             await self._send_plain(writer, 200, "ok", "text/plain", {})
+            return True
+        if self.oauth.handles(path):  # login endpoints (fake_llm_oauth): no scripted turn consumed
+            status, payload, extra = self.oauth.handle(method, path, headers, body_bytes)
+            await self._send_plain(writer, status, payload, "application/json", extra)
             return True
         text = body_bytes.decode("utf-8", errors="replace")
         try:

@@ -4,7 +4,8 @@ The file holds secrets, so it is created with mode 0600 inside a 0700 directory 
 through a temp file and an atomic rename. Key values may be ``!command`` (its stdout), the name of an
 environment variable, or the key itself: :func:`resolve_config_value` implements that rule for
 ``auth.json`` and ``models.json`` alike. OAuth records written by pi are kept intact, but pi_cli
-does not refresh or use them (no OAuth yet), so they resolve to no key.
+resolves and refreshes them through :mod:`pi_cli.oauth` (the model registry asks it), so here
+they resolve to no key.
 
 Nothing here ever puts a key into an error message.
 """
@@ -126,8 +127,10 @@ class AuthStore:
         return [name for name, record in self._load().items() if isinstance(record, dict)]
 
     def has(self, provider: str) -> bool:
-        """Whether a usable API-key record exists (without running any ``!command``)."""
+        """Whether a usable API-key or OAuth record exists (without running any ``!command``)."""
         record = self.get(provider)
+        if record and record.get("type") == "oauth":
+            return isinstance(record.get("refresh"), str) and bool(record["refresh"])
         return bool(record and record.get("type") == "api_key" and isinstance(record.get("key"), str) and record["key"])
 
     def api_key(self, provider: str) -> str | None:
@@ -144,8 +147,12 @@ class AuthStore:
 
     def set_api_key(self, provider: str, key: str) -> None:
         """Store ``key`` for ``provider`` (other records untouched)."""
+        self.set_record(provider, {"type": "api_key", "key": key})
+
+    def set_record(self, provider: str, record: dict[str, Any]) -> None:
+        """Store ``record`` for ``provider``, re-reading the file first (other records untouched)."""
         data = self._writable()
-        data[provider] = {"type": "api_key", "key": key}
+        data[provider] = record
         self._write(data)
 
     def remove(self, provider: str) -> bool:

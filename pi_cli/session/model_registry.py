@@ -174,7 +174,7 @@ class ModelRegistry:
         runtime = self._runtime_keys.get(provider)
         if runtime:
             return runtime
-        stored = self.auth.api_key(provider)
+        stored = self.auth.api_key(provider) or self._oauth_token(provider)
         if stored:
             return stored
         env = catalogue.env_api_key(provider)
@@ -182,6 +182,16 @@ class ModelRegistry:
             return env
         configured = self._custom_api_keys.get(provider)
         return resolve_config_value(configured) if configured else None
+
+    def _oauth_token(self, provider: str) -> str | None:
+        """A subscription login's access token (refreshed when expired); raises ``LoginError``
+        with a one-line reason when the refresh fails."""
+        record = self.auth.get(provider)
+        if record is None or record.get("type") != "oauth":
+            return None
+        from pi_cli.oauth.credentials import OAuthCredentials  # only for OAuth users
+
+        return OAuthCredentials(self.auth).access_token(provider)
 
     def api_key_for(self, model: Model) -> str | None:
         """The key to send for ``model`` (see :meth:`api_key_for_provider`)."""

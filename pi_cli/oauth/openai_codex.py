@@ -1,0 +1,106 @@
+"""ChatGPT Plus/Pro login for the ``openai-codex`` provider: authorization code + PKCE.
+
+OpenAI's Codex client id, its loopback port 1455, form-encoded token requests; the ChatGPT account
+id is read from the access token's claims and stored as ``accountId`` (requests carry it).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import time
+from typing import Any
+from urllib.parse import urlencode
+
+from pi_cli.oauth.callback import start_callback_server, wait_for_code
+from pi_cli.oauth.endpoints import endpoint
+from pi_cli.oauth.flow import Credential, LoginError, LoginUI, error_text, post
+from pi_cli.oauth.pkce import pkce_pair, random_state
+
+CLIENT_ID = "app_EMoamEEZ73f0CkXaXp7hrann"
+AUTHORIZE_URL = "https://auth.openai.com/oauth/authorize"
+TOKEN_URL = "https://auth.openai.com/oauth/token"
+CALLBACK_PORT = 1455
+CALLBACK_PATH = "/auth/callback"
+SCOPE = "openid profile email offline_access"
+CLAIM = "https://api.openai.com/auth"
+
+
+def account_id(access_token: str) -> str | None:
+    """``chatgpt_account_id`` from the JWT's claims (no signature check: we only read our own token)."""
+    parts = access_token.split(".")
+    if len(parts) != 3:
+        return None
+    try:
+        payload: Any = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
+    except (ValueError, binascii.Error):
+        return None
+    claims = payload.get(CLAIM) if isinstance(payload, dict) else None
+    value = claims.get("chatgpt_account_id") if isinstance(claims, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
+def _credential(data: dict[str, Any], what: str) -> Credential:
+    access, refresh, expires_in = data.get("access_token"), data.get("refresh_token"), data.get("expires_in")
+    if "error" in data or not isinstance(access, str) or not isinstance(refresh, str):
+        raise LoginError(f"{what} failed: {error_text(data) if 'error' in data else 'the answer had no tokens'}")
+    account = account_id(access)
+    if account is None:
+        raise LoginError(f"{what} failed: the access token names no ChatGPT account")
+    seconds = expires_in if isinstance(expires_in, (int, float)) else 3600
+    return {
+        "type": "oauth",
+        "access": access,
+        "refresh": refresh,
+        "expires": int(time.time() * 1000 + seconds * 1000),
+        "accountId": account,
+    }
+
+
+class CodexFlow:
+    provider = "openai-codex"
+    name = "ChatGPT Plus/Pro (Codex)"
+
+    async def login(self, ui: LoginUI, *, manual: bool = False) -> Credential:
+        verifier, challenge = pkce_pair()
+        state = random_state()
+        callback = None if manual else await start_callback_server(CALLBACK_PORT, CALLBACK_PATH, state)
+        redirect_uri = (
+            callback.redirect_uri if callback is not None else f"http://localhost:{CALLBACK_PORT}{CALLBACK_PATH}"
+        )
+        try:
+            query = {
+                "response_type": "code",
+                "client_id": CLIENT_ID,
+                "redirect_uri": redirect_uri,
+                "scope": SCOPE,
+                "code_challenge": challenge,
+                "code_challenge_method": "S256",
+                "state": state,
+                "id_token_add_organizations": "true",
+                "codex_cli_simplified_flow": "true",
+                "originator": "pi",
+            }
+            ui.show_url(
+                f"{endpoint(AUTHORIZE_URL)}?{urlencode(query)}",
+                "Sign in with your ChatGPT account in the browser. If the browser runs on another machine, "
+                "paste the final redirect URL here.",
+            )
+            code = await wait_for_code(ui, callback, state, redirect_uri)
+        finally:
+            if callback is not None:
+                callback.close()
+        ui.progress("Exchanging the authorization code for tokens…")
+        form = {
+            "grant_type": "authorization_code",
+            "client_id": CLIENT_ID,
+            "code": code,
+            "code_verifier": verifier,
+            "redirect_uri": redirect_uri,
+        }
+        return _credential(await post(endpoint(TOKEN_URL), "Token exchange", form=form), "Token exchange")
+
+    async def refresh(self, credential: Credential) -> Credential:
+        form = {"grant_type": "refresh_token", "refresh_token": str(credential["refresh"]), "client_id": CLIENT_ID}
+        return _credential(await post(endpoint(TOKEN_URL), "Token refresh", form=form), "Token refresh")
