@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from cli.pi_harness import FakeLLMServer, server
 
 __all__ = ["server"]

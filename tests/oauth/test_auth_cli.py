@@ -9,7 +9,6 @@ import threading
 from pathlib import Path
 
 import httpx
-
 from cli.pi_harness import PI, FakeLLMServer, clean_env
 
 

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from cli.pi_harness import FakeLLMServer
+
 from pi_cli.config.auth import AuthStore
 from pi_cli.oauth.anthropic import AnthropicFlow
 from pi_cli.oauth.credentials import OAuthCredentials
