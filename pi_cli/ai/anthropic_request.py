@@ -23,6 +23,28 @@ THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384,
 _ADAPTIVE_MARKERS = ("opus-4-6", "opus-4-7", "sonnet-4-6")
 
 
+# A Claude Pro/Max login's token only serves requests that present themselves as Claude Code: its
+# identity line first in the system prompt, its beta flags, and its tool names' casing.
+CLAUDE_CODE_IDENTITY = "You are Claude Code, Anthropic's official CLI for Claude."
+CLAUDE_CODE_VERSION = "2.1.322"
+OAUTH_BETAS = ("claude-code-20250219", "oauth-2025-04-20")
+_CLAUDE_CODE_TOOLS = {
+    name.lower(): name
+    for name in ("Read", "Write", "Edit", "Bash", "Grep", "Glob", "AskUserQuestion", "EnterPlanMode", "ExitPlanMode",
+                 "KillShell", "NotebookEdit", "Skill", "Task", "TaskOutput", "TodoWrite", "WebFetch", "WebSearch")
+}  # fmt: skip
+
+
+def is_oauth_token(api_key: str | None) -> bool:
+    """Whether ``api_key`` is a subscription login's access token rather than an API key."""
+    return bool(api_key) and "sk-ant-oat" in str(api_key)
+
+
+def claude_code_name(name: str) -> str:
+    """``name`` in Claude Code's casing when it is one of Claude Code's tools (``read`` → ``Read``)."""
+    return _CLAUDE_CODE_TOOLS.get(name.lower(), name)
+
+
 def is_adaptive(model: Model) -> bool:
     """Models that take ``thinking: {type: adaptive}`` plus an effort instead of a token budget."""
     return any(marker in model["id"] for marker in _ADAPTIVE_MARKERS)
@@ -52,7 +74,7 @@ def _user_blocks(content: str | list[Any]) -> list[dict[str, Any]]:
     return blocks
 
 
-def _assistant_blocks(content: list[Any]) -> list[dict[str, Any]]:
+def _assistant_blocks(content: list[Any], oauth: bool = False) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     for block in content:
         kind = block.get("type")
@@ -73,7 +95,7 @@ def _assistant_blocks(content: list[Any]) -> list[dict[str, Any]]:
                 {
                     "type": "tool_use",
                     "id": _tool_id(block["id"]),
-                    "name": block["name"],
+                    "name": claude_code_name(block["name"]) if oauth else block["name"],
                     "input": block.get("arguments") or {},
                 }
             )
@@ -100,7 +122,7 @@ def _tool_result_block(result: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def convert_messages(model: Model, context: Context) -> list[dict[str, Any]]:
+def convert_messages(model: Model, context: Context, oauth: bool = False) -> list[dict[str, Any]]:
     """The ``messages`` array (user/assistant alternation as Anthropic wants it)."""
     out: list[dict[str, Any]] = []
     for message in transform_messages(context["messages"], model):
@@ -110,7 +132,7 @@ def convert_messages(model: Model, context: Context) -> list[dict[str, Any]]:
             if blocks:
                 out.append({"role": "user", "content": blocks})
         elif role == "assistant":
-            blocks = _assistant_blocks(cast(list[Any], message["content"]))
+            blocks = _assistant_blocks(cast(list[Any], message["content"]), oauth)
             if blocks:
                 out.append({"role": "assistant", "content": blocks})
         else:
@@ -152,16 +174,20 @@ def _thinking(body: dict[str, Any], model: Model, options: StreamOptions) -> boo
 def build_request(model: Model, context: Context, options: StreamOptions) -> tuple[str, dict[str, str], dict[str, Any]]:
     """``(url, headers, body)`` for one streamed messages request."""
     compat = model.get("compat") or {}
+    oauth = is_oauth_token(options.api_key)
     body: dict[str, Any] = {
         "model": model["id"],
-        "messages": convert_messages(model, context),
+        "messages": convert_messages(model, context, oauth),
         "stream": True,
         "max_tokens": options.max_tokens or max(1, model["maxTokens"] // 3),
     }
     mark = _cache_mark()
     system = context.get("systemPrompt")
+    system_blocks = [{"type": "text", "text": CLAUDE_CODE_IDENTITY, "cache_control": mark}] if oauth else []
     if system:
-        body["system"] = [{"type": "text", "text": system, "cache_control": mark}]
+        system_blocks.append({"type": "text", "text": system, "cache_control": mark})
+    if system_blocks:
+        body["system"] = system_blocks
     thinking_on = _thinking(body, model, options)
     if options.temperature is not None and not thinking_on:
         body["temperature"] = options.temperature
@@ -172,7 +198,7 @@ def build_request(model: Model, context: Context, options: StreamOptions) -> tup
         for tool in tools:
             params = tool["parameters"] or {}
             entry: dict[str, Any] = {
-                "name": tool["name"],
+                "name": claude_code_name(tool["name"]) if oauth else tool["name"],
                 "description": tool["description"],
                 "input_schema": {
                     "type": "object",
@@ -193,9 +219,13 @@ def build_request(model: Model, context: Context, options: StreamOptions) -> tup
         "anthropic-version": API_VERSION,
         "anthropic-dangerous-direct-browser-access": "true",
     }
-    if options.api_key:
+    betas = list(OAUTH_BETAS) if oauth else []
+    if oauth:
+        headers["authorization"] = f"Bearer {options.api_key}"
+        headers["user-agent"] = f"claude-cli/{CLAUDE_CODE_VERSION}"
+        headers["x-app"] = "cli"
+    elif options.api_key:
         headers["x-api-key"] = options.api_key
-    betas = []
     if thinking_on and not is_adaptive(model) and compat.get("interleavedThinking") is not False:
         betas.append("interleaved-thinking-2025-05-14")
     if tools and not eager:

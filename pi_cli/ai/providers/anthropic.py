@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 import httpx
 
-from pi_cli.ai.anthropic_request import build_request
+from pi_cli.ai.anthropic_request import build_request, is_oauth_token
 from pi_cli.ai.event_stream import AssistantMessageEventStream
 from pi_cli.ai.http_client import AbortedError, ProviderError, sse_batches
 from pi_cli.ai.options import StreamOptions
@@ -71,9 +71,11 @@ class _Block:
 class EventParser:
     """Applies decoded Anthropic events to ``output`` and returns stream events."""
 
-    def __init__(self, output: AssistantMessage, model: Model) -> None:
+    def __init__(self, output: AssistantMessage, model: Model, tool_names: dict[str, str] | None = None) -> None:
         self.output = output
         self.model = model
+        # Lower-cased wire name → our tool's name, when tools went out renamed (subscription logins).
+        self.tool_names = tool_names or {}
         self.content: list[Any] = output["content"]
         self.blocks: dict[int, _Block] = {}
         self.started = False
@@ -142,7 +144,7 @@ class EventParser:
             block = {
                 "type": "toolCall",
                 "id": raw.get("id") or "",
-                "name": raw.get("name") or "",
+                "name": self._tool_name(raw.get("name") or ""),
                 "arguments": raw.get("input") if isinstance(raw.get("input"), dict) else {},
             }
             event = "toolcall_start"
@@ -154,6 +156,9 @@ class EventParser:
         self.blocks[data.get("index", len(self.content))] = state
         self.content.append(block)
         return [{"type": event, "contentIndex": state.content_index, "partial": self.output}]
+
+    def _tool_name(self, name: str) -> str:
+        return self.tool_names.get(name.lower(), name) if self.tool_names else name
 
     def _delta(self, data: dict[str, Any]) -> list[AssistantMessageEvent]:
         state = self.blocks.get(data.get("index", -1))
@@ -258,7 +263,10 @@ async def _run(model: Model, context: Context, options: StreamOptions) -> AsyncI
     yield {"type": "start", "partial": output}
     provider = call.provider
     scope = call.scope
-    parser = EventParser(output, model)
+    renamed = is_oauth_token(options.api_key)
+    parser = EventParser(
+        output, model, {t["name"].lower(): t["name"] for t in context.get("tools") or []} if renamed else None
+    )
 
     def describe(exc: Exception) -> str:
         message = call.describe(exc)
