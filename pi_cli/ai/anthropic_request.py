@@ -13,6 +13,9 @@ from __future__ import annotations
 import os
 from typing import Any, cast
 
+from pi_cli.ai.copilot import base_url as copilot_base_url
+from pi_cli.ai.copilot import is_copilot
+from pi_cli.ai.copilot import request_headers as copilot_headers
 from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.provider_common import safe_tool_id
 from pi_cli.ai.transform import transform_messages
@@ -224,6 +227,9 @@ def build_request(model: Model, context: Context, options: StreamOptions) -> tup
         headers["authorization"] = f"Bearer {options.api_key}"
         headers["user-agent"] = f"claude-cli/{CLAUDE_CODE_VERSION}"
         headers["x-app"] = "cli"
+    elif options.api_key and is_copilot(model):
+        headers["authorization"] = f"Bearer {options.api_key}"
+        headers.update(copilot_headers(context["messages"]))
     elif options.api_key:
         headers["x-api-key"] = options.api_key
     if thinking_on and not is_adaptive(model) and compat.get("interleavedThinking") is not False:
@@ -234,4 +240,5 @@ def build_request(model: Model, context: Context, options: StreamOptions) -> tup
         headers["anthropic-beta"] = ",".join(betas)
     headers.update(model.get("headers") or {})
     headers.update(options.headers)
-    return model["baseUrl"].rstrip("/") + "/v1/messages", headers, body
+    base = copilot_base_url(model, options.api_key) if is_copilot(model) else model["baseUrl"]
+    return base.rstrip("/") + "/v1/messages", headers, body

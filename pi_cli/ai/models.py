@@ -21,6 +21,8 @@ from typing import Any
 from pi_cli.ai.types import THINKING_LEVELS, Cost, Model, ThinkingLevel, Usage
 
 _CATALOGUE_FILE = Path(__file__).with_name("models_builtin.json")
+# Providers reached only through a subscription login: their models are listed once logged in.
+LOGIN_ONLY_PROVIDERS = frozenset(("github-copilot", "openai-codex"))
 
 # Environment variables holding each provider's API key, first set wins (pi-ai's env-api-keys).
 ENV_KEY_NAMES: dict[str, tuple[str, ...]] = {

@@ -93,6 +93,8 @@ class ModelRegistry:
         self._custom_api_keys = dict(custom.api_keys)
         models: list[Model] = []
         for model in catalogue.get_builtin_models():
+            if model["provider"] in catalogue.LOGIN_ONLY_PROVIDERS and not self.auth.has(model["provider"]):
+                continue  # a subscription's models mean nothing until you log in to it (/login)
             override = custom.provider_overrides.get(model["provider"])
             if override is not None:
                 model = override.apply(model)

@@ -48,11 +48,12 @@ def test_ensure_file_creates_empty_object() -> None:
     assert json.loads(store.path.read_text()) == {} and mode(store.path) == 0o600
 
 
-def test_oauth_records_are_kept_but_give_no_key() -> None:
+def test_oauth_records_are_kept_count_as_credentials_but_are_not_api_keys() -> None:
+    # The access token comes from pi_cli.oauth (refreshing it when needed), never from api_key().
     store = AuthStore()
     store.path.parent.mkdir(parents=True)
     store.path.write_text(json.dumps({"anthropic": {"type": "oauth", "access": "tok", "refresh": "r", "expires": 1}}))
-    assert store.api_key("anthropic") is None and not store.has("anthropic")
+    assert store.api_key("anthropic") is None and store.has("anthropic")
     store.set_api_key("openai", "k")
     assert json.loads(store.path.read_text())["anthropic"]["type"] == "oauth"
 

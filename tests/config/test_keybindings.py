@@ -46,12 +46,16 @@ def test_defaults_for_the_actions_the_tui_needs(kb_file: Path) -> None:
 
 
 def test_overrides_legacy_names_and_unbinding(kb_file: Path) -> None:
-    kb_file.write_text(json.dumps({
-        "tui.input.submit": "ctrl+Enter",
-        "app.message.followUp": ["Alt+Enter", "shift+ctrl+f"],
-        "selectModel": "ctrl+k",          # legacy flat name
-        "app.thinking.toggle": [],        # unbind
-    }))
+    kb_file.write_text(
+        json.dumps(
+            {
+                "tui.input.submit": "ctrl+Enter",
+                "app.message.followUp": ["Alt+Enter", "shift+ctrl+f"],
+                "selectModel": "ctrl+k",  # legacy flat name
+                "app.thinking.toggle": [],  # unbind
+            }
+        )
+    )
     bindings, errors = load_keybindings()
     assert errors == []
     assert bindings["tui.input.submit"] == ["ctrl+enter"]
@@ -69,8 +73,9 @@ def test_namespaced_id_wins_over_legacy_name(kb_file: Path) -> None:
 
 
 def test_bad_entries_are_reported_and_skipped(kb_file: Path) -> None:
-    kb_file.write_text(json.dumps({"app.clear": 5, "app.nope": "ctrl+x", "app.exit": "ctrl+q",
-                                   "app.suspend": "ctrl+q"}))
+    kb_file.write_text(
+        json.dumps({"app.clear": 5, "app.nope": "ctrl+x", "app.exit": "ctrl+q", "app.suspend": "ctrl+q"})
+    )
     bindings, errors = load_keybindings()
     assert bindings["app.clear"] == ["ctrl+c"] and bindings["app.exit"] == ["ctrl+q"]
     text = "\n".join(errors)
@@ -99,8 +104,10 @@ def test_normalize_key() -> None:
 
 
 def test_wsl_swaps_chords_like_pi(tmp_path: Path) -> None:
-    code = ("from pi_cli.config.keybindings import DEFAULT_BINDINGS as d;"
-            "print(d['app.message.followUp'], d['app.model.cycleBackward'])")
+    code = (
+        "from pi_cli.config.keybindings import DEFAULT_BINDINGS as d;"
+        "print(d['app.message.followUp'], d['app.model.cycleBackward'])"
+    )
     env = {"PATH": "/usr/bin:/bin", "WSL_DISTRO_NAME": "Ubuntu", "PI_CODING_AGENT_DIR": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     if sys.platform.startswith("linux"):

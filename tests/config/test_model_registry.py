@@ -44,9 +44,16 @@ FAKE = {
             "compat": {"supportsDeveloperRole": False, "openRouterRouting": {"only": ["a"]}},
             "models": [
                 {"id": "fake-model"},
-                {"id": "fake-think", "name": "Fake Thinker", "reasoning": True, "input": ["text", "image"],
-                 "contextWindow": 32000, "maxTokens": 4000, "cost": {"input": 1, "output": 2},
-                 "compat": {"maxTokensField": "max_tokens", "openRouterRouting": {"order": ["b"]}}},
+                {
+                    "id": "fake-think",
+                    "name": "Fake Thinker",
+                    "reasoning": True,
+                    "input": ["text", "image"],
+                    "contextWindow": 32000,
+                    "maxTokens": 4000,
+                    "cost": {"input": 1, "output": 2},
+                    "compat": {"maxTokensField": "max_tokens", "openRouterRouting": {"order": ["b"]}},
+                },
             ],
         }
     }
@@ -70,10 +77,16 @@ def test_custom_provider_defaults_and_compat_merge(agent: Path) -> None:
     plain = reg.find("fake", "fake-model")
     assert plain is not None
     assert plain == {
-        "id": "fake-model", "name": "fake-model", "api": "openai-completions", "provider": "fake",
-        "baseUrl": "http://127.0.0.1:9999/v1", "reasoning": False, "input": ["text"],
+        "id": "fake-model",
+        "name": "fake-model",
+        "api": "openai-completions",
+        "provider": "fake",
+        "baseUrl": "http://127.0.0.1:9999/v1",
+        "reasoning": False,
+        "input": ["text"],
         "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
-        "contextWindow": 128000, "maxTokens": 16384,
+        "contextWindow": 128000,
+        "maxTokens": 16384,
         "compat": {"supportsDeveloperRole": False, "openRouterRouting": {"only": ["a"]}},
     }
     think = reg.find("fake", "fake-think")
@@ -82,7 +95,8 @@ def test_custom_provider_defaults_and_compat_merge(agent: Path) -> None:
     assert (think["contextWindow"], think["maxTokens"]) == (32000, 4000)
     assert think["cost"] == {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0}
     assert think["compat"] == {
-        "supportsDeveloperRole": False, "maxTokensField": "max_tokens",
+        "supportsDeveloperRole": False,
+        "maxTokensField": "max_tokens",
         "openRouterRouting": {"only": ["a"], "order": ["b"]},
     }
     assert reg.api_key_for(plain) == "sk-fake"
@@ -92,12 +106,21 @@ def test_custom_provider_defaults_and_compat_merge(agent: Path) -> None:
 
 def test_builtin_provider_overrides_and_model_overrides(agent: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PROXY_TOKEN", "tok-123")
-    write_models(agent, {"providers": {
-        "anthropic": {"baseUrl": "https://proxy.example/anthropic", "headers": {"X-Proxy": "PROXY_TOKEN"},
-                      "modelOverrides": {"claude-sonnet-4-5": {"name": "Sonnet via proxy", "maxTokens": 1000,
-                                                                "cost": {"input": 9}}}},
-        "openai": {"models": [{"id": "gpt-4o", "contextWindow": 5000}, {"id": "my-finetune"}]},
-    }})
+    write_models(
+        agent,
+        {
+            "providers": {
+                "anthropic": {
+                    "baseUrl": "https://proxy.example/anthropic",
+                    "headers": {"X-Proxy": "PROXY_TOKEN"},
+                    "modelOverrides": {
+                        "claude-sonnet-4-5": {"name": "Sonnet via proxy", "maxTokens": 1000, "cost": {"input": 9}}
+                    },
+                },
+                "openai": {"models": [{"id": "gpt-4o", "contextWindow": 5000}, {"id": "my-finetune"}]},
+            }
+        },
+    )
     reg = registry()
     assert reg.errors == []
     sonnet = reg.find("anthropic", "claude-sonnet-4-5")
@@ -127,16 +150,33 @@ def test_json_syntax_error_keeps_builtins(agent: Path) -> None:
 
 
 def test_bad_provider_and_bad_model_are_skipped_alone(agent: Path) -> None:
-    write_models(agent, {"providers": {
-        "good": {"baseUrl": "http://localhost:1234/v1", "api": "openai-completions", "apiKey": "sk-good-SECRET",
-                 "models": [{"id": "ok"}, {"id": "bad-window", "contextWindow": "big"}, {"name": "no id"},
-                            {"id": "ok2", "input": ["video"]}]},
-        "nobase": {"apiKey": "sk-nobase-SECRET", "api": "openai-completions", "models": [{"id": "m"}]},
-        "noapi": {"baseUrl": "https://remote.example/v1", "apiKey": "k", "models": [{"id": "m"}]},
-        "remote-nokey": {"baseUrl": "https://remote.example/v1", "api": "openai-completions", "models": [{"id": "m"}]},
-        "notobject": 5,
-        "empty": {},
-    }})
+    write_models(
+        agent,
+        {
+            "providers": {
+                "good": {
+                    "baseUrl": "http://localhost:1234/v1",
+                    "api": "openai-completions",
+                    "apiKey": "sk-good-SECRET",
+                    "models": [
+                        {"id": "ok"},
+                        {"id": "bad-window", "contextWindow": "big"},
+                        {"name": "no id"},
+                        {"id": "ok2", "input": ["video"]},
+                    ],
+                },
+                "nobase": {"apiKey": "sk-nobase-SECRET", "api": "openai-completions", "models": [{"id": "m"}]},
+                "noapi": {"baseUrl": "https://remote.example/v1", "apiKey": "k", "models": [{"id": "m"}]},
+                "remote-nokey": {
+                    "baseUrl": "https://remote.example/v1",
+                    "api": "openai-completions",
+                    "models": [{"id": "m"}],
+                },
+                "notobject": 5,
+                "empty": {},
+            }
+        },
+    )
     reg = registry()
     assert [m["id"] for m in reg.all_models() if m["provider"] == "good"] == ["ok"]
     assert not any(m["provider"] in {"nobase", "noapi", "remote-nokey", "notobject", "empty"} for m in reg.all_models())
@@ -155,8 +195,18 @@ def test_bad_provider_and_bad_model_are_skipped_alone(agent: Path) -> None:
 
 
 def test_local_models_need_no_key(agent: Path) -> None:
-    write_models(agent, {"providers": {"ollama": {"baseUrl": "http://localhost:11434/v1", "api": "openai-completions",
-                                                  "models": [{"id": "qwen3:8b"}]}}})
+    write_models(
+        agent,
+        {
+            "providers": {
+                "ollama": {
+                    "baseUrl": "http://localhost:11434/v1",
+                    "api": "openai-completions",
+                    "models": [{"id": "qwen3:8b"}],
+                }
+            }
+        },
+    )
     reg = registry()
     assert reg.errors == []
     model = reg.find("ollama", "qwen3:8b")
@@ -184,12 +234,21 @@ def test_key_order_runtime_auth_env_models_json(agent: Path, monkeypatch: pytest
 
 def test_command_keys_and_headers_run_once(agent: Path, tmp_path: Path) -> None:
     counter = tmp_path / "runs"
-    write_models(agent, {"providers": {"corp": {
-        "baseUrl": "https://llm.corp.example/v1", "api": "openai-completions",
-        "apiKey": f"!echo run >> {counter}; echo sk-from-cmd", "authHeader": True,
-        "headers": {"X-Team": "!printf team-7"},
-        "models": [{"id": "a"}, {"id": "b"}],
-    }}})
+    write_models(
+        agent,
+        {
+            "providers": {
+                "corp": {
+                    "baseUrl": "https://llm.corp.example/v1",
+                    "api": "openai-completions",
+                    "apiKey": f"!echo run >> {counter}; echo sk-from-cmd",
+                    "authHeader": True,
+                    "headers": {"X-Team": "!printf team-7"},
+                    "models": [{"id": "a"}, {"id": "b"}],
+                }
+            }
+        },
+    )
     reg = registry()
     a, b = reg.find("corp", "a"), reg.find("corp", "b")
     assert a is not None and b is not None
@@ -213,8 +272,18 @@ def test_resolve_exact_fuzzy_and_thinking_suffix(agent: Path) -> None:
     assert reg.resolve("gpt-4o", provider="OpenAI")[0]["provider"] == "openai"
     assert reg.resolve("openai/gpt-5")[0]["id"] == "gpt-5"
     # ids with colons are tried whole before a suffix is split off
-    write_models(agent, {"providers": {"ollama": {"baseUrl": "http://localhost:11434/v1", "api": "openai-completions",
-                                                  "models": [{"id": "qwen3:8b"}]}}})
+    write_models(
+        agent,
+        {
+            "providers": {
+                "ollama": {
+                    "baseUrl": "http://localhost:11434/v1",
+                    "api": "openai-completions",
+                    "models": [{"id": "qwen3:8b"}],
+                }
+            }
+        },
+    )
     reg.load()
     assert reg.resolve("qwen3:8b") == (reg.find("ollama", "qwen3:8b"), None)
     assert reg.resolve("qwen3:8b:high")[1] == "high"
@@ -268,7 +337,13 @@ def test_list_models_table(agent: Path) -> None:
     assert reg.format_list("zzz") == 'No models matching "zzz"'
     assert format_model_list([]) == "No models available. Set API keys in environment variables."
     assert [format_token_count(n) for n in (999, 1000, 200000, 16384, 1_000_000, 1_048_576)] == [
-        "999", "1K", "200K", "16.4K", "1M", "1.0M"]
+        "999",
+        "1K",
+        "200K",
+        "16.4K",
+        "1M",
+        "1.0M",
+    ]
 
 
 def test_fuzzy_filter_orders_best_first() -> None:
@@ -288,10 +363,23 @@ def test_broken_auth_json_is_reported_without_the_key(agent: Path) -> None:
 
 
 def test_unsupported_api_is_kept_with_a_warning(agent: Path) -> None:
-    write_models(agent, {"providers": {"resp": {
-        "baseUrl": "https://r.example/v1", "apiKey": "k", "api": "openai-responses",
-        "models": [{"id": "r1"}, {"id": "r2", "api": "openai-completions"}, {"id": "r3", "api": "carrier-pigeon"}],
-    }}})
+    write_models(
+        agent,
+        {
+            "providers": {
+                "resp": {
+                    "baseUrl": "https://r.example/v1",
+                    "apiKey": "k",
+                    "api": "openai-responses",
+                    "models": [
+                        {"id": "r1"},
+                        {"id": "r2", "api": "openai-completions"},
+                        {"id": "r3", "api": "carrier-pigeon"},
+                    ],
+                }
+            }
+        },
+    )
     reg = registry()
     assert [m["id"] for m in reg.all_models() if m["provider"] == "resp"] == ["r1", "r2", "r3"]
     assert len(reg.errors) == 2

@@ -81,9 +81,14 @@ def test_env_api_key_names_and_precedence() -> None:
     assert models.env_api_key("amazon-bedrock", {"AWS_PROFILE": "x"}) == models.AUTHENTICATED_MARKER
     assert models.env_api_key("amazon-bedrock", {"AWS_ACCESS_KEY_ID": "x"}) is None
     expected = {
-        "openai": "OPENAI_API_KEY", "google": "GEMINI_API_KEY", "groq": "GROQ_API_KEY",
-        "xai": "XAI_API_KEY", "openrouter": "OPENROUTER_API_KEY", "mistral": "MISTRAL_API_KEY",
-        "cerebras": "CEREBRAS_API_KEY", "anthropic": "ANTHROPIC_API_KEY",
+        "openai": "OPENAI_API_KEY",
+        "google": "GEMINI_API_KEY",
+        "groq": "GROQ_API_KEY",
+        "xai": "XAI_API_KEY",
+        "openrouter": "OPENROUTER_API_KEY",
+        "mistral": "MISTRAL_API_KEY",
+        "cerebras": "CEREBRAS_API_KEY",
+        "anthropic": "ANTHROPIC_API_KEY",
     }
     for provider, name in expected.items():
         assert models.env_var_name(provider) == name

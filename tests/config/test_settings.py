@@ -40,14 +40,27 @@ def test_defaults_match_pi(dirs: tuple[Path, Path]) -> None:
 
 def test_global_and_project_merge_deeply(dirs: tuple[Path, Path]) -> None:
     agent, cwd = dirs
-    write(agent / "settings.json", {
-        "defaultProvider": "anthropic", "defaultModel": "claude-sonnet-4-5", "theme": "light",
-        "retry": {"maxRetries": 5, "baseDelayMs": 100}, "enabledModels": ["a", "b"], "myExtension": {"x": 1},
-    })
-    write(cwd / ".pi" / "settings.json", {
-        "defaultModel": "claude-opus-4-7", "retry": {"maxRetries": 1}, "enabledModels": ["c"],
-        "compaction": {"enabled": False}, "steeringMode": "all",
-    })
+    write(
+        agent / "settings.json",
+        {
+            "defaultProvider": "anthropic",
+            "defaultModel": "claude-sonnet-4-5",
+            "theme": "light",
+            "retry": {"maxRetries": 5, "baseDelayMs": 100},
+            "enabledModels": ["a", "b"],
+            "myExtension": {"x": 1},
+        },
+    )
+    write(
+        cwd / ".pi" / "settings.json",
+        {
+            "defaultModel": "claude-opus-4-7",
+            "retry": {"maxRetries": 1},
+            "enabledModels": ["c"],
+            "compaction": {"enabled": False},
+            "steeringMode": "all",
+        },
+    )
     s, errors = load_settings(cwd)
     assert errors == []
     assert s.default_provider == "anthropic" and s.default_model == "claude-opus-4-7"
@@ -79,9 +92,14 @@ def test_json_syntax_error_names_file_line_and_column(dirs: tuple[Path, Path]) -
 
 def test_wrong_type_names_field_and_keeps_the_rest(dirs: tuple[Path, Path]) -> None:
     _, cwd = dirs
-    write(cwd / ".pi" / "settings.json", {
-        "retry": {"maxRetries": "lots", "baseDelayMs": 10}, "steeringMode": "sometimes", "theme": "light",
-    })
+    write(
+        cwd / ".pi" / "settings.json",
+        {
+            "retry": {"maxRetries": "lots", "baseDelayMs": 10},
+            "steeringMode": "sometimes",
+            "theme": "light",
+        },
+    )
     s, errors = load_settings(cwd)
     joined = "\n".join(errors)
     assert len(errors) == 2
@@ -115,8 +133,9 @@ def test_save_global_setting_preserves_unknown_keys(dirs: tuple[Path, Path]) -> 
     assert errors == [] and s.default_model == "gpt-5.4" and s.compaction.enabled is False
 
 
-def test_save_creates_missing_dirs_and_refuses_to_clobber_broken_file(tmp_path: Path,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_save_creates_missing_dirs_and_refuses_to_clobber_broken_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     agent = tmp_path / "new" / "agent"
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
     save_global_setting("quietStartup", True)

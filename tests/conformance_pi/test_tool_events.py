@@ -21,9 +21,7 @@ def test_result_without_details_omits_the_key() -> None:
 async def test_bash_updates_have_pi_shapes(tmp_path: object) -> None:
     tool = create_all_tools(str(tmp_path))["bash"]
     updates: list[dict[str, object]] = []
-    final = await tool.execute(
-        "t", {"command": "echo hi; echo err >&2"}, None, lambda u: updates.append(u.to_json())
-    )
+    final = await tool.execute("t", {"command": "echo hi; echo err >&2"}, None, lambda u: updates.append(u.to_json()))
     assert updates[0] == {"content": []}
     assert len(updates) >= 2
     for update in updates[1:]:

@@ -14,8 +14,14 @@ OTHER = "\x1bc" + "\x1b(0" + "\x08\x08" + "\x00\x05\x7f" + "\x1b[38;5;196mred\x1
 UNTERMINATED = "\x1b]52;c;cm0gLXJmIH4K"
 
 PIECES = {
-    "cursor": CURSOR, "osc52": OSC52, "title": TITLE, "hyperlink": HYPERLINK, "c1": C1, "dcs": DCS,
-    "other": OTHER, "unterminated": UNTERMINATED,
+    "cursor": CURSOR,
+    "osc52": OSC52,
+    "title": TITLE,
+    "hyperlink": HYPERLINK,
+    "c1": C1,
+    "dcs": DCS,
+    "other": OTHER,
+    "unterminated": UNTERMINATED,
 }
 # The unterminated OSC goes last: like a terminal, a sanitiser drops everything after it.
 CORPUS = (

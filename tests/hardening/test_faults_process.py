@@ -130,9 +130,9 @@ def test_abort_kills_a_tool_that_ignores_signals(tmp_path: Path, server: FakeLLM
     assert_session_valid(env)
 
 
-async def test_disk_full_while_writing_the_session(tmp_path: Path, agent_dir: Path,
-                                                   monkeypatch: pytest.MonkeyPatch,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+async def test_disk_full_while_writing_the_session(
+    tmp_path: Path, agent_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     AsyncServer = FakeLLMServer  # the same class, driven from this test's event loop
 
     from pi_cli.session import store
@@ -142,9 +142,20 @@ async def test_disk_full_while_writing_the_session(tmp_path: Path, agent_dir: Pa
     server = AsyncServer([{"text": "first answer"}, {"text": "second answer"}])
     await server.start()
     try:
-        (agent_dir / "models.json").write_text(json.dumps({"providers": {"fake": {
-            "baseUrl": server.openai_base_url, "api": "openai-completions", "apiKey": "sk-x",
-            "models": [{"id": "m"}]}}}))
+        (agent_dir / "models.json").write_text(
+            json.dumps(
+                {
+                    "providers": {
+                        "fake": {
+                            "baseUrl": server.openai_base_url,
+                            "api": "openai-completions",
+                            "apiKey": "sk-x",
+                            "models": [{"id": "m"}],
+                        }
+                    }
+                }
+            )
+        )
 
         def disk_full(self: object, entries: object) -> None:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))

@@ -61,17 +61,27 @@ _INVALID_UTF8 = [
 @pytest.mark.parametrize(
     ("fault", "error", "partial"),
     [
-        pytest.param({**_PARTIAL, "stall_after": 3}, "Request timed out. (provider: fake)", True,
-                     id="stall-mid-stream"),
+        pytest.param(
+            {**_PARTIAL, "stall_after": 3}, "Request timed out. (provider: fake)", True, id="stall-mid-stream"
+        ),
         pytest.param({**_PARTIAL, "drop_after": 3}, "Connection error. (provider: fake", True, id="connection-drop"),
-        pytest.param({"raw": "<html><body>Proxy login</body></html>", "content_type": "text/html"},
-                     "Expected an event stream, got text/html: 200 <html>", False, id="html-200"),
-        pytest.param({"status": 503, "body": "<html>busy</html>", "content_type": "text/html"},
-                     "503 <html>busy</html> (provider: fake)", False, id="html-503"),
+        pytest.param(
+            {"raw": "<html><body>Proxy login</body></html>", "content_type": "text/html"},
+            "Expected an event stream, got text/html: 200 <html>",
+            False,
+            id="html-200",
+        ),
+        pytest.param(
+            {"status": 503, "body": "<html>busy</html>", "content_type": "text/html"},
+            "503 <html>busy</html> (provider: fake)",
+            False,
+            id="html-503",
+        ),
     ],
 )
-def test_fault_ends_clearly_and_agent_recovers(tmp_path: Path, server: FakeLLMServer, fault: dict[str, Any],
-                                               error: str, partial: bool) -> None:
+def test_fault_ends_clearly_and_agent_recovers(
+    tmp_path: Path, server: FakeLLMServer, fault: dict[str, Any], error: str, partial: bool
+) -> None:
     server.add_turns([fault, {"text": "second answer"}])
     env = make_env(tmp_path, server)
     first, _ = _two_prompts(env)
@@ -115,11 +125,13 @@ def test_stall_before_first_byte_times_out_then_retries(tmp_path: Path, server: 
 def test_429_retry_after_is_honoured(tmp_path: Path, server: FakeLLMServer) -> None:
     settings = json.loads(json.dumps(FAST))
     settings["retry"]["provider"]["maxRetries"] = 2
-    server.add_turns([
-        {"status": 429, "headers": {"retry-after": "1"}, "body": {"error": {"message": "Rate limit reached"}}},
-        {"text": "after the wait"},
-        {"text": "second answer"},
-    ])
+    server.add_turns(
+        [
+            {"status": 429, "headers": {"retry-after": "1"}, "body": {"error": {"message": "Rate limit reached"}}},
+            {"text": "after the wait"},
+            {"text": "second answer"},
+        ]
+    )
     env = make_env(tmp_path, server, settings)
     client = RpcClient(env)
     try:
@@ -148,8 +160,9 @@ def test_401_no_retry_and_names_the_env_variable(tmp_path: Path, server: FakeLLM
     settings = json.loads(json.dumps(FAST))
     settings["retry"]["enabled"] = True  # agent-level retry on: a 401 must still not be retried
     settings["retry"]["provider"]["maxRetries"] = 2
-    server.add_turns([{"status": 401, "body": {"error": {"message": "Incorrect API key provided"}}},
-                      {"text": "second answer"}])
+    server.add_turns(
+        [{"status": 401, "body": {"error": {"message": "Incorrect API key provided"}}}, {"text": "second answer"}]
+    )
     env = make_env(tmp_path, server, settings)
     models = json.loads((env.agent_dir / "models.json").read_text())
     models["providers"]["groq"] = {"baseUrl": server.openai_base_url}  # built-in provider, fake endpoint
@@ -158,7 +171,8 @@ def test_401_no_retry_and_names_the_env_variable(tmp_path: Path, server: FakeLLM
     client = RpcClient(env)
     try:
         assert client.request({"type": "set_model", "provider": "groq", "modelId": "llama-3.3-70b-versatile"})[
-            "success"]
+            "success"
+        ]
         first = last_assistant(run_prompt(client, "first"))
         assert len(server.requests) == 1  # no retry at any layer
         second = last_assistant(run_prompt(client, "again"))

@@ -20,8 +20,31 @@ from pi_cli.tools.edit_match import Edit, EditError, apply_edits, normalize_to_l
 
 from .fuzz_settings import FUZZ
 
-_PIECES = ["a", "b", "ab", " ", "  ", "\t", "\n", "\r\n", "\u00a0", "\u2019", "'", "\u201c", '"', "\u2014", "-",
-           "\ufb01", "fi", "é", "e\u0301", "\u3000", "\U0001f600", "x = 1", "\\"]
+_PIECES = [
+    "a",
+    "b",
+    "ab",
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\r\n",
+    "\u00a0",
+    "\u2019",
+    "'",
+    "\u201c",
+    '"',
+    "\u2014",
+    "-",
+    "\ufb01",
+    "fi",
+    "é",
+    "e\u0301",
+    "\u3000",
+    "\U0001f600",
+    "x = 1",
+    "\\",
+]
 texty = st.lists(st.sampled_from(_PIECES), max_size=25).map("".join)
 
 
@@ -52,8 +75,9 @@ def test_exact_unique_edit_replaces_that_span(content: str, start: int, size: in
 
 @FUZZ
 @given(texty, st.integers(0, 10_000), st.integers(1, 12), texty, st.booleans(), st.booleans())
-async def test_edit_tool_keeps_bom_and_crlf(tmp_path: Path, content: str, start: int, size: int, new: str,
-                                            bom: bool, crlf: bool) -> None:
+async def test_edit_tool_keeps_bom_and_crlf(
+    tmp_path: Path, content: str, start: int, size: int, new: str, bom: bool, crlf: bool
+) -> None:
     lf = normalize_to_lf(content)
     assume(lf)
     start %= len(lf)
@@ -79,8 +103,17 @@ json_any = st.recursive(
 
 
 @FUZZ
-@given(st.fixed_dictionaries({}, optional={"path": json_any, "edits": st.one_of(json_any, st.text(max_size=30)),
-                                           "oldText": json_any, "newText": json_any}))
+@given(
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "path": json_any,
+            "edits": st.one_of(json_any, st.text(max_size=30)),
+            "oldText": json_any,
+            "newText": json_any,
+        },
+    )
+)
 def test_prepare_arguments_never_raises(args: dict[str, Any]) -> None:
     out = EditTool("/nonexistent").prepare_arguments(args)
     assert isinstance(out, dict)
@@ -101,8 +134,7 @@ def test_whitespace_only_old_text_is_a_clear_error() -> None:
     # Used to loop forever (fuzzy form "" and find("", i) == i), allocating without bound; so it runs
     # in a child with a 1 GiB address-space cap and a timeout.
     try:
-        result = subprocess.run([sys.executable, "-c", _WHITESPACE_OLD_TEXT], capture_output=True, text=True,
-                                timeout=3)
+        result = subprocess.run([sys.executable, "-c", _WHITESPACE_OLD_TEXT], capture_output=True, text=True, timeout=3)
     except subprocess.TimeoutExpired:
         raise AssertionError("apply_edits did not return within 3 s (a correct one takes milliseconds)") from None
     assert result.returncode == 0, result.stderr[-500:]

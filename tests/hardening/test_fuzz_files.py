@@ -62,20 +62,35 @@ ids = st.sampled_from(["a1", "b2", "c3", "d4"])
 maybe_id = st.one_of(ids, st.none())
 short_text = st.text(max_size=10)
 blocks = st.lists(
-    st.fixed_dictionaries({"type": st.sampled_from(["text", "thinking", "toolCall", "image", "x"])},
-                          optional={"text": short_text, "thinking": short_text, "name": short_text,
-                                    "id": short_text, "arguments": st.dictionaries(short_text, short_text),
-                                    "data": short_text, "mimeType": short_text}),
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(["text", "thinking", "toolCall", "image", "x"])},
+        optional={
+            "text": short_text,
+            "thinking": short_text,
+            "name": short_text,
+            "id": short_text,
+            "arguments": st.dictionaries(short_text, short_text),
+            "data": short_text,
+            "mimeType": short_text,
+        },
+    ),
     max_size=3,
 )
 content = st.one_of(short_text, blocks)  # a user message's content may be a plain string, others not
 _message_fields = {
     "stopReason": st.sampled_from(["stop", "error", "aborted", "toolUse", "length"]),
-    "usage": st.fixed_dictionaries({}, optional={k: st.integers(0, 10**6) for k in
-                                                 ("input", "output", "cacheRead", "cacheWrite")}),
-    "timestamp": st.integers(0, 2**41), "provider": short_text, "model": short_text,
-    "toolCallId": short_text, "toolName": short_text, "command": short_text, "output": short_text,
-    "errorMessage": short_text, "isError": st.booleans(),
+    "usage": st.fixed_dictionaries(
+        {}, optional={k: st.integers(0, 10**6) for k in ("input", "output", "cacheRead", "cacheWrite")}
+    ),
+    "timestamp": st.integers(0, 2**41),
+    "provider": short_text,
+    "model": short_text,
+    "toolCallId": short_text,
+    "toolName": short_text,
+    "command": short_text,
+    "output": short_text,
+    "errorMessage": short_text,
+    "isError": st.booleans(),
 }
 message = st.one_of(
     st.fixed_dictionaries({"role": st.just("user")}, optional={"content": content, **_message_fields}),
@@ -85,13 +100,39 @@ message = st.one_of(
     ),
 )
 entry = st.fixed_dictionaries(
-    {"type": st.sampled_from(["message", "model_change", "thinking_level_change", "compaction", "branch_summary",
-                              "custom", "custom_message", "label", "session_info", "unknown"])},
+    {
+        "type": st.sampled_from(
+            [
+                "message",
+                "model_change",
+                "thinking_level_change",
+                "compaction",
+                "branch_summary",
+                "custom",
+                "custom_message",
+                "label",
+                "session_info",
+                "unknown",
+            ]
+        )
+    },
     optional={
-        "id": ids, "parentId": maybe_id, "timestamp": st.just("2026-01-01T00:00:00.000Z"), "message": message,
-        "summary": short_text, "firstKeptEntryId": ids, "tokensBefore": st.integers(0, 10**6), "fromId": ids,
-        "provider": short_text, "modelId": short_text, "thinkingLevel": short_text, "name": short_text,
-        "targetId": ids, "label": st.one_of(short_text, st.none()), "customType": short_text, "content": content,
+        "id": ids,
+        "parentId": maybe_id,
+        "timestamp": st.just("2026-01-01T00:00:00.000Z"),
+        "message": message,
+        "summary": short_text,
+        "firstKeptEntryId": ids,
+        "tokensBefore": st.integers(0, 10**6),
+        "fromId": ids,
+        "provider": short_text,
+        "modelId": short_text,
+        "thinkingLevel": short_text,
+        "name": short_text,
+        "targetId": ids,
+        "label": st.one_of(short_text, st.none()),
+        "customType": short_text,
+        "content": content,
         "display": st.booleans(),
     },
 )
@@ -99,11 +140,17 @@ entry = st.fixed_dictionaries(
 
 @FUZZ
 @given(st.lists(entry, max_size=8), st.booleans())
-def test_session_with_hostile_entries_opens_and_builds_context(tmp_path: Path, entries: list[dict[str, Any]],
-                                                               torn: bool) -> None:
+def test_session_with_hostile_entries_opens_and_builds_context(
+    tmp_path: Path, entries: list[dict[str, Any]], torn: bool
+) -> None:
     path = tmp_path / "s.jsonl"
-    header = {"type": "session", "version": 3, "id": "sess-1", "timestamp": "2026-01-01T00:00:00.000Z",
-              "cwd": str(tmp_path)}
+    header = {
+        "type": "session",
+        "version": 3,
+        "id": "sess-1",
+        "timestamp": "2026-01-01T00:00:00.000Z",
+        "cwd": str(tmp_path),
+    }
     text = "".join(json.dumps(e) + "\n" for e in [header, *entries])
     if torn:
         text += '{"type":"message","id":"zz'
@@ -140,21 +187,45 @@ provider_cfg = st.fixed_dictionaries(
     {},
     optional={
         "baseUrl": st.one_of(st.sampled_from(["http://127.0.0.1:1/v1", "https://x.example/v1", "", "::"]), json_any),
-        "api": st.one_of(st.sampled_from(["openai-completions", "anthropic-messages", "faux", "openai-responses"]),
-                         json_any),
-        "apiKey": json_any, "headers": json_any, "compat": json_any, "authHeader": json_any,
+        "api": st.one_of(
+            st.sampled_from(["openai-completions", "anthropic-messages", "faux", "openai-responses"]), json_any
+        ),
+        "apiKey": json_any,
+        "headers": json_any,
+        "compat": json_any,
+        "authHeader": json_any,
         "models": st.one_of(
-            st.lists(st.fixed_dictionaries({"id": json_any}, optional={
-                "name": json_any, "reasoning": json_any, "input": json_any, "cost": json_any,
-                "contextWindow": json_any, "maxTokens": json_any, "api": json_any, "headers": json_any,
-                "compat": json_any, "thinkingLevels": json_any}), max_size=3),
-            json_any),
+            st.lists(
+                st.fixed_dictionaries(
+                    {"id": json_any},
+                    optional={
+                        "name": json_any,
+                        "reasoning": json_any,
+                        "input": json_any,
+                        "cost": json_any,
+                        "contextWindow": json_any,
+                        "maxTokens": json_any,
+                        "api": json_any,
+                        "headers": json_any,
+                        "compat": json_any,
+                        "thinkingLevels": json_any,
+                    },
+                ),
+                max_size=3,
+            ),
+            json_any,
+        ),
         "modelOverrides": json_any,
     },
 )
 models_doc = st.one_of(
-    st.fixed_dictionaries({"providers": st.dictionaries(st.sampled_from(["fake", "openai", "anthropic", ""]),
-                                                        st.one_of(provider_cfg, json_any), max_size=3)}),
+    st.fixed_dictionaries(
+        {
+            "providers": st.dictionaries(
+                st.sampled_from(["fake", "openai", "anthropic", ""]), st.one_of(provider_cfg, json_any), max_size=3
+            )
+        }
+    ),
     json_any,
 )
 
@@ -198,17 +269,46 @@ def test_models_json_garbage_bytes(tmp_path: Path, no_key_commands: list[str], d
 
 
 settings_doc = st.one_of(
-    st.fixed_dictionaries({}, optional={
-        "defaultProvider": json_any, "defaultModel": json_any, "defaultThinkingLevel": json_any,
-        "steeringMode": json_any, "followUpMode": json_any, "theme": json_any, "quietStartup": json_any,
-        "compaction": st.one_of(st.fixed_dictionaries({}, optional={
-            "enabled": json_any, "reserveTokens": json_any, "keepRecentTokens": json_any}), json_any),
-        "retry": st.one_of(st.fixed_dictionaries({}, optional={
-            "enabled": json_any, "maxRetries": json_any, "baseDelayMs": json_any,
-            "provider": st.one_of(st.fixed_dictionaries({}, optional={
-                "timeoutMs": json_any, "maxRetries": json_any, "maxRetryDelayMs": json_any}), json_any)}), json_any),
-        "packages": json_any, "enabledModels": json_any, "sessionDir": json_any, "shellPath": json_any,
-    }),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "defaultProvider": json_any,
+            "defaultModel": json_any,
+            "defaultThinkingLevel": json_any,
+            "steeringMode": json_any,
+            "followUpMode": json_any,
+            "theme": json_any,
+            "quietStartup": json_any,
+            "compaction": st.one_of(
+                st.fixed_dictionaries(
+                    {}, optional={"enabled": json_any, "reserveTokens": json_any, "keepRecentTokens": json_any}
+                ),
+                json_any,
+            ),
+            "retry": st.one_of(
+                st.fixed_dictionaries(
+                    {},
+                    optional={
+                        "enabled": json_any,
+                        "maxRetries": json_any,
+                        "baseDelayMs": json_any,
+                        "provider": st.one_of(
+                            st.fixed_dictionaries(
+                                {},
+                                optional={"timeoutMs": json_any, "maxRetries": json_any, "maxRetryDelayMs": json_any},
+                            ),
+                            json_any,
+                        ),
+                    },
+                ),
+                json_any,
+            ),
+            "packages": json_any,
+            "enabledModels": json_any,
+            "sessionDir": json_any,
+            "shellPath": json_any,
+        },
+    ),
     json_any,
 )
 

@@ -63,9 +63,19 @@ json_any = st.recursive(
 command_like = st.fixed_dictionaries(
     {"type": st.one_of(st.sampled_from(sorted(COMMAND_MODELS)), st.text(max_size=8), json_scalars)},
     optional={
-        "id": json_any, "message": json_any, "images": json_any, "streamingBehavior": json_any,
-        "provider": json_any, "modelId": json_any, "level": json_any, "mode": json_any, "enabled": json_any,
-        "command": json_any, "entryId": json_any, "name": json_any, "sessionPath": json_any,
+        "id": json_any,
+        "message": json_any,
+        "images": json_any,
+        "streamingBehavior": json_any,
+        "provider": json_any,
+        "modelId": json_any,
+        "level": json_any,
+        "mode": json_any,
+        "enabled": json_any,
+        "command": json_any,
+        "entryId": json_any,
+        "name": json_any,
+        "sessionPath": json_any,
     },
 )
 
@@ -108,8 +118,11 @@ class _StubSession:
 
 
 async def _echo_handler(server: Any, command: Any) -> dict[str, Any]:
-    return {"id": command.id, "type": "response", "command": command.type, "success": True} if command.id is not None \
+    return (
+        {"id": command.id, "type": "response", "command": command.type, "success": True}
+        if command.id is not None
         else {"type": "response", "command": command.type, "success": True}
+    )
 
 
 def _server(monkeypatch: pytest.MonkeyPatch) -> tuple[rpc_server.RpcServer, _Capture]:

@@ -21,8 +21,29 @@ from .fuzz_settings import FUZZ
 # --- SSE -------------------------------------------------------------------------------------
 
 _SSE_ALPHABET = st.sampled_from(
-    [b"data:", b"data: ", b"event: ", b"event:x", b": ping", b"id: 1", b"retry: 5", b"\n", b"\r", b"\r\n",
-     b"{", b"}", b'"', b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\xff", b"\xc3", b"\x00", b" ", b"a", b"\xe2\x80\xa8"]
+    [
+        b"data:",
+        b"data: ",
+        b"event: ",
+        b"event:x",
+        b": ping",
+        b"id: 1",
+        b"retry: 5",
+        b"\n",
+        b"\r",
+        b"\r\n",
+        b"{",
+        b"}",
+        b'"',
+        b"\xe2\x82\xac",
+        b"\xf0\x9f\x98\x80",
+        b"\xff",
+        b"\xc3",
+        b"\x00",
+        b" ",
+        b"a",
+        b"\xe2\x80\xa8",
+    ]
 )
 hostile_bytes = st.one_of(st.binary(max_size=400), st.lists(_SSE_ALPHABET, max_size=60).map(b"".join))
 
@@ -50,16 +71,16 @@ def test_sse_any_bytes_any_chunking_same_events(data: bytes, cuts: list[int]) ->
         assert "\r" not in event.data and "\r" not in event.event and "\n" not in event.event
 
 
-_field_text = st.text(
-    alphabet=st.characters(codec="utf-8", blacklist_characters="\r\n"), max_size=30
-)
+_field_text = st.text(alphabet=st.characters(codec="utf-8", blacklist_characters="\r\n"), max_size=30)
 
 
 @FUZZ
 @given(
     st.lists(
-        st.tuples(st.one_of(st.just(""), _field_text.filter(lambda s: not s.startswith(" "))),
-                  st.lists(_field_text, min_size=1, max_size=3)),
+        st.tuples(
+            st.one_of(st.just(""), _field_text.filter(lambda s: not s.startswith(" "))),
+            st.lists(_field_text, min_size=1, max_size=3),
+        ),
         max_size=6,
     ),
     st.sampled_from(["\n", "\r\n", "\r"]),
@@ -102,7 +123,10 @@ def test_sse_invalid_utf8_becomes_replacement_not_error() -> None:
 # --- partial JSON ------------------------------------------------------------------------------
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(alphabet=st.characters(codec="utf-8"), max_size=20),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
     max_leaves=12,

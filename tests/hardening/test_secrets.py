@@ -85,8 +85,11 @@ def test_no_key_reaches_any_output_or_file(tmp_path: Path, server: FakeLLMServer
             assert client.request(command)["success"]
         run_prompt(client, "fails")
         run_prompt(client, "works")
-        for command in ({"type": "get_messages"}, {"type": "get_session_stats"},
-                        {"type": "export_html", "outputPath": str(env.root / "export.html")}):
+        for command in (
+            {"type": "get_messages"},
+            {"type": "get_session_stats"},
+            {"type": "export_html", "outputPath": str(env.root / "export.html")},
+        ):
             assert client.request(command)["success"], command
     finally:
         code, stderr = finish(client)
@@ -114,8 +117,7 @@ def test_redaction_of_headers_and_query_keys() -> None:
         "Authorization: Bearer tok-HEADERSECRET-3 X-Api-Key: xk-HEADERSECRET-4 api_key=QSECRET5"
     )
     cleaned = redact(text)
-    for secret in ("QUERYSECRET", "HEADERSECRET-1", "HEADERSECRET-2", "HEADERSECRET-3", "HEADERSECRET-4",
-                   "QSECRET5"):
+    for secret in ("QUERYSECRET", "HEADERSECRET-1", "HEADERSECRET-2", "HEADERSECRET-3", "HEADERSECRET-4", "QSECRET5"):
         assert secret not in cleaned, cleaned
     assert "alt=sse" in cleaned and "generativelanguage" in cleaned  # the rest stays readable
     body = json.dumps({"error": {"message": "bad key x-api-key: sk-abcdefghijklmnop1234 (authorization=foo)"}})

@@ -98,8 +98,9 @@ def test_print_mode_neutralises_model_text_on_a_terminal(tmp_path: Path, server:
     env = make_env(tmp_path, server)
     for expect_error in (False, True):
         primary, secondary = pty.openpty()
-        proc = subprocess.Popen(env.args("-p", "hi"), stdin=subprocess.DEVNULL, stdout=secondary, stderr=secondary,
-                                cwd=env.cwd, env=env.env)
+        proc = subprocess.Popen(
+            env.args("-p", "hi"), stdin=subprocess.DEVNULL, stdout=secondary, stderr=secondary, cwd=env.cwd, env=env.env
+        )
         os.close(secondary)
         try:
             out = _read_pty(primary, proc).decode("utf-8", errors="replace")
@@ -126,8 +127,12 @@ def _tui_session(cwd: Path, faux: Any) -> Any:
     from pi_cli.session.entry_messages import convert_to_llm
     from pi_cli.tools import create_all_tools
 
-    agent = Agent(system_prompt="test", model=faux.model(), tools=[create_all_tools(str(cwd))["bash"]],
-                  convert_to_llm=convert_to_llm)
+    agent = Agent(
+        system_prompt="test",
+        model=faux.model(),
+        tools=[create_all_tools(str(cwd))["bash"]],
+        convert_to_llm=convert_to_llm,
+    )
     return AgentSession(agent=agent, cwd=cwd)
 
 
@@ -143,10 +148,12 @@ async def test_tui_shows_hostile_text_and_tool_output_inert(tmp_path: Path, monk
     (work / "evil.txt").write_text(CORPUS)
     faux = register_faux_provider(models=["faux-1"])
     try:
-        faux.set_responses([
-            faux_assistant([faux_tool_call("bash", {"command": "cat evil.txt"})]),
-            faux_assistant([faux_text(CORPUS)]),
-        ])
+        faux.set_responses(
+            [
+                faux_assistant([faux_tool_call("bash", {"command": "cat evil.txt"})]),
+                faux_assistant([faux_text(CORPUS)]),
+            ]
+        )
         app = make_app(_tui_session(work, faux), keymap={})
         async with app.run_test(size=(100, 40)) as pilot:
             await pilot.press(*"hi", "enter")

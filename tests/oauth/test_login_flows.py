@@ -85,8 +85,7 @@ def test_two_processes_refresh_once(oauth_env: Path, server: FakeLLMServer) -> N
     record = asyncio.run(AnthropicFlow().login(BrowserUI()))
     OAuthCredentials().save("anthropic", {**record, "expires": 0})
     code = (
-        "from pi_cli.oauth.credentials import OAuthCredentials\n"
-        "print(OAuthCredentials().access_token('anthropic'))\n"
+        "from pi_cli.oauth.credentials import OAuthCredentials\nprint(OAuthCredentials().access_token('anthropic'))\n"
     )
     procs = [
         subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=dict(os.environ))
@@ -107,3 +106,14 @@ async def test_registry_uses_the_oauth_token(oauth_env: Path) -> None:
     assert registry.has_auth("openai-codex")
     assert registry.api_key_for_provider("openai-codex") == record["access"]
     assert AuthStore().has("openai-codex")
+
+
+async def test_subscription_models_are_listed_once_logged_in(oauth_env: Path) -> None:
+    from pi_cli.session.model_registry import ModelRegistry
+
+    before = ModelRegistry().load()
+    assert not [m for m in before.all_models() if m["provider"] == "github-copilot"]
+    OAuthCredentials().save("github-copilot", await CopilotFlow().login(BrowserUI()))
+    after = ModelRegistry().load()
+    copilot = [m for m in after.all_models() if m["provider"] == "github-copilot"]
+    assert copilot and after.is_available(copilot[0])

@@ -33,9 +33,7 @@ class SlowTool:
     def prepare_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
         return args
 
-    async def execute(
-        self, tool_call_id: str, args: dict[str, Any], signal: Any, on_update: Any
-    ) -> AgentToolResult:
+    async def execute(self, tool_call_id: str, args: dict[str, Any], signal: Any, on_update: Any) -> AgentToolResult:
         if on_update is not None:
             output = "collected 42 items\n\ntests/test_api.py ....."
             on_update(AgentToolResult(content=[{"type": "text", "text": output}]))
@@ -104,8 +102,13 @@ ANSWER = (
 
 
 def streaming_tool(home: Path, queued: bool = False) -> Scene:
-    reply = faux_assistant([faux_thinking("The user wants tests run."), faux_text(ANSWER),
-                            faux_tool_call("bash", {"command": "pytest -q tests/"}, id="call-1")])
+    reply = faux_assistant(
+        [
+            faux_thinking("The user wants tests run."),
+            faux_text(ANSWER),
+            faux_tool_call("bash", {"command": "pytest -q tests/"}, id="call-1"),
+        ]
+    )
     app, _ = _app(home, [reply, faux_assistant([faux_text("done")])], [SlowTool()])
 
     async def run_before(pilot: Any) -> None:
@@ -147,8 +150,9 @@ def model_picker(home: Path) -> Scene:
 
 
 def error(home: Path) -> Scene:
-    failed = faux_assistant([faux_text("Let me check")], stop_reason="error",
-                            error_message="429 Too Many Requests: rate limit exceeded")
+    failed = faux_assistant(
+        [faux_text("Let me check")], stop_reason="error", error_message="429 Too Many Requests: rate limit exceeded"
+    )
     app, _ = _app(home, [failed])
     app.session.set_auto_retry_enabled(False)
 

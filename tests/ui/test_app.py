@@ -57,9 +57,12 @@ def user_texts(messages: list[Any]) -> list[str]:
     return out
 
 
-LONG_MARKDOWN = "\n\n".join(
-    f"## Part {n}\n\nParagraph {n} with **bold** words and `code`.\n\n- item {n}a\n- item {n}b" for n in range(40)
-) + "\n\nFINISHED-HERE"
+LONG_MARKDOWN = (
+    "\n\n".join(
+        f"## Part {n}\n\nParagraph {n} with **bold** words and `code`.\n\n- item {n}a\n- item {n}b" for n in range(40)
+    )
+    + "\n\nFINISHED-HERE"
+)
 
 
 async def test_streaming_renders_the_full_text(faux: Any, workdir: Path) -> None:

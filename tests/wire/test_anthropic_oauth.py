@@ -36,3 +36,17 @@ async def test_api_keys_keep_the_plain_request(server: FakeLLMServer) -> None:
     assert "authorization" not in request["headers"] and request["headers"]["x-api-key"]
     assert [b["text"] for b in request["body"]["system"]] == ["You are terse."]
     assert [t["name"] for t in request["body"]["tools"]] == ["read"]
+
+
+async def test_copilot_token_picks_the_api_host_and_bearer_auth(server: FakeLLMServer) -> None:
+    from pi_cli.ai.copilot import base_url
+
+    model = {"provider": "github-copilot", "baseUrl": "https://api.individual.githubcopilot.com"}
+    token = "tid=1;exp=9;proxy-ep=proxy.business.githubcopilot.com;sku=x"
+    assert base_url(model, token) == "https://api.business.githubcopilot.com"
+    assert base_url(model, "tid=1;exp=9") == "https://api.individual.githubcopilot.com"
+    server.add_turns([{"text": "hi"}])
+    await run(anthropic_model(server, provider="github-copilot"), user_context(), options(api_key="tid=1;exp=9"))
+    headers = server.requests[-1]["headers"]
+    assert headers["authorization"] == "Bearer tid=1;exp=9" and "x-api-key" not in headers
+    assert headers["x-initiator"] == "user" and headers["openai-intent"] == "conversation-edits"

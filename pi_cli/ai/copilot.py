@@ -1,0 +1,36 @@
+"""GitHub Copilot's request details, shared by the chat-completions and messages builders.
+
+A Copilot token (``tid=…;exp=…;proxy-ep=proxy.<host>;…``) names the API host of the account's plan;
+requests go to ``https://api.<host>`` (the catalogue's ``baseUrl`` otherwise). ``X-Initiator`` tells
+Copilot whether the user or the agent started the request (agent turns are billed differently),
+and ``Openai-Intent`` marks it as a coding conversation, as Copilot's own clients do.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pi_cli.ai.types import Model
+
+PROVIDER = "github-copilot"
+_PROXY = re.compile(r"(?:^|;)proxy-ep=([^;]+)")
+
+
+def is_copilot(model: Model) -> bool:
+    return model.get("provider") == PROVIDER
+
+
+def base_url(model: Model, api_key: str | None) -> str:
+    """The API base for this token (``proxy.`` host → ``api.`` host), else the model's own."""
+    match = _PROXY.search(api_key or "")
+    if match:
+        return "https://" + re.sub(r"^proxy\.", "api.", match.group(1))
+    return str(model["baseUrl"])
+
+
+def request_headers(messages: list[Any]) -> dict[str, str]:
+    """``X-Initiator`` (``user`` when the last message is the user's) and ``Openai-Intent``."""
+    last = messages[-1] if messages else None
+    initiator = "user" if isinstance(last, dict) and last.get("role") == "user" else "agent"
+    return {"X-Initiator": initiator, "Openai-Intent": "conversation-edits"}
