@@ -12,10 +12,10 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
-import webbrowser
 
 from pi_cli.config.auth import AuthError, AuthStore
 from pi_cli.errors import PiError
+from pi_cli.oauth.browser import open_url
 from pi_cli.oauth.credentials import OAuthCredentials
 from pi_cli.oauth.flow import LoginError, get_flow, list_flows
 
@@ -50,18 +50,12 @@ class TerminalLoginUI:
     def show_url(self, url: str, instructions: str) -> None:
         _err(f"{instructions}\n\n  {url}\n")
         if self.open_browser:
-            try:
-                webbrowser.open(url)
-            except Exception:  # no browser here: the URL is printed anyway
-                pass
+            open_url(url)
 
     def show_device_code(self, verification_uri: str, user_code: str) -> None:
         _err(f"Open {verification_uri} and enter the code {user_code}")
         if self.open_browser:
-            try:
-                webbrowser.open(verification_uri)
-            except Exception:
-                pass
+            open_url(verification_uri)
 
     def progress(self, message: str) -> None:
         _err(message)

@@ -19,10 +19,18 @@ from pi_cli.config.auth import resolve_config_value
 
 SUPPORTED_APIS = frozenset({"openai-completions", "anthropic-messages", "faux"})
 # pi's other wire protocols: valid in a pi models.json, not implemented by pi_cli yet.
-PI_ONLY_APIS = frozenset({
-    "openai-responses", "azure-openai-responses", "openai-codex-responses", "google-generative-ai",
-    "google-vertex", "google-gemini-cli", "bedrock-converse-stream", "mistral-conversations",
-})
+PI_ONLY_APIS = frozenset(
+    {
+        "openai-responses",
+        "azure-openai-responses",
+        "openai-codex-responses",
+        "google-generative-ai",
+        "google-vertex",
+        "google-gemini-cli",
+        "bedrock-converse-stream",
+        "mistral-conversations",
+    }
+)
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_TOKENS = 16_384
 _COST_KEYS = ("input", "output", "cacheRead", "cacheWrite")
@@ -230,15 +238,17 @@ def _custom_model(
         raise FieldError(f"{where}: expected an object")
     model_id = raw.get("id")
     if not isinstance(model_id, str) or not model_id.strip():
-        raise FieldError(f'{where}.id: required, a non-empty string')
+        raise FieldError(f"{where}.id: required, a non-empty string")
     where = f"{where} ({model_id})"
     fields = _patch_fields(raw, where)
     api = _opt_str(raw, "api", where) or default_api
     if not api:
         raise FieldError(f'{where}: no "api" specified. Set it at provider or model level')
     cost = _opt_cost(raw, where) or {}
-    headers = {**resolve_headers(_opt_str_map(cfg, "headers", where)),
-               **resolve_headers(_opt_str_map(raw, "headers", where))}
+    headers = {
+        **resolve_headers(_opt_str_map(cfg, "headers", where)),
+        **resolve_headers(_opt_str_map(raw, "headers", where)),
+    }
     if cfg.get("authHeader") is True and isinstance(cfg.get("apiKey"), str):
         key = resolve_config_value(cfg["apiKey"])
         if key:

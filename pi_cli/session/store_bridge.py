@@ -114,8 +114,10 @@ class SessionStoreBridge:
         try:
             self._call(name, *args)
         except OSError as exc:
-            message = (f"Warning: could not write session file {self.session_file}: {exc.strerror or exc}; "
-                       "continuing in memory")
+            message = (
+                f"Warning: could not write session file {self.session_file}: {exc.strerror or exc}; "
+                "continuing in memory"
+            )
             if message not in self.write_errors:
                 self.write_errors.append(message)
                 self.on_write_error(message)

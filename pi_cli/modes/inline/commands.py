@@ -23,6 +23,8 @@ COMMANDS: dict[str, str] = {
     "new": "Start a new session",
     "compact": "Summarise older context now: /compact [instructions]",
     "hotkeys": "Show the keys",
+    "login": "Log in with a subscription: /login [anthropic|openai-codex|github-copilot]",
+    "logout": "Remove a stored login: /logout <provider>",
     "quit": "Quit pi",
 }
 

@@ -17,6 +17,7 @@ from rich.console import RenderableType
 from pi_cli.modes.display import preview_lines, result_text, tool_call_title
 from pi_cli.modes.inline import render
 from pi_cli.modes.inline.commands import run_command
+from pi_cli.modes.inline.login import InlineLogin
 from pi_cli.modes.input_routing import DoublePress, queued_route, restored_editor_text, route_input
 from pi_cli.tools.sanitize import strip_control_sequences as safe
 
@@ -66,6 +67,7 @@ class InlineController:
         self._run: asyncio.Task[None] | None = None
         self._abort_task: asyncio.Future[None] | None = None
         self.exit_code = 0
+        self.login = InlineLogin(print_renderable, invalidate)  # /login, /logout
         self.unsubscribe = session.subscribe(self.on_event)
 
     # --- state ---------------------------------------------------------------------------
@@ -113,8 +115,7 @@ class InlineController:
         elif kind == "auto_retry_start":
             delay = int(event.get("delayMs", 0)) / 1000
             self.live.status = (
-                f"Retrying ({event.get('attempt')}/{event.get('maxAttempts')}) in {delay:g}s... "
-                "(ctrl+c to cancel)"
+                f"Retrying ({event.get('attempt')}/{event.get('maxAttempts')}) in {delay:g}s... (ctrl+c to cancel)"
             )
         elif kind == "auto_retry_end":
             self.live.status = ""
@@ -191,6 +192,9 @@ class InlineController:
 
     def submit(self, text: str, *, follow_up: bool = False) -> None:
         """Enter (or Alt+Enter with ``follow_up``): route the text by the rules both front ends share."""
+        if self.login.waiting and text.strip():
+            self.login.answer(text.strip())  # a login asked for a pasted code
+            return
         route = route_input(text, running=self.running, follow_up=follow_up)
         if route.kind == "empty":
             return
@@ -213,6 +217,10 @@ class InlineController:
     def _run_command(self, text: str, follow_up: bool) -> None:
         """A known inline command runs at once; anything else is sent (templates expand in the session)."""
         running = self.running
+
+        name, _, args = text[1:].partition(" ")
+        if self.login.run(name, args.strip()):
+            return
 
         async def go() -> None:
             if await run_command(self.session, text, self._print, self._exit):
@@ -268,6 +276,9 @@ class InlineController:
 
     def ctrl_c(self, current: str) -> str:
         """Ctrl-C: abort when running (queued text returns to the editor); else clear, twice quits."""
+        if self.login.waiting:
+            self.login.cancel()
+            return current
         if getattr(self.session, "is_bash_running", False):
             self.session.abort_bash()
             return current

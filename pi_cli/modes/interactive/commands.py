@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from pi_cli.modes.interactive.keys import APP_KEYS, EDITOR_KEYS
+from pi_cli.modes.interactive.login_commands import register_login_commands
 from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
 from pi_cli.modes.interactive.session_commands import register_session_commands
 from pi_cli.modes.interactive.startup import startup_header
@@ -48,6 +49,7 @@ class CommandRunner:
         self.app = app
         # /resume, /tree, /fork, /clone, /export (session_commands.py)
         self.session_commands = register_session_commands(self)
+        self.login_commands = register_login_commands(self)  # /login, /logout
 
     @property
     def session(self) -> Any:

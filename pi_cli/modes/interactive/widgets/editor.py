@@ -57,9 +57,7 @@ class CompletionMenu(OptionList):
             self.remove_class("-open")
             return
         width = max(len(item.label) for item in items) + 2
-        self.add_options(
-            [Option(f"{item.label.ljust(width)}{item.description}") for item in items]
-        )
+        self.add_options([Option(f"{item.label.ljust(width)}{item.description}") for item in items])
         self.highlighted = 0
         self.add_class("-open")
 

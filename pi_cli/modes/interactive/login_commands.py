@@ -1,0 +1,87 @@
+"""``/login`` and ``/logout`` in the TUI: pick a subscription, then run or forget its login."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
+
+LOGIN_COMMANDS: list[tuple[str, str]] = [
+    ("login", "Log in with a subscription (Claude Pro/Max, ChatGPT, GitHub Copilot)"),
+    ("logout", "Remove a stored login"),
+]
+
+
+class LoginCommands:
+    """Handlers attached to the app's ``CommandRunner`` by :func:`register_login_commands`."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def cmd_login(self, args: str) -> None:
+        from pi_cli.oauth.flow import get_flow, list_flows
+
+        flow = get_flow(args) if args else None
+        if flow is not None:
+            self._start(flow)
+            return
+        flows = {f.provider: f for f in list_flows()}
+        items = [PickItem(key, f.name, key) for key, f in flows.items()]
+
+        def chosen(key: str | None) -> None:
+            if key in flows:
+                self._start(flows[key])
+
+        self.app.push_screen(PickerScreen("Log in with", items, args), chosen)
+
+    def _start(self, flow: Any) -> None:
+        from pi_cli.modes.interactive.screens.login import LoginScreen
+
+        def done(provider: str | None) -> None:
+            if provider:
+                self._reload_models()
+                self.app.notify(f"Logged in to {flow.name}. Pick one of its models with /model.")
+
+        self.app.push_screen(LoginScreen(flow), done)
+
+    async def cmd_logout(self, args: str) -> None:
+        from pi_cli.config.auth import AuthStore
+        from pi_cli.oauth.credentials import OAuthCredentials
+
+        store = AuthStore()
+        stored = [p for p in store.providers() if (store.get(p) or {}).get("type") == "oauth"]
+        if not stored:
+            await self.app.show_notice("No subscription logins are stored.", "warning")
+            return
+
+        def chosen(provider: str | None) -> None:
+            if provider and OAuthCredentials(store).remove(provider):
+                self._reload_models()
+                self.app.notify(f"Logged out of {provider}.")
+
+        if args in stored:
+            chosen(args)
+            return
+        self.app.push_screen(PickerScreen("Log out of", [PickItem(p, p) for p in stored]), chosen)
+
+    def _reload_models(self) -> None:
+        registry = getattr(self.app.session, "model_registry", None)
+        refresh = getattr(registry, "refresh", None)
+        if callable(refresh):
+            refresh()
+
+
+def register_login_commands(runner: Any) -> LoginCommands:
+    """Attach ``cmd_login``/``cmd_logout`` to a ``CommandRunner`` and list them for completion."""
+    commands = LoginCommands(runner.app)
+    runner.cmd_login = commands.cmd_login
+    runner.cmd_logout = commands.cmd_logout
+    base_entries = runner.completion_entries
+
+    def completion_entries() -> list[tuple[str, str]]:
+        entries: list[tuple[str, str]] = list(base_entries())
+        known = {name for name, _ in entries}
+        return entries + [item for item in LOGIN_COMMANDS if item[0] not in known]
+
+    runner.completion_entries = completion_entries
+    return commands
