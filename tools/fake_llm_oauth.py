@@ -100,6 +100,10 @@ class FakeOAuth:
         self._challenges[code] = query.get("code_challenge", [""])[0]
         return 302, "", {"location": f"{redirect}?{urlencode({'code': code, 'state': state})}"}
 
+    def issue_tokens(self, codex: bool = False) -> dict[str, Any]:
+        """A token answer as a login would get it (tests seed auth.json with it)."""
+        return self._issue(codex)
+
     def _issue(self, codex: bool) -> dict[str, Any]:
         n = next(self._serial)
         access = (

@@ -130,3 +130,31 @@ def test_connection_error_text_redacts_the_url_key() -> None:
     exc = httpx.ConnectError("connection refused for https://example.invalid/v1/x?key=URLSECRET42", request=request)
     message = error_text(exc, "google", secrets=["URLSECRET42"])
     assert "URLSECRET42" not in message and message.startswith("Connection error.")
+
+
+def test_oauth_tokens_never_reach_any_output_or_file(tmp_path: Path, server: FakeLLMServer) -> None:
+    """A Claude login whose access token has expired: pi_cli refreshes it (a new access and refresh
+    token), uses it, meets an error that quotes it back; none of the four tokens is written anywhere."""
+    env = make_env(tmp_path, server, FAST)
+    models = json.loads((env.agent_dir / "models.json").read_text())
+    models["providers"]["anthropic"] = {"baseUrl": server.anthropic_base_url}
+    (env.agent_dir / "models.json").write_text(json.dumps(models))
+    issued = server.oauth.issue_tokens()
+    record = {"type": "oauth", "access": issued["access_token"], "refresh": issued["refresh_token"], "expires": 0}
+    AuthStore(env.agent_dir / "auth.json").set_record("anthropic", record)
+    env.env["PI_OAUTH_BASE_URL"] = server.base_url
+    server.add_turns([{"text": "subscription answer"}])
+    result = env.run("--model", "anthropic/claude-sonnet-4-5", "-p", "hello", model=False)
+    assert result.returncode == 0, result.stderr
+    fresh = json.loads((env.agent_dir / "auth.json").read_text())["anthropic"]
+    tokens = {record["access"], record["refresh"], fresh["access"], fresh["refresh"]}
+    assert len(tokens) == 4 and server.oauth.grants["refresh_token"] == 1
+    assert server.requests[-1]["headers"]["authorization"] == f"Bearer {fresh['access']}"
+    server.add_turns([_echoing_error(401, fresh["access"])])
+    failed = env.run("--model", "anthropic/claude-sonnet-4-5", "-p", "again", model=False)
+    assert failed.returncode == 1 and "401" in failed.stderr
+    written = [result.stdout, result.stderr, failed.stdout, failed.stderr]
+    for path in env.root.rglob("*"):
+        if path.is_file() and path.name not in ("auth.json", "auth.json.lock"):
+            written.append(path.read_bytes().decode(errors="replace"))
+    assert [t for t in tokens for text in written if t in text] == []
