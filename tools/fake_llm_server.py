@@ -61,6 +61,9 @@ key                  meaning
 ``split_bytes``      int: re-split the body into writes of this many bytes (may cut UTF-8)
 ``delay_first``      seconds before the response headers are sent
 ``delay_chunk``      seconds between writes
+``rate``             writes per second, paced against a clock so the rate does not drift with
+                     the sleeps' overshoot (benchmarks: ``chunk_size`` 4 at ``rate`` 100 is
+                     ~100 tokens/s); overrides ``delay_chunk``
 ``drop_after``       int: close the connection abruptly after this many writes (no terminal
                      chunk, so the client sees a broken body)
 ``stall_after``      int: after this many writes send nothing more and hold the connection open
@@ -382,9 +385,11 @@ class FakeLLMServer:
         writer.write(self._head(status, headers))
         await writer.drain()
         delay = float(turn.get("delay_chunk", 0))
+        rate = float(turn.get("rate", 0) or 0)
+        started = asyncio.get_running_loop().time()
         drop_after = turn.get("drop_after")
         stall_after = turn.get("stall_after")
-        if not delay and drop_after is None and stall_after is None and not turn.get("stall"):
+        if not delay and not rate and drop_after is None and stall_after is None and not turn.get("stall"):
             # Fast path (benchmarks): one write, still one HTTP chunk per SSE event.
             writer.write(b"".join(b"%x\r\n%s\r\n" % (len(data), data) for data in writes) + b"0\r\n\r\n")
             await writer.drain()
@@ -396,11 +401,16 @@ class FakeLLMServer:
                 return False
             if stall_after is not None and count >= int(stall_after):
                 break
-            if delay and count:
+            if rate and count:
+                await writer.drain()
+                wait = started + count / rate - asyncio.get_running_loop().time()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+            elif delay and count:
                 await writer.drain()
                 await asyncio.sleep(delay)
             writer.write(b"%x\r\n%s\r\n" % (len(data), data))
-            if delay or count % 64 == 0:
+            if delay or rate or count % 64 == 0:
                 await writer.drain()
         else:
             if drop_after is not None:  # everything written, then the connection breaks

@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 from pi_cli.ai.providers.faux import faux_assistant, faux_text, faux_tool_call
 from pi_cli.modes.interactive import make_app
 from pi_cli.modes.interactive.screens.picker import PickerScreen
-from pi_cli.modes.interactive.widgets.markdown_stream import MarkdownChunk, StreamingMarkdown
+from pi_cli.modes.interactive.widgets.markdown_stream import StreamingMarkdown
 from pi_cli.modes.interactive.widgets.messages import Notice, UserView
 from pi_cli.modes.interactive.widgets.tool_card import ToolCard
 
@@ -74,7 +74,7 @@ async def test_streaming_renders_the_full_text(faux: Any, workdir: Path) -> None
         await settle(pilot, app)
         views = list(app.query(StreamingMarkdown))
         assert len(views) == 1 and views[0].source == LONG_MARKDOWN
-        assert len(app.query(MarkdownChunk)) > 1  # finished parts were frozen as chunks
+        assert views[0].piece_count > 1  # finished parts were frozen as pieces
         assert "FINISHED-HERE" in app.export_screenshot()  # the tail reached the screen
         assert [u.text for u in app.query(UserView)] == ["hi"]
         deltas = sum(1 for _ in range(0, len(LONG_MARKDOWN), 12))  # faux chunks hold 12-20 chars

@@ -308,19 +308,19 @@ async def test_focus_returns_to_the_editor_after_choosing_in_a_modal(faux: Any, 
 async def test_switching_to_light_restyles_answers_already_shown(faux: Any, workdir: Path) -> None:
     from rich.color import Color
 
-    from pi_cli.modes.interactive.widgets.markdown_stream import MarkdownChunk
+    from pi_cli.modes.interactive.widgets.markdown_stream import StreamingMarkdown
 
     app = make_app(stored_session(faux, workdir), keymap={})
     async with app.run_test(size=SIZE) as pilot:
         faux.set_responses([faux_assistant([faux_text("use `snippet` here")])])
         app.editor.load_text("q")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: not app.running and len(app.query(MarkdownChunk)) > 0)
+        await wait_until(pilot, lambda: not app.running and len(app.query(StreamingMarkdown)) > 0)
         await app.pump.drain()
         await pilot.pause()
 
         def code_background() -> Color | None:
-            chunk = app.query(MarkdownChunk).last()
+            chunk = app.query(StreamingMarkdown).last()
             for y in range(chunk.size.height):
                 for segment in chunk.render_line(y):
                     if "snippet" in segment.text and segment.style is not None:

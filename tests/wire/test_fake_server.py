@@ -79,3 +79,16 @@ def test_retry_after_forms() -> None:
     delay = _header_delay(httpx.Headers({"retry-after": future}))
     assert delay is not None and 25 < delay <= 31
     assert _header_delay(httpx.Headers({"retry-after": "soon"})) is None
+
+
+def test_rate_paces_writes_against_a_clock() -> None:
+    # 21 writes (role chunk, 10 text chunks, finish, usage...) at 200/s cannot finish in under ~0.05 s;
+    # the content still arrives whole.
+    with FakeLLMServer([{"text": "abcd" * 10, "chunk_size": 4, "rate": 200}]) as server:
+        started = time.perf_counter()
+        response = httpx.post(server.openai_base_url + "/chat/completions", json={"model": "m", "messages": []})
+        elapsed = time.perf_counter() - started
+    pieces = [json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: {")]
+    text = "".join(p["choices"][0]["delta"].get("content") or "" for p in pieces if p.get("choices"))
+    assert text == "abcd" * 10
+    assert elapsed >= 12 / 200

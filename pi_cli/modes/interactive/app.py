@@ -144,10 +144,10 @@ class PiApp(App[int]):
         elif not light and self._light_markdown:
             self.console.pop_theme()
         if light != self._light_markdown:
-            from pi_cli.modes.interactive.widgets.markdown_stream import MarkdownChunk
+            from pi_cli.modes.interactive.widgets.markdown_stream import StreamingMarkdown
 
-            for chunk in self.query(MarkdownChunk):
-                chunk.restyle()
+            for block in self.query(StreamingMarkdown):
+                block.restyle()
         self._light_markdown = light
 
     def _warm_up(self) -> None:

@@ -5,7 +5,8 @@ HTTP reader. The listener here therefore only appends the event to a list and se
 separate task drains the list at most once per frame, merges consecutive deltas of the same
 content block into one operation, and hands the batch to the renderer. After each render it waits
 ``max(min_interval, 1.5 × last render time)``, so a slow render (a long code fence) lowers the
-frame rate instead of starving the keyboard.
+frame rate instead of starving the keyboard; a frame that carried little text (a slow model: a
+few tokens) waits ``slow_interval`` instead, so 20 characters do not cost a 30 fps redraw.
 
 Order is preserved: non-delta events are never reordered around deltas; they split the merge.
 This module imports no Textual, so it can be tested on its own.
@@ -111,6 +112,9 @@ class EventPump:
         self.frames = 0
         self.errors: list[str] = []
         self.max_chars_per_frame = 6000
+        self.slow_interval = 0.1  # gap after a frame with fewer than ``slow_chars`` of new text
+        self.slow_chars = 64
+        self.last_chars = 0
         self._carry: list[Op] = []
         self.yield_after = 0.008
         self._turn_started = time.perf_counter()
@@ -176,6 +180,7 @@ class EventPump:
                 self._carry = []
                 if frame:
                     ops, self._carry = bound(ops, self.max_chars_per_frame)
+                self.last_chars = sum(len(op.text) for op in ops if isinstance(op, Delta))
                 started = time.perf_counter()
                 try:
                     await self._render(ops)
@@ -195,5 +200,7 @@ class EventPump:
             # A backlog (carried text) only needs a short breather for keys and paints between
             # frames; fresh input waits a full frame so deltas can merge.
             floor = 0.005 if self._carry else self.min_interval
+            if not self._carry and 0 < self.last_chars < self.slow_chars:
+                floor = self.slow_interval
             gap = min(self.max_interval, max(floor, 1.5 * self.last_render_seconds))
             await asyncio.sleep(gap)

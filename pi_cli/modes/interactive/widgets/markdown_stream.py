@@ -1,202 +1,222 @@
-"""Streaming Markdown whose cost per frame depends on the tail, not on the message length.
+"""Streaming Markdown whose cost per frame depends on the new text, not on the message length.
 
-Measured on this machine, Textual's ``Markdown.append`` (and ``MarkdownStream`` over it) got
-slower with every block already in the document: one child widget per block means each append
-restyles and re-lays-out a growing subtree (0.1–0.6 s per append at ~150 blocks), which starved
-the HTTP reader. Here the text is split at safe block boundaries (a blank line outside a code
-fence) into *frozen chunks* — one ``Static`` each, rendered once with Rich's Markdown and cached —
-plus one *live tail* that is re-rendered per frame. A tail with no boundary that grows past
-``PLAIN_TAIL_CHARS`` (a giant code fence) is shown as plain text until it closes.
+One widget per text block, drawn with Textual's line API from cached lines. The text is cut into
+pieces (``markdown_pieces``: at blank lines, between code lines of an open fence, between plain
+lines) that are rendered once per width with Rich's Markdown and never again; only the open tail
+(usually a line or two) is rendered per frame. A frame that does not change the number of lines
+repaints only the lines that changed and asks for no layout, so the rest of the screen is neither
+measured nor drawn again. A tail with no safe cut that grows past ``PLAIN_TAIL_CHARS`` (a giant
+table) is drawn as plain text until it closes.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import Vertical
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Static
+
+from pi_cli.modes.interactive.markdown_pieces import Piece, PieceStream
 
 if TYPE_CHECKING:
-    from rich.console import Console
-    from rich.markdown import Markdown as RichMarkdown
+    from markdown_it import MarkdownIt
+    from rich.console import Console, RenderableType
 
-CHUNK_CHARS = 1500  # freeze once the tail holds at least this much before a boundary
+STREAM_CUT_CHARS = 200  # while streaming: freeze often, so the tail stays a line or two
+FINISHED_CUT_CHARS = 4000  # a finished text (history): fewer, larger pieces
 PLAIN_TAIL_CHARS = 12_000
+CODE_THEME = "monokai"
 
 
-def _markdown(text: str) -> RichMarkdown:
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    """One parser for every render (Rich builds a new one per ``Markdown``: ~0.3 ms each)."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("strikethrough").enable("table")
+
+
+def _parse(text: str) -> list[Any]:
+    """Tokens of ``text`` with every soft line break made a hard one: pi shows a single newline
+    as a line break (Rich would join the lines), and it keeps a cut between lines invisible."""
+    tokens = _parser().parse(text)
+    for token in tokens:
+        for child in token.children or ():
+            if child.type == "softbreak":
+                child.type = "hardbreak"
+    return tokens
+
+
+@lru_cache(maxsize=1)
+def _markdown_class() -> Any:
     from rich.markdown import Markdown  # ~60 ms to import: not on the start-up path
 
-    return Markdown(text, hyperlinks=False, code_theme="monokai")
+    class SharedParserMarkdown(Markdown):
+        """Rich's Markdown with Rich's attributes, parsed by the shared parser."""
+
+        def __init__(self, markup: str) -> None:
+            self.markup = markup
+            self.parsed = _parse(markup)
+            self.code_theme = CODE_THEME
+            self.justify = None
+            self.style = "none"
+            self.hyperlinks = False
+            self.inline_code_lexer = None
+            self.inline_code_theme = CODE_THEME
+
+    return SharedParserMarkdown
+
+
+def markdown(text: str) -> RenderableType:
+    """Rich's Markdown renderable for ``text``."""
+    return _markdown_class()(text)  # type: ignore[no-any-return]
 
 
 def warm_up(console: Console) -> None:
     """Import and exercise the Markdown renderer once (fenced code included)."""
-    console.render_lines(_markdown("# a\n\n*b* `c`\n\n- d\n\n```python\nx = 1\n```\n"), console.options)
+    console.render_lines(markdown("# a\n\n*b* `c`\n\n- d\n\n```python\nx = 1\n```\n"), console.options)
 
 
-def split_chunks(text: str, size: int = CHUNK_CHARS) -> tuple[list[str], str]:
-    """Cut ``text`` at safe boundaries into pieces of at least ``size`` chars, plus the rest."""
-    chunks: list[str] = []
-    while len(text) >= size:
-        cut = split_point(text, size)
-        if cut <= 0:
-            break
-        chunks.append(text[:cut])
-        text = text[cut:]
-    return chunks, text
+def render_piece(console: Console, piece: Piece, width: int, style: Any = None) -> list[Strip]:
+    """A piece's lines at ``width``: a code block cut in two loses its padding rows at the cut,
+    blank rows without a background go at both ends (Rich opens lists and tables and ends every
+    block with one), a gap adds one blank row first."""
+    options = console.options.update(width=width, height=None)
+    source = piece.fence + piece.text if piece.fence else piece.text
+    lines = console.render_lines(markdown(source), options, style=style, pad=True)
+    strips = [Strip(line, width) for line in lines]
+    while strips and _bare(strips[-1]):
+        strips.pop()
+    if piece.open_end and strips:
+        strips.pop()
+    if piece.fence and strips:
+        strips.pop(0)
+    while strips and _bare(strips[0]):
+        strips.pop(0)
+    if piece.gap and strips:
+        strips.insert(0, Strip.blank(width))
+    return strips
 
 
-def frozen_widgets(text: str) -> list[MarkdownChunk]:
-    """A finished text as frozen chunks only (history, resumed sessions): no live tail."""
-    chunks, rest = split_chunks(text)
-    if rest.strip():
-        chunks.append(rest)
-    return [MarkdownChunk(chunk) for chunk in chunks]
+def _bare(strip: Strip) -> bool:
+    """A blank row with no background (not a code block's padding)."""
+    return not strip.text.strip() and not any(seg.style and seg.style.bgcolor for seg in strip)
 
 
-def split_point(text: str, minimum: int) -> int:
-    """Offset just after the last safe boundary at or past ``minimum`` (0 if none).
-
-    A boundary is the end of a blank line outside fenced code, followed by a line that does not
-    start with whitespace (so list items and indented continuations stay with their block).
-    """
-    fence: str | None = None
-    offset = 0
-    best = 0
-    lines = text.split("\n")
-    for index, line in enumerate(lines[:-1]):  # the last line may still be growing
-        stripped = line.lstrip()
-        if fence is None and (stripped.startswith("```") or stripped.startswith("~~~")):
-            fence = stripped[:3]
-        elif fence is not None and stripped.startswith(fence):
-            fence = None
-        offset += len(line) + 1
-        if fence is None and not line.strip() and offset >= minimum:
-            following = lines[index + 1]
-            if following and not following[0].isspace():
-                best = offset
-    return best
-
-
-class MarkdownChunk(Widget):
-    """A frozen piece of a message, rendered to lines once per width.
-
-    A ``Static`` holding a Rich renderable is re-rendered to measure its height at every layout;
-    with dozens of chunks that made each frame cost O(message). Caching the lines per width makes
-    layout O(1) and painting O(visible lines) for a frozen chunk.
-    """
+class StreamingMarkdown(Widget):
+    """Assistant text: frozen pieces (cached lines) followed by one live tail."""
 
     DEFAULT_CSS = """
-    MarkdownChunk { height: auto; padding: 0 1; }
+    StreamingMarkdown { height: auto; padding: 0 1; }
     """
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str = "", *, finished: bool = False) -> None:
         super().__init__()
-        self.source = text
-        self._strips: list[Strip] = []
+        self._stream = PieceStream(FINISHED_CUT_CHARS if finished else STREAM_CUT_CHARS)
+        self._stream.feed(text)
+        if finished:
+            self._stream.close()
         self._width = -1
-
-    def restyle(self) -> None:
-        """Drop the cached lines so the next paint re-renders with the console's current styles
-        (after a theme switch)."""
-        self._width = -1
-        self.refresh()
-
-    def _lines(self, width: int) -> list[Strip]:
-        if width != self._width and width > 0:
-            console = self.app.console
-            options = console.options.update(width=width, height=None)
-            lines = console.render_lines(_markdown(self.source), options, pad=True)
-            self._strips = [Strip(line, width) for line in lines]
-            while self._strips and not self._strips[-1].text.strip():
-                self._strips.pop()  # Rich ends blocks with a blank line; margins come from CSS
-            self._width = width
-        return self._strips
-
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return len(self._lines(width))
-
-    def render_line(self, y: int) -> Strip:
-        width = self.content_region.width
-        strips = self._lines(width)
-        if 0 <= y < len(strips):
-            return strips[y].apply_style(self.rich_style)
-        return Strip.blank(width, self.rich_style)
-
-
-class StreamingMarkdown(Vertical):
-    """Assistant text: frozen chunks followed by one live tail."""
-
-    DEFAULT_CSS = """
-    StreamingMarkdown { height: auto; }
-    StreamingMarkdown > .tail { height: auto; padding: 0 1; }
-    """
-
-    def __init__(self, text: str = "") -> None:
-        super().__init__()
-        self._frozen: list[str] = []
-        self._tail = ""
-        self._initial = text
-        self._live = Static("", classes="tail")
+        self._frozen: list[Strip] = []  # lines of pieces[:_rendered] at _width
+        self._rendered = 0
+        self._tail: list[Strip] = []
+        self._tail_stale = True
 
     @property
     def source(self) -> str:
-        return "".join(self._frozen) + self._tail
+        return self._stream.source
 
-    def compose(self) -> ComposeResult:
-        chunks, tail = self._split(self._initial)
-        self._frozen = chunks
-        self._tail = tail
-        for chunk in chunks:
-            yield MarkdownChunk(chunk)
-        self._render_tail()
-        yield self._live
-
-    def _split(self, text: str) -> tuple[list[str], str]:
-        return split_chunks(text)
+    @property
+    def piece_count(self) -> int:
+        """Frozen pieces so far (each rendered once)."""
+        return len(self._stream.pieces)
 
     async def append(self, fragment: str) -> None:
-        """Add streamed text: freeze whatever became complete, re-render only the tail."""
-        if not fragment:
-            return
-        self._tail += fragment
-        if len(self._tail) >= CHUNK_CHARS:
-            chunks, tail = self._split(self._tail)
-            if chunks:
-                self._frozen.extend(chunks)
-                self._tail = tail
-                # Not awaited: the mount completes with the next refresh; awaiting it here only
-                # made the pump's frame look slow and stretched its adaptive gap.
-                self.mount_all([MarkdownChunk(c) for c in chunks], before=self._live)
-        self._render_tail()
+        """Add streamed text: freeze what became safe, re-render only the tail."""
+        if fragment:
+            self._stream.feed(fragment)
+            self._changed()
 
     async def replace(self, text: str) -> None:
         """Set the whole text (used when the final message differs from what streamed)."""
-        await self.remove_children([c for c in self.children if isinstance(c, MarkdownChunk)])
-        chunks, tail = self._split(text)
-        self._frozen, self._tail = chunks, tail
-        if chunks:
-            await self.mount_all([MarkdownChunk(c) for c in chunks], before=self._live)
-        self._render_tail()
+        self._stream = PieceStream(self._stream.minimum)
+        self._stream.feed(text)
+        self.restyle()
 
     async def finish(self) -> None:
-        """The message ended: freeze the tail too, so nothing of it is re-measured again."""
-        if self._tail.strip():
-            self._frozen.append(self._tail)
-            await self.mount(MarkdownChunk(self._tail), before=self._live)
-        self._tail = ""
-        self._render_tail()
+        """The message ended: the tail becomes a frozen piece too."""
+        if self._stream.tail:
+            self._stream.close()
+            self._changed()
 
-    def _render_tail(self) -> None:
-        tail = self._tail.strip("\n")
+    def restyle(self) -> None:
+        """Drop every cached line so the next paint re-renders with the console's current styles
+        (after a theme switch)."""
+        self._width = -1
+        self.refresh(layout=True)
+
+    # --- rendering --------------------------------------------------------------------------
+
+    def _lines_at(self, width: int) -> tuple[list[Strip], list[Strip]]:
+        if width != self._width:
+            self._width, self._frozen, self._rendered, self._tail_stale = width, [], 0, True
+        if width <= 0:
+            return [], []
+        console = self.app.console
+        pieces = self._stream.pieces
+        while self._rendered < len(pieces):
+            if not self._frozen and pieces[self._rendered].gap:
+                pieces[self._rendered].gap = False  # no blank row above the first piece
+            self._frozen.extend(render_piece(console, pieces[self._rendered], width))
+            self._rendered += 1
+        if self._tail_stale:
+            self._tail = self._render_tail(console, width)
+            self._tail_stale = False
+        return self._frozen, self._tail
+
+    def _render_tail(self, console: Console, width: int) -> list[Strip]:
+        stream = self._stream
+        tail = stream.tail if stream.fence else stream.tail.strip("\n")
+        if not tail.strip():
+            return []
         if len(tail) > PLAIN_TAIL_CHARS:
-            self._live.update(Text(tail))
-        else:
-            self._live.update(_markdown(tail) if tail else "")
-        self._live.display = bool(tail)
+            options = console.options.update(width=width, height=None)
+            lines = [Strip(line, width) for line in console.render_lines(Text(tail), options, pad=True)]
+            return [Strip.blank(width), *lines] if stream.gap and self._frozen else lines
+        piece = Piece(tail, stream.fence, stream.gap and bool(self._frozen))
+        return render_piece(console, piece, width)
+
+    def _changed(self) -> None:
+        """Re-render the tail now and ask for the least repaint that shows it."""
+        width = self._width
+        if not self.is_mounted or width <= 0:
+            self._tail_stale = True
+            self.refresh(layout=True)
+            return
+        old_frozen, old_tail = len(self._frozen), self._tail
+        self._tail_stale = True
+        frozen, tail = self._lines_at(width)
+        if len(frozen) + len(tail) != old_frozen + len(old_tail):
+            self.refresh(layout=True)
+            return
+        # Same height: lines above the old tail are unchanged; repaint the ones that differ.
+        new = frozen[old_frozen:] + tail
+        changed = [y for y, (a, b) in enumerate(zip(old_tail, new, strict=True)) if a != b]
+        if changed:
+            self.refresh(Region(0, old_frozen + changed[0], width, changed[-1] - changed[0] + 1))
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        frozen, tail = self._lines_at(width)
+        return len(frozen) + len(tail)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.content_region.width
+        frozen, tail = self._lines_at(width)
+        if 0 <= y < len(frozen):
+            return frozen[y].apply_style(self.rich_style)
+        if 0 <= y - len(frozen) < len(tail):
+            return tail[y - len(frozen)].apply_style(self.rich_style)
+        return Strip.blank(width, self.rich_style)

@@ -1,8 +1,8 @@
 """Transcript entries: user messages, assistant messages (streamed), thinking blocks, notices.
 
-``AssistantView`` owns one child per content block, keyed by content index: a ``Markdown`` for
-text (grown with ``Markdown.append``, which re-parses only from the last top-level block, so
-finished blocks stay frozen), a ``ThinkingBlock`` for thinking and a ``ToolCard`` for tool calls.
+``AssistantView`` owns one child per content block, keyed by content index: a
+``StreamingMarkdown`` for text (finished pieces keep their rendered lines; only the tail is
+rendered again), a ``ThinkingBlock`` for thinking and a ``ToolCard`` for tool calls.
 It is fed merged deltas by the app's pump, never single tokens.
 """
 
@@ -15,7 +15,7 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Static
 
-from pi_cli.modes.interactive.widgets.markdown_stream import StreamingMarkdown, frozen_widgets
+from pi_cli.modes.interactive.widgets.markdown_stream import StreamingMarkdown
 from pi_cli.modes.interactive.widgets.tool_card import ToolCard
 from pi_cli.tools.sanitize import strip_control_sequences as clean
 
@@ -126,8 +126,9 @@ class AssistantView(Vertical):
             return
         for index, block in enumerate(self.message.get("content") or []):
             if block.get("type") == "text":
-                # Finished text: frozen chunks straight in this view (fewer widgets to lay out).
-                yield from frozen_widgets(clean(str(block.get("text", ""))))
+                text = clean(str(block.get("text", "")))
+                if text.strip():
+                    yield StreamingMarkdown(text, finished=True)
                 continue
             widget = self._widget_for(index, block, final=True)
             if widget is not None:
@@ -141,7 +142,8 @@ class AssistantView(Vertical):
         if kind == "text":
             if final and not str(block.get("text", "")).strip():
                 return None
-            widget = StreamingMarkdown(clean(str(block.get("text", ""))) if final else "")
+            text = clean(str(block.get("text", ""))) if final else ""
+            widget = StreamingMarkdown(text, finished=final)
         elif kind == "thinking":
             if final and not str(block.get("thinking", "")).strip():
                 return None

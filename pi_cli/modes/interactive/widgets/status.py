@@ -117,11 +117,13 @@ class WorkingLine(Static):
         if self._timer is not None:
             self._timer.pause()  # type: ignore[attr-defined]
         self._frame = 0
-        self.update(Text(f"{SPINNER[0]} {self.message} {self.hint}"))
+        self.update(Text(f"{SPINNER[0]} {self.message} {self.hint}"), layout=False)
 
     def _tick(self) -> None:
+        # One line of fixed height: repaint this widget only. A layout here (Static's default)
+        # re-measured the whole screen ten times a second while the agent worked.
         self._frame = (self._frame + 1) % len(SPINNER)
-        self.update(Text(f"{SPINNER[self._frame]} {self.message} {self.hint}"))
+        self.update(Text(f"{SPINNER[self._frame]} {self.message} {self.hint}"), layout=False)
 
 
 class FooterBar(Static):

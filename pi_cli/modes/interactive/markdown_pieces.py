@@ -1,0 +1,136 @@
+"""Cutting streamed Markdown into pieces that render the same apart as together.
+
+The TUI renders each finished piece once and keeps its lines; only the open tail is rendered
+again per frame, so the cost of a frame depends on the tail, not on the length of the answer.
+Rendering treats a single newline as a line break (as pi does), which makes a line boundary a
+safe cut in three places:
+
+* after a blank line outside fenced code, before a line that does not start with whitespace
+  (a ``gap``: the blank line is drawn between the pieces);
+* between two code lines inside a fence opened at column 0: the next piece *continues* the fence
+  (``fence`` holds the opening line, so it is rendered as code with the same language);
+* between two plain paragraph lines (or two bullet items) whose inline markup is balanced, so a
+  giant block with no blank line still freezes line by line.
+
+Everything here is pure (no Textual, no Rich), so it is tested on its own.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_BULLET = re.compile(r"[-*+] \S")
+_ORDERED = re.compile(r"\d{1,9}[.)](\s|$)")
+_NOT_PLAIN = tuple("#>|=-~<`[ \t")
+
+
+@dataclass(slots=True)
+class Piece:
+    """A frozen piece of source. ``fence``: the fence opening line this piece continues ("" if none);
+    ``gap``: a blank line separates it from the piece before; ``open_end``: it was cut inside a
+    fence (the code goes on in the next piece)."""
+
+    text: str
+    fence: str = ""
+    gap: bool = False
+    open_end: bool = False
+
+
+def _fence_marker(line: str) -> str | None:
+    stripped = line.lstrip()
+    if stripped.startswith("```") or stripped.startswith("~~~"):
+        return stripped[:3]
+    return None
+
+
+def _plain(line: str) -> bool:
+    """A line that can only continue or start a paragraph (no block syntax at its start)."""
+    if not line or line.startswith(_NOT_PLAIN) or _ORDERED.match(line):
+        return False
+    return not (line.startswith(("*", "+", "_")) and (_BULLET.match(line) or line.strip() in ("***", "___")))
+
+
+def _joinable(line: str, following: str) -> bool:
+    """Two lines a cut between does not change: plain paragraph lines, or two bullet items."""
+    return (_plain(line) and _plain(following)) or bool(_BULLET.match(line) and _BULLET.match(following))
+
+
+def _balanced(text: str) -> bool:
+    """Inline markup that could span lines is closed: code spans, strong, strike-through."""
+    return text.count("`") % 2 == 0 and text.count("**") % 2 == 0 and text.count("~~") % 2 == 0
+
+
+def next_cut(text: str, fence: str, minimum: int) -> tuple[int, str, bool]:
+    """The last safe cut in ``text`` at or past ``minimum`` chars: ``(offset, fence, gap)``.
+
+    ``fence`` is the fence opening line ``text`` starts inside ("" if none); the result's fence is
+    the one open at the cut. ``offset`` 0 means no cut. The last line of ``text`` may still be
+    growing, so a cut needs a complete line after it.
+    """
+    lines = text.split("\n")
+    marker = _fence_marker(fence) if fence else None
+    opener = fence
+    offset = 0
+    best = (0, "", False)
+    start = 0  # offset where the current run of cut-free text began (for the markup balance)
+    for index, line in enumerate(lines[:-1]):
+        following = lines[index + 1]
+        found = _fence_marker(line)
+        if marker is None and found is not None:
+            marker, opener = found, (line + "\n" if not line[0].isspace() else "")
+        elif marker is not None and line.lstrip().startswith(marker):
+            marker, opener = None, ""
+            offset += len(line) + 1
+            continue
+        offset += len(line) + 1
+        if offset < minimum or index >= len(lines) - 2:
+            continue  # too early, or the line after the cut is still growing (its start may change)
+        if marker is not None:
+            # Inside code: cut between two non-blank code lines of a fence opened at column 0
+            # (Rich drops trailing blank code lines, and an indented fence belongs to a list).
+            if opener and found is None and line.strip() and following.strip() and _fence_marker(following) is None:
+                best = (offset, opener, False)
+        elif not line.strip():
+            if following and not following[0].isspace():
+                best = (offset, "", True)
+                start = offset
+        elif _joinable(line, following) and _balanced(text[start:offset]):
+            best = (offset, "", False)
+            start = offset
+    return best
+
+
+@dataclass
+class PieceStream:
+    """Streamed text as frozen pieces plus an open tail; ``minimum``: chars a piece needs before
+    a cut is taken (small while streaming, so the tail stays short)."""
+
+    minimum: int = 200
+    pieces: list[Piece] = field(default_factory=list)
+    tail: str = ""
+    fence: str = ""  # the fence opening line the tail continues
+    gap: bool = False  # a blank line separates the tail from the last piece
+
+    @property
+    def source(self) -> str:
+        """The whole text fed so far (continued fences are not repeated)."""
+        return "".join(piece.text for piece in self.pieces) + self.tail
+
+    def feed(self, fragment: str) -> int:
+        """Append ``fragment``; returns how many pieces were frozen by it."""
+        self.tail += fragment
+        before = len(self.pieces)
+        if len(self.tail) < self.minimum:
+            return 0
+        offset, fence, gap = next_cut(self.tail, self.fence, self.minimum)
+        if offset:
+            self.pieces.append(Piece(self.tail[:offset], self.fence, self.gap, bool(fence)))
+            self.tail, self.fence, self.gap = self.tail[offset:], fence, gap
+        return len(self.pieces) - before
+
+    def close(self) -> None:
+        """The text is complete: the tail becomes the last piece."""
+        if self.tail.strip():
+            self.pieces.append(Piece(self.tail, self.fence, self.gap))
+        self.tail, self.fence, self.gap = "", "", False
