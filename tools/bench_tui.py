@@ -10,6 +10,8 @@ typed with ``send-keys``, completion read off the screen with ``capture-pane`` �
   markdown paragraphs, or one long fenced code block; measured over ``--window`` seconds, from
   one second after the first text shows;
 * ``cpu working``: the same while the model has not answered yet (spinner only);
+* ``cpu print``: the prose stream through ``-p`` (no UI): what receiving the stream costs, the
+  floor under the TUI figures;
 * ``md 100 KB`` / ``20k no-blank``: Enter → the end marker of the answer on screen, the answer
   streamed as fast as the program reads it (100 KB of sections, lists, tables and code; 20,000
   tokens of lines with no blank line);
@@ -59,6 +61,7 @@ FIGURES: dict[str, tuple[str, str, float]] = {
     "cpu_prose": ("CPU, prose at the token rate", "%", 6.0),
     "cpu_code": ("CPU, one code fence at the token rate", "%", 10.0),
     "cpu_working": ("CPU, working spinner (no text yet)", "%", 2.0),
+    "cpu_print": ("CPU, prose at the token rate, -p (no UI: the floor)", "%", 6.0),
     "md100k": ("Enter → 100 KB markdown on screen", "s", 0.65),
     "noblank": ("Enter → 20k tokens, no blank line, on screen", "s", 2.0),
     "resume_s": ("-c 20,000 entries: last message on screen", "s", 1.0),
@@ -121,22 +124,25 @@ class Bench:
         time.sleep(0.1)
         return pane.key("Enter")
 
-    def cpu(self, prog: Program, text: str, first: str, delay_first: float = 0.0) -> float:
+    def cpu(self, prog: Program, text: str, first: str, delay_first: float = 0.0, printing: bool = False) -> float:
         """CPU share (% of one core) of the tree over the window, once ``first`` is on screen."""
         self.server.add_turns([work.turn(text, rate=self.rate, delay_first=delay_first)])
-        pane, _ = self.launch(prog, "--no-session")
+        if printing:
+            pane = Pane([*prog.argv, *MODEL, "--no-session", "-p", "go"], prog.env(self.home), self.cwd)
+        else:
+            pane, _ = self.launch(prog, "--no-session")
         with pane:
-            sent = self._prompt(pane)
-            if first:
+            sent = pane.started if printing else self._prompt(pane)
+            if first and not printing:
                 pane.wait_text(first, timeout=30)
-            else:
-                while time.perf_counter() - sent < 0.5:
+            else:  # nothing to see yet (-p prints the answer when it ends): past start-up, then measure
+                while time.perf_counter() - sent < (3.0 if printing else 0.5):
                     time.sleep(0.05)
             time.sleep(1.0)
             cpu0, wall0 = cpu_seconds(pane.pid), time.perf_counter()
             time.sleep(self.window)
             cpu1, wall1 = cpu_seconds(pane.pid), time.perf_counter()
-            if work.END_MARK in pane.screen():
+            if work.END_MARK in pane.screen() or not pane.alive():
                 raise RuntimeError(f"{prog.name}: the answer ended inside the window; lower --window")
         return 100 * (cpu1 - cpu0) / (wall1 - wall0)
 
@@ -163,6 +169,8 @@ class Bench:
             values = {figure: self.cpu(prog, work.prose(rate_chars), "The agent reads")}
         elif figure == "cpu_code":
             values = {figure: self.cpu(prog, work.code(rate_chars), "compute_total")}
+        elif figure == "cpu_print":
+            values = {figure: self.cpu(prog, work.prose(rate_chars), "The agent reads", printing=True)}
         elif figure == "cpu_working":
             values = {figure: self.cpu(prog, "late answer " + work.END_MARK, "", delay_first=self.window + 4)}
         elif figure == "md100k":

@@ -102,17 +102,18 @@ def session_dir(agent_dir: Path, cwd: str) -> Path:
     return agent_dir / "sessions" / f"--{name}--"
 
 
-def write_session(agent_dir: Path, cwd: str, entries: int = 20_000, compact_every: int = 1_000) -> Path:
+def write_session(agent_dir: Path, cwd: str, entries: int = 20_000, compact_every: int = 0) -> Path:
     """A pi v3 session of ``entries`` entries (~2.9 KB each: ~57 MB at 20,000) under ``agent_dir``.
 
-    Turns of four entries: user → assistant tool call → ~10 KB tool result → assistant text; a
-    compaction entry every ``compact_every`` entries (keeping the previous turn), as a long-lived
-    session would have. The last assistant text holds ``LAST_ENTRY_MARK``.
+    Turns of four entries: user → assistant tool call → ~10 KB tool result → assistant text; with
+    ``compact_every``, a compaction entry every that many entries (keeping the previous turn). The
+    default has none, as issue #15's measurements: the whole file is the context. The last
+    assistant text holds ``LAST_ENTRY_MARK``.
     """
     folder = session_dir(agent_dir, cwd)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"2026-12-01T00-00-00-000Z_{uuid.uuid4()}.jsonl"
-    output = "\n".join(f"line {i}: some tool output naming src/module_{i}.py and a value {i * 7}" for i in range(140))
+    output = "\n".join(f"line {i}: some tool output naming src/module_{i}.py and a value {i * 7}" for i in range(152))
     usage = {"input": 1000, "output": 50, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 1050,
              "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}  # fmt: skip
     counter = 0
@@ -134,7 +135,7 @@ def write_session(agent_dir: Path, cwd: str, entries: int = 20_000, compact_ever
         out.write(entry("model_change", provider="fake", modelId="fake-model") + "\n")
         n = 0
         while counter < entries:
-            if counter and counter % compact_every < 4 and last_turn_start is not None:
+            if compact_every and counter and counter % compact_every < 4 and last_turn_start is not None:
                 out.write(entry("compaction", summary=f"Summary of turns up to {n}: modules checked, all fine.",
                                 firstKeptEntryId=last_turn_start, tokensBefore=150_000) + "\n")  # fmt: skip
             base = {"api": "openai-completions", "provider": "fake", "model": "fake-model", "usage": usage,

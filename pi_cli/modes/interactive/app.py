@@ -86,7 +86,7 @@ class PiApp(App[int]):
         self.queue_area = QueueArea(id="queue")
         self.footer_bar = FooterBar(id="footer")
         self.renderer = EventRenderer(self.transcript, self._after_event)
-        self.pump = EventPump(self.renderer.apply)
+        self.pump = EventPump(self._render_frame)
         self.commands = CommandRunner(self)
         self._unsubscribe: Any = None
         self._run_task: asyncio.Task[None] | None = None
@@ -156,6 +156,11 @@ class PiApp(App[int]):
         from pi_cli.modes.interactive.widgets.markdown_stream import warm_up
 
         warm_up(self.console)
+
+    async def _render_frame(self, ops: list[Any]) -> None:
+        """One pump frame; the spinner advances in the same repaint instead of one of its own."""
+        await self.renderer.apply(ops)
+        self.working.pulse()
 
     # --- state ------------------------------------------------------------------------------
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import time
+
 from rich.text import Text
 from textual.widgets import Static
 
 from pi_cli.modes.display import FooterFacts
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+FRAME_S = 0.1  # spinner frame interval
 
 
 def _one_line(text: str, width: int) -> str:
@@ -92,14 +95,17 @@ class WorkingLine(Static):
         self.message = "Working..."
         self.hint = "(esc to interrupt)"
         self._timer: object | None = None
+        self._last = 0.0  # when the spinner last advanced (monotonic)
+        self._animating = False
 
     def on_mount(self) -> None:
-        self._timer = self.set_interval(0.1, self._tick, pause=True)
+        self._timer = self.set_interval(FRAME_S, self._on_timer, pause=True)
 
     def start(self, message: str = "Working...") -> None:
         self.message = message
         self.add_class("-shown")
         self._tick()
+        self._animating = True
         if self._timer is not None:
             self._timer.resume()  # type: ignore[attr-defined]
 
@@ -109,19 +115,32 @@ class WorkingLine(Static):
 
     def stop(self) -> None:
         self.remove_class("-shown")
+        self._animating = False
         if self._timer is not None:
             self._timer.pause()  # type: ignore[attr-defined]
 
     def freeze(self) -> None:
         """Stop the animation on its current frame (deterministic snapshots and screenshots)."""
+        self._animating = False
         if self._timer is not None:
             self._timer.pause()  # type: ignore[attr-defined]
         self._frame = 0
         self.update(Text(f"{SPINNER[0]} {self.message} {self.hint}"), layout=False)
 
+    def pulse(self) -> None:
+        """Advance the spinner along with a frame that is being painted anyway (streamed text):
+        the timer then skips its own tick, so a stream does not add ten repaints a second."""
+        if self._animating and time.monotonic() - self._last >= FRAME_S:
+            self._tick()
+
+    def _on_timer(self) -> None:
+        if time.monotonic() - self._last >= FRAME_S * 0.9:
+            self._tick()
+
     def _tick(self) -> None:
         # One line of fixed height: repaint this widget only. A layout here (Static's default)
         # re-measured the whole screen ten times a second while the agent worked.
+        self._last = time.monotonic()
         self._frame = (self._frame + 1) % len(SPINNER)
         self.update(Text(f"{SPINNER[self._frame]} {self.message} {self.hint}"), layout=False)
 
