@@ -159,7 +159,7 @@ def compaction_trigger(
     if skip_aborted and assistant.get("stopReason") == "aborted":
         return None
     window = int(model.get("contextWindow") or 0)
-    compaction = latest_compaction(manager.get_branch())
+    compaction = manager.latest_compaction()  # no need to read the branch's bodies back
     compacted_at = compaction and iso_to_ms(compaction.get("timestamp"))
     # Usage measured before the latest compaction describes the old, larger context.
     if compacted_at and int(assistant.get("timestamp") or 0) <= compacted_at:

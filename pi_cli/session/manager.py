@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_cli.session.entry_messages import user_text
+from pi_cli.session.lazy_entries import is_slim, load_slim, materialize
 from pi_cli.session.migrate import migrate_entries
 from pi_cli.session.session_context import SessionContext, build_session_context, message_from_entry
 from pi_cli.session.session_tree import SessionTreeNode, build_tree
@@ -74,6 +75,8 @@ class SessionManager:
         self.header: Entry = {}
         self._entries: list[Entry] = []
         self._by_id: dict[str, Entry] = {}
+        self._position: dict[str, int] = {}  # id → index in _entries
+        self._source: Path | None = None  # the file slim entries are read back from
         self._labels: dict[str, str] = {}
         self._label_times: dict[str, str] = {}
         self.leaf_id: str | None = None
@@ -144,7 +147,8 @@ class SessionManager:
     def set_session_file(self, path: Path) -> None:
         """Load ``path`` (migrating old formats, rewriting the file if it was migrated)."""
         self.session_file = Path(path)
-        loaded = load_session_file(self.session_file)
+        loaded = load_slim(self.session_file)  # huge files: long message lines stay on disk
+        self._source = self.session_file
         self.warnings = list(loaded.warnings)
         if not loaded.entries:
             explicit = self.session_file
@@ -172,6 +176,7 @@ class SessionManager:
         self.session_id = session_id or new_session_id()
         self.header = _new_header(self.session_id, self.cwd, parent_session)
         self._entries = []
+        self._source = None
         self._rebuild_index()
         self._header_written = False
         self._written = 0
@@ -182,17 +187,19 @@ class SessionManager:
 
     def _rebuild_index(self) -> None:
         self._by_id.clear()
+        self._position.clear()
         self._labels.clear()
         self._label_times.clear()
         self.leaf_id = None
         self._has_assistant = False
-        for entry in self._entries:
-            self._index(entry)
+        for position, entry in enumerate(self._entries):
+            self._index(entry, position)
 
-    def _index(self, entry: Entry) -> None:
+    def _index(self, entry: Entry, position: int) -> None:
         entry_id = entry.get("id")
         if isinstance(entry_id, str):
             self._by_id[entry_id] = entry
+            self._position[entry_id] = position
             self.leaf_id = entry_id
         kind = entry.get("type")
         if kind == "message" and entry.get("message", {}).get("role") == "assistant":
@@ -237,7 +244,7 @@ class SessionManager:
         }
         entry.update({k: v for k, v in fields.items() if v is not None})
         self._entries.append(entry)
-        self._index(entry)
+        self._index(entry, len(self._entries) - 1)
         self._persist()
         return str(entry["id"])
 
@@ -294,26 +301,48 @@ class SessionManager:
         return self.header
 
     def get_entries(self) -> list[Entry]:
-        """All entries in file order (header excluded); a shallow copy."""
-        return list(self._entries)
+        """All entries in file order (header excluded), whole (slim ones are read back)."""
+        return [self._full(e) for e in self._entries]
 
     def get_entry(self, entry_id: str) -> Entry | None:
-        return self._by_id.get(entry_id)
+        entry = self._by_id.get(entry_id)
+        return self._full(entry) if entry is not None else None
+
+    def _full(self, entry: Entry) -> Entry:
+        """``entry`` whole: a slim entry (see :mod:`lazy_entries`) is read back from the file."""
+        return materialize(entry, self._source) if is_slim(entry) else entry
+
+    def _keep_full(self, entry: Entry) -> Entry:
+        """Like :meth:`_full`, and the whole entry replaces the slim one in memory (for entries the
+        context holds anyway, so they are not read twice)."""
+        if not is_slim(entry):
+            return entry
+        full = self._full(entry)
+        entry_id = entry["id"]
+        position = self._position.get(entry_id)
+        if position is not None and self._entries[position] is entry:
+            self._entries[position] = full
+            self._by_id[entry_id] = full
+        return full
 
     def get_leaf_id(self) -> str | None:
         return self.leaf_id
 
     def get_leaf_entry(self) -> Entry | None:
-        return self._by_id.get(self.leaf_id) if self.leaf_id else None
+        return self.get_entry(self.leaf_id) if self.leaf_id else None
 
     def get_children(self, parent_id: str | None) -> list[Entry]:
-        return [e for e in self._entries if e.get("parentId") == parent_id and "id" in e]
+        return [self._full(e) for e in self._entries if e.get("parentId") == parent_id and "id" in e]
 
     def get_label(self, entry_id: str) -> str | None:
         return self._labels.get(entry_id)
 
     def iter_branch(self, from_id: str | None = None) -> Iterator[Entry]:
         """Entries from ``from_id`` (default: the leaf) up to the root, leaf first. Cycle-safe."""
+        for entry in self._iter_slim_branch(from_id):
+            yield self._full(entry)
+
+    def _iter_slim_branch(self, from_id: str | None = None) -> Iterator[Entry]:
         seen: set[str] = set()
         current = self._by_id.get(from_id or self.leaf_id or "")
         while current is not None and current["id"] not in seen:
@@ -328,15 +357,29 @@ class SessionManager:
         path.reverse()
         return path
 
+    def latest_compaction(self) -> Entry | None:
+        """The last compaction entry on the current branch (compactions are never slim)."""
+        return next((e for e in self._iter_slim_branch() if e.get("type") == "compaction"), None)
+
     def build_context(self) -> SessionContext:
-        """Messages (and model/thinking level) for the current leaf; see :func:`build_session_context`."""
+        """Messages (and model/thinking level) for the current leaf; see :func:`build_session_context`.
+        Only entries the context holds are read whole (from the last compaction's kept entry on)."""
         if self.leaf_id is None:
             return SessionContext(messages=[])
-        return build_session_context(self.get_branch())
+        path = list(self._iter_slim_branch())
+        path.reverse()
+        start = 0
+        compaction = next((i for i in range(len(path) - 1, -1, -1) if path[i].get("type") == "compaction"), None)
+        if compaction is not None:
+            first_kept = path[compaction].get("firstKeptEntryId")
+            start = next((i for i in range(compaction) if path[i].get("id") == first_kept), compaction)
+        for index in range(start, len(path)):
+            path[index] = self._keep_full(path[index])
+        return build_session_context(path)
 
     def get_tree(self) -> list[SessionTreeNode]:
         """All entries as a forest; see :func:`pi_cli.session.session_tree.build_tree`."""
-        return build_tree(self._entries, self._labels, self._label_times)
+        return build_tree(self.get_entries(), self._labels, self._label_times)
 
     @property
     def session_name(self) -> str | None:
@@ -344,7 +387,7 @@ class SessionManager:
         return self.get_session_name()
 
     def get_session_name(self) -> str | None:
-        for entry in reversed(self._entries):
+        for entry in reversed(self._entries):  # session_info entries are never slim
             if entry.get("type") == "session_info":
                 name = str(entry.get("name") or "").strip()
                 return name or None
@@ -353,8 +396,11 @@ class SessionManager:
     def get_user_messages_for_forking(self) -> list[dict[str, str]]:
         """``[{entryId, text}]`` for every user message (``/fork`` picker, RPC get_fork_messages)."""
         out: list[dict[str, str]] = []
-        for entry in self._entries:
-            if entry.get("type") == "message" and entry["message"].get("role") == "user":
+        for slim in self._entries:
+            if slim.get("type") != "message" or slim["message"].get("role") != "user":
+                continue
+            entry = self._full(slim)
+            if entry.get("type") == "message":
                 text = user_text(entry["message"])
                 if text and isinstance(entry.get("id"), str):  # an id-less (damaged) entry cannot be forked
                     out.append({"entryId": entry["id"], "text": text})
