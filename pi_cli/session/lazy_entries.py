@@ -27,11 +27,13 @@ REF = "\x00ref"  # (offset, length) of a slim entry's line; never written to dis
 SLIM_FILE_BYTES = 8 * 1024 * 1024  # smaller files are parsed whole
 SLIM_LINE_BYTES = 2048  # shorter lines are parsed whole
 
+# pi writes these four keys first, in this order (compact JSON; spaces are tolerated).
 _HEAD = re.compile(
-    rb'\{"type":"(message|custom_message|branch_summary|custom)","id":"([^"\\]+)",'
-    rb'"parentId":(null|"[^"\\]*"),"timestamp":"([^"\\]*)"'
+    rb'\{\s*"type"\s*:\s*"(message|custom_message|branch_summary|custom)"\s*,\s*"id"\s*:\s*"([^"\\]+)"\s*,'
+    rb'\s*"parentId"\s*:\s*(null|"[^"\\]*")\s*,\s*"timestamp"\s*:\s*"([^"\\]*)"'
 )
-_ROLE = re.compile(rb'"role":"([A-Za-z]+)"')
+_ROLE = re.compile(rb'"role"\s*:\s*"([A-Za-z]+)"')
+_VERSION_3 = re.compile(rb'"version"\s*:\s*3\b')
 
 
 def is_slim(entry: Entry) -> bool:
@@ -81,7 +83,7 @@ def load_slim(path: Path) -> LoadedFile:
         raise SessionFileError(f"Cannot read session file {path}: {exc.strerror or exc}") from exc
     with handle:
         first = handle.readline()
-        if size < SLIM_FILE_BYTES or b'"version":3' not in first:
+        if size < SLIM_FILE_BYTES or _VERSION_3.search(first) is None:
             handle.seek(0)
             return _checked(parse_session_text(handle.read(), str(path)), path)
         result = _checked(parse_session_text(first, str(path)), path)
@@ -91,6 +93,8 @@ def load_slim(path: Path) -> LoadedFile:
             body = raw[:-1] if raw.endswith(b"\n") else raw
             body = body[:-1] if body.endswith(b"\r") else body
             entry = _slim(body, start) if len(body) >= SLIM_LINE_BYTES and raw.endswith(b"\n") else None
+            if entry is None and raw.endswith(b"\n"):
+                entry = _parse_plain(body)
             if entry is not None:
                 result.entries.append(entry)
                 continue
@@ -107,6 +111,19 @@ def load_slim(path: Path) -> LoadedFile:
             if parsed.torn_tail_offset is not None:
                 result.torn_tail_offset = start
     return result
+
+
+def _parse_plain(body: bytes) -> Entry | None:
+    """A well-formed entry line parsed directly; None sends it to the careful per-line path."""
+    try:
+        value = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+        return None
+    if value["type"] == "message" and not isinstance((value.get("message") or {}).get("role"), str):
+        return None
+    return value
 
 
 def _checked(loaded: LoadedFile, path: Path) -> LoadedFile:
