@@ -13,7 +13,7 @@ from pi_cli.session.lazy_entries import REF
 from pi_cli.session.manager import SessionManager
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
-from tui_workloads import write_session  # noqa: E402
+from tui_workloads import write_session
 
 
 @pytest.fixture
@@ -35,7 +35,8 @@ def test_slim_load_gives_the_same_context_entries_and_fork_points(big: Path, mon
     assert sum(REF in e for e in slim._entries) == 99  # every long tool result stayed on disk
     context = slim.build_context()
     assert context.messages == whole.build_context().messages
-    assert (context.model, context.thinking_level) == (whole.build_context().model, whole.build_context().thinking_level)
+    reference = whole.build_context()
+    assert (context.model, context.thinking_level) == (reference.model, reference.thinking_level)
     assert 60 < sum(REF in e for e in slim._entries) < 99  # the context read back only what it holds
     assert slim.get_entries() == whole.get_entries()
     assert slim.get_user_messages_for_forking() == whole.get_user_messages_for_forking()
