@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 STREAM_CUT_CHARS = 200  # while streaming: freeze often, so the tail stays a line or two
 FINISHED_CUT_CHARS = 4000  # a finished text (history): fewer, larger pieces
 PLAIN_TAIL_CHARS = 12_000
+STREAM_SLACK = 2  # spare blank rows below streaming text, so layouts come every third line
 CODE_THEME = "monokai"
 
 
@@ -124,6 +125,8 @@ class StreamingMarkdown(Widget):
         self._rendered = 0
         self._tail: list[Strip] = []
         self._tail_stale = True
+        self._height = 0  # rows reported to layout (>= rows drawn while streaming: see _changed)
+        self._height_width = -1
 
     @property
     def source(self) -> str:
@@ -147,10 +150,9 @@ class StreamingMarkdown(Widget):
         self.restyle()
 
     async def finish(self) -> None:
-        """The message ended: the tail becomes a frozen piece too."""
-        if self._stream.tail:
-            self._stream.close()
-            self._changed()
+        """The message ended: the tail becomes a frozen piece too, and the spare rows go."""
+        self._stream.close()
+        self._changed()
 
     def restyle(self) -> None:
         """Drop every cached line so the next paint re-renders with the console's current styles
@@ -196,21 +198,39 @@ class StreamingMarkdown(Widget):
             self._tail_stale = True
             self.refresh(layout=True)
             return
-        old_frozen, old_tail = len(self._frozen), self._tail
+        old_frozen, old_tail, old_height = len(self._frozen), self._tail, self._height
         self._tail_stale = True
         frozen, tail = self._lines_at(width)
-        if len(frozen) + len(tail) != old_frozen + len(old_tail):
+        count = len(frozen) + len(tail)
+        if self._stream.tail or self._stream.fence:
+            # Streaming: grow in steps of STREAM_SLACK + 1 rows and never shrink, so a layout of
+            # the whole screen (and a scroll) comes every few lines instead of every line.
+            height = old_height if count <= old_height else count + STREAM_SLACK
+        else:
+            height = count
+        if height != old_height:
+            self._height = height
             self.refresh(layout=True)
             return
         # Same height: lines above the old tail are unchanged; repaint the ones that differ.
         new = frozen[old_frozen:] + tail
-        changed = [y for y, (a, b) in enumerate(zip(old_tail, new, strict=True)) if a != b]
+        span = max(len(new), len(old_tail))
+        blank = Strip.blank(width)
+        changed = [
+            y for y in range(span)
+            if (old_tail[y] if y < len(old_tail) else blank) != (new[y] if y < len(new) else blank)
+        ]  # fmt: skip
         if changed:
             self.refresh(Region(0, old_frozen + changed[0], width, changed[-1] - changed[0] + 1))
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         frozen, tail = self._lines_at(width)
-        return len(frozen) + len(tail)
+        count = len(frozen) + len(tail)
+        if not (self._stream.tail or self._stream.fence) or width != self._height_width:
+            self._height = count  # finished, or a new width: exact
+            self._height_width = width
+        self._height = max(self._height, count)
+        return self._height
 
     def render_line(self, y: int) -> Strip:
         width = self.content_region.width
