@@ -101,6 +101,16 @@ class MarkdownSettings(_Section):
     code_block_indent: str = "  "
 
 
+class PermissionSettings(_Section):
+    """``"permissions"``: the approval mode and allow/deny/ask rule patterns (pi_cli's addition;
+    see :mod:`pi_cli.permissions.rules` for the pattern syntax)."""
+
+    mode: Literal["auto", "ask", "read-only"] = "auto"
+    allow: list[str] = Field(default_factory=list)
+    deny: list[str] = Field(default_factory=list)
+    ask: list[str] = Field(default_factory=list)
+
+
 class Settings(_Section):
     """Every setting pi 0.73.1 documents, with pi's defaults (plus ``ui``, pi_cli's TUI choice)."""
 
@@ -141,6 +151,8 @@ class Settings(_Section):
     session_dir: str | None = None
     warnings: dict[str, Any] = Field(default_factory=dict)
     ui: Literal["tui", "inline"] = "tui"
+    default_project_trust: Literal["ask", "always", "never"] = "ask"  # user-level file only
+    permissions: PermissionSettings = Field(default_factory=PermissionSettings)
 
     def to_json(self) -> dict[str, Any]:
         """The settings as pi's JSON object (camelCase keys, unknown keys included)."""
@@ -240,16 +252,36 @@ def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]
     return out
 
 
-def load_settings(cwd: str | Path, agent_dir: Path | None = None) -> tuple[Settings, list[str]]:
-    """Global settings merged with the project's; the second item lists one-line problems found."""
+# Settings a project file may not set: trust must be decided by the user, not by the folder.
+USER_ONLY_KEYS = ("defaultProjectTrust",)
+
+
+def _project_part(raw: dict[str, Any], trusted: bool) -> dict[str, Any]:
+    """What the project file contributes: all but the user-only keys when the folder is trusted;
+    only ``sessionDir`` when it is not (pi reads it before trust is resolved)."""
+    if not trusted:
+        return {"sessionDir": raw["sessionDir"]} if "sessionDir" in raw else {}
+    return {key: value for key, value in raw.items() if key not in USER_ONLY_KEYS}
+
+
+def load_settings(
+    cwd: str | Path, agent_dir: Path | None = None, *, project_trusted: bool = True
+) -> tuple[Settings, list[str]]:
+    """Global settings merged with the project's; the second item lists one-line problems found.
+
+    ``project_trusted=False`` (project trust declined) ignores ``.pi/settings.json`` except its
+    ``sessionDir``; a project file never sets ``defaultProjectTrust``.
+    """
     global_path = (agent_dir / "settings.json") if agent_dir is not None else paths.settings_path()
     project_path = paths.project_settings_path(Path(cwd))
     errors: list[str] = []
     merged: dict[str, Any] = {}
     for path in (global_path, project_path):
         raw, error = _read_json_object(path)
-        if error:
+        if error and (project_trusted or path != project_path):
             errors.append(error)
+        if path == project_path:
+            raw = _project_part(raw, project_trusted)
         if raw:
             merged = deep_merge(merged, _validated(raw, path, errors))
     try:
