@@ -95,7 +95,10 @@ def run_acp(args: CliArgs) -> int:
     import asyncio
 
     from pi_cli.modes.acp.server import run_acp_mode
+    from pi_cli.permissions.trust import set_trust_override
     from pi_cli.session.factory import create_agent_session
+
+    set_trust_override(args.approve)  # each client cwd then resolves without a prompt
 
     def make_session(cwd: Path, session_file: str | None) -> Any:
         options = session_options(args, "acp", cwd)
@@ -108,6 +111,23 @@ def run_acp(args: CliArgs) -> int:
         return session
 
     return asyncio.run(run_acp_mode(make_session))
+
+
+def decide_project_trust(args: CliArgs, mode: str, cwd: Path) -> None:
+    """Resolve project trust before any project file loads: ``--approve`` / ``--no-approve``, the
+    saved decision, ``defaultProjectTrust``, else (interactive with a terminal) a start-up question."""
+    from pi_cli.permissions import trust
+
+    trust.set_trust_override(args.approve)
+    choose = None
+    if mode == "interactive" and _stdin_is_tty() and sys.stdout.isatty():
+        from pi_cli.modes.trust_prompt import choose_in_terminal
+
+        choose = choose_in_terminal
+    warnings: list[str] = []
+    trust.resolve_project_trust(cwd, choose=choose, warnings=warnings)
+    for line in warnings:
+        _err(f"Warning: {line}")
 
 
 def run(args: CliArgs) -> int:
@@ -137,6 +157,7 @@ def run(args: CliArgs) -> int:
     if mode == "print" and initial.empty:
         return 0
     mode_name = "inline" if mode == "interactive" and args.inline else mode
+    decide_project_trust(args, mode, cwd)
 
     from pi_cli.session.factory import create_agent_session
 

@@ -19,6 +19,7 @@ from pi_cli.errors import UsageError
 Mode = Literal["text", "json", "rpc", "acp"]
 THINKING_LEVEL_NAMES = ("off", "minimal", "low", "medium", "high", "xhigh")
 TOOL_NAMES_ALL = ("read", "bash", "edit", "write", "grep", "find", "ls")
+PERMISSION_MODES = ("auto", "ask", "read-only")
 
 
 @dataclass(slots=True)
@@ -57,6 +58,8 @@ class CliArgs:
     verbose: bool = False
     offline: bool = False
     inline: bool = False
+    approve: bool | None = None  # --approve / --no-approve: project trust for this process
+    permissions: str | None = None  # --permissions auto|ask|read-only
     help: bool = False
     version: bool = False
     messages: list[str] = field(default_factory=list)
@@ -142,6 +145,13 @@ def _set_tools(out: CliArgs, value: str) -> None:
     out.tools = [name for name in names if name in TOOL_NAMES_ALL]
 
 
+def _set_permissions(out: CliArgs, value: str) -> None:
+    if value in PERMISSION_MODES:
+        out.permissions = value
+    else:
+        raise UsageError(f'Error: Invalid --permissions "{value}". Valid values: {", ".join(PERMISSION_MODES)}')
+
+
 def _set_thinking(out: CliArgs, value: str) -> None:
     if value in THINKING_LEVEL_NAMES:
         out.thinking = value
@@ -157,7 +167,10 @@ _CHECKED_FLAGS: dict[str, Callable[[CliArgs, str], None]] = {
     "--tools": _set_tools,
     "-t": _set_tools,
     "--thinking": _set_thinking,
+    "--permissions": _set_permissions,
 }
+# Project trust overrides (pi 1.6.0): the last one given wins.
+_APPROVE_FLAGS = {"--approve": True, "-a": True, "--no-approve": False, "-na": False}
 
 
 def _optional_value(argv: list[str], i: int) -> str | None:
@@ -184,6 +197,8 @@ def parse_args(argv: list[str]) -> CliArgs:
         elif arg in _CHECKED_FLAGS:
             _CHECKED_FLAGS[arg](out, _need_value(argv, i, arg))
             i += 1
+        elif arg in _APPROVE_FLAGS:
+            out.approve = _APPROVE_FLAGS[arg]
         elif arg == "--export":
             out.export = [_need_value(argv, i, arg)]
             i += 1
@@ -254,6 +269,9 @@ Options:
   --export <in.jsonl> [out.html] Export a session file to HTML and exit
   --list-models [search]         List available models (optional fuzzy search)
   --inline                       Interactive mode without the full-screen UI
+  --approve, -a                  Trust this project's .pi settings and resources for this run
+  --no-approve, -na              Ignore trust-gated project settings and resources for this run
+  --permissions <mode>           Tool approval: auto (default), ask, or read-only
   --verbose                      Force verbose startup
   --offline                      Disable startup network probes (same as PI_OFFLINE=1)
   --help, -h                     Show this help

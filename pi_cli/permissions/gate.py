@@ -1,0 +1,198 @@
+"""The approval gate: decides each tool call before it runs and asks the user when it must.
+
+:class:`PermissionGate` holds the session's approval mode and rules. ``await gate.check(tool,
+args, signal)`` returns None (run it) or the text of the refused call's result, which the model
+reads. Asking goes through an :class:`ApprovalUI` (the extension ``ctx.ui`` of the front end:
+TUI dialog, inline prompt, RPC ``extension_ui_request`` ``select``); without one (print, json) a
+call that would ask is refused with a result saying why and how to allow it.
+
+The prompt's answers: allow once; allow always (saves the suggested pattern to the ``allow``
+list: the project's ``.pi/settings.json`` when the folder is trusted, else the user settings, and
+applies it at once); deny; deny with a message the model receives. An abort (Ctrl-C) while the
+prompt waits closes it and refuses the call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from pi_cli.ai.abort import AbortSignal
+from pi_cli.config import paths
+from pi_cli.config.settings import SettingsError, save_setting
+from pi_cli.permissions.policy import MODES, Decision, Mode, RuleSet, decide
+from pi_cli.permissions.preview import preview_lines
+from pi_cli.permissions.rules import parse_rule, suggest_rule
+from pi_cli.permissions.trust_store import TrustStore, TrustStoreError
+
+ALLOW_ONCE = "Allow once"
+DENY = "Deny"
+DENY_WITH_MESSAGE = "Deny with a message to the model"
+DENIED = "Permission denied"
+
+
+def allow_always_label(pattern: str) -> str:
+    return f"Allow always ({pattern})"
+
+
+class ApprovalUI(Protocol):
+    """The two dialogs the gate needs (the shape of the extension ``ctx.ui``)."""
+
+    async def select(self, title: str, options: list[str]) -> str | None: ...
+
+    async def input(self, title: str, placeholder: str | None = None) -> str | None: ...
+
+
+@dataclass(slots=True)
+class PermissionGate:
+    """Approval state of one session. ``cwd`` is absolute; ``agent_dir`` holds the user settings."""
+
+    cwd: str
+    mode: Mode = "auto"
+    rules: RuleSet = field(default_factory=RuleSet)
+    project_trusted: bool = False
+    agent_dir: str | None = None
+    notices: list[str] = field(default_factory=list)  # saved rules, save failures (for the UI)
+
+    def cycle_mode(self) -> Mode:
+        """Switch to the next mode (auto → ask → read-only → auto) and return it."""
+        self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
+        return self.mode
+
+    def decide(self, tool: str, args: dict[str, Any]) -> Decision:
+        return decide(tool, args, self.mode, self.rules, self.cwd)
+
+    async def check(
+        self, tool: str, args: dict[str, Any], ui: ApprovalUI | None, signal: AbortSignal | None = None
+    ) -> str | None:
+        """None when the call may run; otherwise the refused call's result text."""
+        decision = self.decide(tool, args)
+        if decision.action == "allow":
+            return None
+        if decision.action == "deny":
+            return f"{DENIED}: {decision.reason}."
+        if ui is None:
+            example = suggest_rule(tool, args, self.cwd)
+            return (
+                f"{DENIED}: {tool} needs approval ({decision.reason}) and nobody can be asked in this mode. "
+                f'Allow it with an allow rule such as "{example}" in settings "permissions", '
+                "or run with --permissions auto."
+            )
+        return await self._ask(tool, args, decision, ui, signal)
+
+    async def _ask(
+        self, tool: str, args: dict[str, Any], decision: Decision, ui: ApprovalUI, signal: AbortSignal | None
+    ) -> str | None:
+        pattern = suggest_rule(tool, args, self.cwd, absolute=not self.project_trusted)
+        always = allow_always_label(pattern)
+        title = "\n".join([f"Allow {tool}?", *preview_lines(tool, args, self.cwd), "", f"({decision.reason})"])
+        answer = await _until_abort(ui.select(title, [ALLOW_ONCE, always, DENY, DENY_WITH_MESSAGE]), signal)
+        if answer == ALLOW_ONCE:
+            return None
+        if answer == always:
+            self.allow_always(pattern)
+            return None
+        if answer == DENY_WITH_MESSAGE:
+            message = await _until_abort(ui.input(f"Message to the model about this {tool} call", None), signal)
+            if message and message.strip():
+                return f"{DENIED}: the user declined this {tool} call and said: {message.strip()}"
+        if signal is not None and signal.aborted:
+            return "Operation aborted"
+        return f"{DENIED}: the user declined this {tool} call. Do not retry it unchanged; ask the user what to do."
+
+    def allow_always(self, pattern: str) -> None:
+        """Apply ``pattern`` as an allow rule now and append it to the settings file's list."""
+        self.rules.add("allow", parse_rule(pattern))
+        target = self._rule_file()
+        try:
+            current = _read_list(target, "allow")
+            if pattern not in current:
+                save_setting(target, "permissions.allow", [*current, pattern])
+            self.notices.append(f"Saved permission rule {pattern} to {target}")
+        except SettingsError as exc:
+            self.notices.append(f"Allowed {pattern} for this session only: {exc}")
+            return
+        if target != self._user_file():
+            self._keep_project_trusted()
+
+    def _user_file(self) -> Path:
+        return Path(self.agent_dir or paths.agent_dir()) / "settings.json"
+
+    def _rule_file(self) -> Path:
+        return paths.project_settings_path(Path(self.cwd)) if self.project_trusted else self._user_file()
+
+    def _keep_project_trusted(self) -> None:
+        # Writing .pi/settings.json makes the folder need trust; a folder trusted only because it
+        # had nothing to protect gets that trust saved, or the next start would ask (pi does this too).
+        store = TrustStore(Path(self.agent_dir or paths.agent_dir()))
+        try:
+            if store.get(self.cwd) is None:
+                store.set(self.cwd, True)
+        except TrustStoreError as exc:
+            self.notices.append(str(exc))
+
+
+def _read_list(file: Path, kind: str) -> list[str]:
+    try:
+        data = json.loads(file.read_text(encoding="utf-8").removeprefix("\ufeff"))
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError) as exc:
+        raise SettingsError(f"Not saving permissions.{kind}: cannot read {file}: {exc}") from None
+    section = data.get("permissions") if isinstance(data, dict) else None
+    value = section.get(kind) if isinstance(section, dict) else None
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
+
+
+async def _until_abort(awaitable: Any, signal: AbortSignal | None) -> Any:
+    """``awaitable``'s result, or None once ``signal`` aborts (the dialog task is cancelled)."""
+    task = asyncio.ensure_future(awaitable)
+    if signal is None:
+        return await task
+    waiter = asyncio.ensure_future(signal.wait())
+    try:
+        done, _ = await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiter.cancel()
+    if task in done:
+        return task.result()
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task
+    return None
+
+
+def gate_for_session(
+    cwd: str | os.PathLike[str],
+    *,
+    mode: str | None,
+    settings_mode: str | None,
+    project_trusted: bool,
+    agent_dir: str | os.PathLike[str] | None = None,
+) -> PermissionGate:
+    """A gate with the mode (``--permissions`` beats settings) and rules of the settings files."""
+    from pi_cli.permissions.policy import load_rules, parse_mode
+
+    rules, problems = load_rules(cwd, agent_dir, project_trusted=project_trusted)
+    chosen: Mode = "auto"
+    for candidate in (mode, settings_mode):
+        if candidate:
+            try:
+                chosen = parse_mode(candidate)
+                break
+            except ValueError as exc:
+                problems.append(f"settings: {exc}; using auto")
+    gate = PermissionGate(
+        cwd=os.path.abspath(os.fspath(cwd)),
+        mode=chosen,
+        rules=rules,
+        project_trusted=project_trusted,
+        agent_dir=os.fspath(agent_dir) if agent_dir is not None else None,
+    )
+    gate.notices.extend(problems)
+    return gate
