@@ -22,6 +22,13 @@ from pi_cli.config import paths
 from pi_cli.errors import PiError
 
 
+def install_gate(session: Any, mode: str | None) -> None:
+    """The tool approval gate (pi_cli.permissions), after the session's own tool_call hooks."""
+    from pi_cli.permissions.install import install_gate as install
+
+    install(session, mode)
+
+
 def _err(line: str) -> None:
     sys.stderr.write(line.rstrip("\n") + "\n")
     sys.stderr.flush()
@@ -106,6 +113,7 @@ def run_acp(args: CliArgs) -> int:
         options.fork = None
         options.session = session_file
         session = create_agent_session(options)
+        install_gate(session, args.permissions)
         for notice in session.startup_notices:
             _err(notice)
         return session
@@ -162,6 +170,7 @@ def run(args: CliArgs) -> int:
     from pi_cli.session.factory import create_agent_session
 
     session = create_agent_session(session_options(args, mode_name, cwd))
+    install_gate(session, args.permissions)
 
     import asyncio
 

@@ -58,6 +58,7 @@ class PermissionGate:
     project_trusted: bool = False
     agent_dir: str | None = None
     notices: list[str] = field(default_factory=list)  # saved rules, save failures (for the UI)
+    ui: ApprovalUI | None = None  # set by an interactive front end; None refuses calls that ask
 
     def cycle_mode(self) -> Mode:
         """Switch to the next mode (auto → ask → read-only → auto) and return it."""

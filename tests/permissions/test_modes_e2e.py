@@ -1,0 +1,75 @@
+"""The gate in a real ``pi`` process: refused calls in print/json mode, rules, and trust."""
+
+from __future__ import annotations
+
+import json
+
+from cli.pi_harness import PiEnv, json_lines
+
+
+def tool_results(stdout: str) -> list[dict[str, object]]:
+    return [e for e in json_lines(stdout) if e.get("type") == "tool_execution_end"]
+
+
+def result_text(event: dict[str, object]) -> str:
+    result = event["result"]
+    assert isinstance(result, dict)
+    return "".join(part.get("text", "") for part in result["content"])
+
+
+def script_bash(pi: PiEnv, command: str) -> None:
+    pi.server.add_turns(
+        [{"tool_calls": [{"name": "bash", "arguments": {"command": command}, "id": "c1"}]}, {"text": "ok"}]
+    )
+
+
+def test_ask_mode_without_a_ui_refuses_with_a_reason_the_model_reads(pi: PiEnv) -> None:
+    script_bash(pi, "touch made")
+    result = pi.run("--mode", "json", "--permissions", "ask", "go")
+    assert result.returncode == 0, result.stderr
+    [end] = tool_results(result.stdout)
+    assert end["isError"] is True
+    text = result_text(end)
+    assert text.startswith("Permission denied: bash needs approval") and '"bash(touch made*)"' in text
+    assert not (pi.cwd / "made").exists()
+    # The refusal went back to the model as the tool result.
+    sent = json.dumps(pi.bodies()[-1]["messages"])
+    assert "Permission denied: bash needs approval" in sent
+
+
+def test_auto_mode_runs_and_read_only_refuses(pi: PiEnv) -> None:
+    script_bash(pi, "touch made")
+    assert pi.run("-p", "go").returncode == 0
+    assert (pi.cwd / "made").exists()
+    script_bash(pi, "touch second")
+    result = pi.run("--mode", "json", "--permissions", "read-only", "go")
+    [end] = tool_results(result.stdout)
+    assert result_text(end) == (
+        "Permission denied: bash is not allowed in read-only mode; only read, grep, find and ls may run."
+    )
+    assert not (pi.cwd / "second").exists()
+
+
+def test_settings_mode_and_deny_rules(pi: PiEnv) -> None:
+    settings = json.loads((pi.agent_dir / "settings.json").read_text())
+    settings["permissions"] = {"allow": ["bash(touch *)"], "deny": ["bash(touch secret*)"]}
+    (pi.agent_dir / "settings.json").write_text(json.dumps(settings))
+    script_bash(pi, "touch ok")
+    pi.run("--mode", "json", "--permissions", "ask", "go")
+    assert (pi.cwd / "ok").exists()  # allowed by rule, no one asked
+    script_bash(pi, "touch secret")
+    result = pi.run("--mode", "json", "go")
+    [end] = tool_results(result.stdout)
+    assert result_text(end) == "Permission denied: bash is denied by the permission rule bash(touch secret*)."
+
+
+def test_project_rules_apply_only_in_a_trusted_project(pi: PiEnv) -> None:
+    (pi.cwd / ".pi").mkdir()
+    (pi.cwd / ".pi" / "settings.json").write_text(json.dumps({"permissions": {"deny": ["bash(touch*)"]}}))
+    script_bash(pi, "touch one")
+    pi.run("--mode", "json", "go")  # print/json: untrusted by default, project rules skipped
+    assert (pi.cwd / "one").exists()
+    script_bash(pi, "touch two")
+    result = pi.run("--mode", "json", "--approve", "go")
+    assert "denied by the permission rule bash(touch*)" in result_text(tool_results(result.stdout)[0])
+    assert not (pi.cwd / "two").exists()
