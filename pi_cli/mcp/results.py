@@ -1,0 +1,57 @@
+"""MCP ``CallToolResult`` → pi tool result content blocks.
+
+Text stays text and images stay images. Audio, resource links and embedded resources have no pi
+block, so they become a line of text saying what they are (text resources give their text).
+``structuredContent`` is kept in ``details`` and, when the server sent no content at all, given to
+the model as JSON text. A result with ``isError`` becomes an error naming the server.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, cast
+
+from pi_cli.agent.types import AgentToolResult
+from pi_cli.ai.types import UserContent
+from pi_cli.mcp.errors import McpError
+
+
+class McpToolError(McpError):
+    """The server answered the call with ``isError: true``."""
+
+
+def _block(item: Any) -> dict[str, Any] | None:
+    if not isinstance(item, dict):
+        return None
+    kind = item.get("type")
+    if kind == "text" and isinstance(item.get("text"), str):
+        return {"type": "text", "text": item["text"]}
+    if kind == "image" and isinstance(item.get("data"), str):
+        return {"type": "image", "data": item["data"], "mimeType": str(item.get("mimeType") or "image/png")}
+    if kind == "audio":
+        return {"type": "text", "text": f"[audio: {item.get('mimeType') or 'unknown type'}, not shown]"}
+    if kind == "resource_link":
+        name = f" ({item['name']})" if isinstance(item.get("name"), str) else ""
+        return {"type": "text", "text": f"[resource link: {item.get('uri')}{name}]"}
+    if kind == "resource" and isinstance(item.get("resource"), dict):
+        resource = item["resource"]
+        if isinstance(resource.get("text"), str):
+            return {"type": "text", "text": resource["text"]}
+        return {"type": "text", "text": f"[binary resource: {resource.get('uri')} ({resource.get('mimeType') or '?'})]"}
+    return None
+
+
+def map_call_result(server: str, tool: str, result: dict[str, Any]) -> AgentToolResult:
+    """pi's result for ``result``; raises :class:`McpToolError` when the server flagged an error."""
+    blocks = [b for b in map(_block, result.get("content") or []) if b is not None]
+    structured = result.get("structuredContent")
+    if not blocks and structured is not None:
+        blocks = [{"type": "text", "text": json.dumps(structured, ensure_ascii=False, indent=2)}]
+    if result.get("isError") is True:
+        text = "\n".join(b["text"] for b in blocks if b["type"] == "text") or "the tool reported an error"
+        raise McpToolError(f'MCP server "{server}" tool {tool}: {text}')
+    details: dict[str, Any] = {"server": server, "tool": tool}
+    if structured is not None:
+        details["structuredContent"] = structured
+    content = cast(list[UserContent], blocks or [{"type": "text", "text": "(no output)"}])
+    return AgentToolResult(content=content, details=details)

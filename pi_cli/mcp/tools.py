@@ -1,0 +1,137 @@
+"""MCP tools as pi tools: ``mcp__<server>__<tool>`` adapters and the ``tool_search`` tool.
+
+An :class:`McpTool` forwards its call to the manager, which (re)connects the server when needed;
+results go through :func:`pi_cli.mcp.results.map_call_result`, errors name the server. Both tools
+are plain :class:`~pi_cli.agent.types.AgentTool` objects, so they go through the session's tool
+registry like any other (``tool_call``/``tool_result`` handlers and the approval gate apply).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING, Any
+
+from pi_cli.agent.types import AgentToolResult, OnUpdate, ToolExecutionMode
+from pi_cli.ai.abort import AbortSignal
+from pi_cli.mcp.config import mcp_namespace
+
+if TYPE_CHECKING:
+    from pi_cli.mcp.manager import McpManager
+
+TOOL_SEARCH_NAME = "tool_search"
+DEFAULT_SEARCH_LIMIT = 8
+TOOL_SEARCH_DESCRIPTION = (
+    "Search the tools that are not declared to you yet (such as the tools of MCP servers) and load the "
+    "matches: they are available from your next call. For MCP tool discovery, always use tool_search."
+)
+
+
+def tool_names(server: str, tools: list[str]) -> dict[str, str]:
+    """pi names of one server's tools; names that collide after sanitising all get a hash suffix."""
+    base = {tool: f"mcp__{mcp_namespace(server)}__{mcp_namespace(tool)}" for tool in tools}
+    counts: dict[str, int] = {}
+    for name in base.values():
+        counts[name] = counts.get(name, 0) + 1
+    return {
+        tool: name if counts[name] == 1 else f"{name}_{hashlib.sha256(tool.encode()).hexdigest()[:6]}"
+        for tool, name in base.items()
+    }
+
+
+def _schema(raw: Any) -> dict[str, Any]:
+    """The tool's ``inputSchema``, always an object schema (a server may omit or botch it)."""
+    if isinstance(raw, dict) and raw.get("type") == "object":
+        return raw
+    return {"type": "object", "properties": {}}
+
+
+class McpTool:
+    """One server tool. ``annotations`` carries the server's hints (``readOnlyHint`` …) for gates."""
+
+    execution_mode: ToolExecutionMode | None = None
+
+    def __init__(self, manager: McpManager, server: str, name: str, definition: dict[str, Any]) -> None:
+        self._manager = manager
+        self.server = server
+        self.tool = str(definition["name"])
+        self.name = name
+        self.label = f"{server}: {definition.get('title') or self.tool}"
+        description = definition.get("description")
+        self.description = description if isinstance(description, str) and description else f"MCP tool {self.tool}"
+        self.parameters = _schema(definition.get("inputSchema"))
+        annotations = definition.get("annotations")
+        self.annotations: dict[str, Any] = annotations if isinstance(annotations, dict) else {}
+
+    def prepare_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
+        return args
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        args: dict[str, Any],
+        signal: AbortSignal | None = None,
+        on_update: OnUpdate | None = None,
+    ) -> AgentToolResult:
+        del tool_call_id, on_update
+        return await self._manager.call(self.server, self.tool, args, signal)
+
+    def __repr__(self) -> str:
+        return f"<McpTool {self.name}>"
+
+
+class ToolSearchTool:
+    """``tool_search``: ranks the deferred MCP tools and loads the matches for the rest of the session.
+
+    The result's ``details.loaded`` lists the loaded names (pi's shape); the session finds them there
+    again on resume, so loaded tools stay declared on that branch.
+    """
+
+    name = TOOL_SEARCH_NAME
+    label = TOOL_SEARCH_NAME
+    description = TOOL_SEARCH_DESCRIPTION
+    parameters: dict[str, Any] = {  # noqa: RUF012 - read-only schema
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "description": "Search query for deferred tools."},
+            "limit": {
+                "type": "number",
+                "description": f"Maximum number of tools to return. Defaults to {DEFAULT_SEARCH_LIMIT}.",
+            },
+        },
+        "required": ["query"],
+    }
+    execution_mode: ToolExecutionMode | None = None
+
+    def __init__(self, manager: McpManager) -> None:
+        self._manager = manager
+
+    def prepare_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
+        return args
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        args: dict[str, Any],
+        signal: AbortSignal | None = None,
+        on_update: OnUpdate | None = None,
+    ) -> AgentToolResult:
+        del tool_call_id, signal, on_update
+        query = str(args.get("query", ""))
+        if not query.strip():
+            raise ValueError("query must not be empty")
+        limit = args.get("limit", DEFAULT_SEARCH_LIMIT)
+        if isinstance(limit, float) and limit.is_integer():
+            limit = int(limit)
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit <= 0:
+            raise ValueError("limit must be a positive integer")
+        found = await self._manager.search_and_load(query, limit)
+        if not found:
+            text = "No matching tools found."
+        else:
+            lines = [f"- {tool.name}: {(tool.description.strip().splitlines() or [''])[0]}" for tool in found]
+            plural = "" if len(found) == 1 else "s"
+            text = f"Loaded {len(found)} tool{plural}. They are available from your next call:\n" + "\n".join(lines)
+        names = [tool.name for tool in found]
+        return AgentToolResult(
+            content=[{"type": "text", "text": text}], details={"loaded": names}, added_tool_names=names or None
+        )

@@ -1,0 +1,194 @@
+"""The MCP client and manager against real servers started by the tests (stdio and streamable HTTP)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pi_cli.mcp.config import load_mcp_config
+from pi_cli.mcp.errors import McpError
+from pi_cli.mcp.log import McpLog
+from pi_cli.mcp.manager import McpManager
+from pi_cli.mcp.results import McpToolError
+
+from .conftest import stdio_entry, write_config
+
+
+def _manager(agent_dir: Path, project: Path, servers: dict[str, Any], changes: list[int] | None = None) -> McpManager:
+    write_config(agent_dir / "mcp.json", servers)
+    config = load_mcp_config(agent_dir, project, trusted=False)
+    assert config.errors == []
+    on_change = (lambda: changes.append(1)) if changes is not None else None
+    return McpManager(config, project, McpLog(agent_dir / "mcp.log"), on_change)
+
+
+async def _call(manager: McpManager, name: str, args: dict[str, Any] | None = None) -> Any:
+    tool = next(t for t, _ in manager.all_tools() if t.name == name)
+    return await tool.execute("call-1", args or {}, None, None)
+
+
+async def test_stdio_listing_direct_calls_and_log(agent_dir: Path, project: Path) -> None:
+    changes: list[int] = []
+    manager = _manager(agent_dir, project, {"t-s": stdio_entry(exposure="direct")}, changes)
+    manager.start()
+    try:
+        await manager.wait_ready(timeout=10)
+        state = manager.servers["t-s"]
+        assert state.status == "connected", state.error
+        # seven tools over four pages, named mcp__<server>__<tool> with the server name sanitised
+        assert sorted(state.tools) == sorted(
+            f"mcp__t_s__{n}" for n in ("echo", "add", "picture", "fail", "crash", "hang", "grow")
+        )
+        assert changes and {t.name for t in manager.active_tools()} == set(state.tools)  # no tool_search
+        assert state.tools["mcp__t_s__echo"].annotations == {"readOnlyHint": True}
+        echo = await _call(manager, "mcp__t_s__echo", {"text": "hi"})
+        assert echo.content == [{"type": "text", "text": "echo: hi"}]
+        added = await _call(manager, "mcp__t_s__add", {"a": 2, "b": 3})
+        assert '"sum": 5' in added.content[0]["text"] and added.details["structuredContent"] == {"sum": 5}
+        picture = await _call(manager, "mcp__t_s__picture")
+        assert picture.content == [{"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}]
+        with pytest.raises(McpToolError, match='MCP server "t-s" tool fail: bad thing happened'):
+            await _call(manager, "mcp__t_s__fail")
+        # list_changed: the new tool appears and the session is told
+        before = len(changes)
+        await _call(manager, "mcp__t_s__grow")
+        for _ in range(100):
+            if "mcp__t_s__grown" in state.tools:
+                break
+            await asyncio.sleep(0.02)
+        assert "mcp__t_s__grown" in state.tools and len(changes) > before
+    finally:
+        await manager.close()
+    log = (agent_dir / "mcp.log").read_text()
+    assert "[t-s] stderr: test server starting" in log
+    assert "[t-s] info echo: echoing hi" in log
+
+
+async def test_http_server_listing_and_calls(agent_dir: Path, project: Path, http_server: str) -> None:
+    manager = _manager(agent_dir, project, {"web": {"url": http_server, "headers": {"X-Test": "1"}}})
+    manager.start()
+    try:
+        await manager.wait_ready(timeout=10)
+        state = manager.servers["web"]
+        assert state.status == "connected", state.error
+        assert len(state.tools) == 7
+        # deferred by default: only tool_search is declared until something is loaded
+        assert [t.name for t in manager.active_tools()] == ["tool_search"]
+        echo = await _call(manager, "mcp__web__echo", {"text": "over http"})  # an SSE answer
+        assert echo.content[0]["text"] == "echo: over http"
+        with pytest.raises(McpToolError, match='MCP server "web"'):
+            await _call(manager, "mcp__web__fail")
+    finally:
+        await manager.close()
+
+
+async def test_deferred_tools_are_loaded_by_tool_search(agent_dir: Path, project: Path) -> None:
+    manager = _manager(agent_dir, project, {"t": stdio_entry()})
+    manager.start()
+    try:
+        search = next(t for t in manager.active_tools() if t.name == "tool_search")  # declared before connecting
+        result = await search.execute("c1", {"query": "echo text back"}, None, None)
+        assert result.details["loaded"][0] == "mcp__t__echo"
+        assert result.content[0]["text"].startswith("Loaded ")
+        assert "mcp__t__echo: Echo the given text back" in result.content[0]["text"]
+        assert result.added_tool_names == result.details["loaded"]
+        active = [t.name for t in manager.active_tools()]
+        assert "mcp__t__echo" in active and "tool_search" in active and "mcp__t__crash" not in active
+        echo = await _call(manager, "mcp__t__echo", {"text": "x"})
+        assert echo.content[0]["text"] == "echo: x"
+        nothing = await search.execute("c2", {"query": "zebra quantum"}, None, None)
+        assert nothing.content[0]["text"] == "No matching tools found." and nothing.details == {"loaded": []}
+    finally:
+        await manager.close()
+
+
+async def test_crash_mid_call_names_the_server_and_the_next_call_reconnects(agent_dir: Path, project: Path) -> None:
+    manager = _manager(agent_dir, project, {"boom": stdio_entry(exposure="direct")})
+    manager.start()
+    try:
+        await manager.wait_ready(timeout=10)
+        with pytest.raises(McpError, match=r'MCP server "boom" exited with code 3: crashing on purpose'):
+            await _call(manager, "mcp__boom__crash")
+        assert manager.servers["boom"].status == "disconnected"
+        echo = await _call(manager, "mcp__boom__echo", {"text": "back"})
+        assert echo.content[0]["text"] == "echo: back" and manager.servers["boom"].status == "connected"
+    finally:
+        await manager.close()
+
+
+async def test_timeouts_and_dead_servers_do_not_block_others(agent_dir: Path, project: Path) -> None:
+    servers = {
+        "mute": stdio_entry("--no-init-answer", timeout=0.5),
+        "dead": {"command": str(agent_dir / "no-such-binary")},
+        "ok": stdio_entry(timeout=0.5, exposure="direct"),
+    }
+    manager = _manager(agent_dir, project, servers)
+    started = time.monotonic()
+    manager.start()
+    assert time.monotonic() - started < 0.1  # connecting happens in the background
+    try:
+        await manager.wait_ready(["ok"], timeout=10)
+        assert manager.servers["ok"].status == "connected"
+        await manager.wait_ready(timeout=10)
+        assert manager.servers["mute"].error == 'MCP server "mute": initialize timed out after 0.5 s'
+        assert manager.servers["dead"].status == "failed" and "cannot start" in (manager.servers["dead"].error or "")
+        with pytest.raises(McpError, match=r'MCP server "ok": tools/call timed out after 0.5 s'):
+            await _call(manager, "mcp__ok__hang")
+        echo = await _call(manager, "mcp__ok__echo", {"text": "still fine"})
+        assert echo.content[0]["text"] == "echo: still fine"
+    finally:
+        await manager.close()
+
+
+async def test_garbage_on_stdout_is_logged_and_skipped(agent_dir: Path, project: Path) -> None:
+    manager = _manager(agent_dir, project, {"noisy": stdio_entry("--garbage", exposure="direct")})
+    manager.start()
+    try:
+        await manager.wait_ready(timeout=10)
+        assert manager.servers["noisy"].status == "connected"
+        echo = await _call(manager, "mcp__noisy__echo", {"text": "ok"})
+        assert echo.content[0]["text"] == "echo: ok"
+    finally:
+        await manager.close()
+    assert "not JSON-RPC on stdout: this is not json" in (agent_dir / "mcp.log").read_text()
+
+
+async def test_stop_ends_the_whole_process_group(
+    agent_dir: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pids = agent_dir / "pids"
+    monkeypatch.setenv("MCP_TEST_PIDS", str(pids))
+    # a wrapper shell that keeps a child server running, as npx/uvx do
+    entry = stdio_entry(exposure="direct")
+    wrapper = {"command": "/bin/sh", "args": ["-c", f'"{entry["command"]}" "{entry["args"][0]}"; echo done']}
+    manager = _manager(agent_dir, project, {"wrapped": wrapper})
+    manager.start()
+    await manager.wait_ready(timeout=10)
+    assert manager.servers["wrapped"].status == "connected"
+    pid = int(pids.read_text().split()[0])
+    await manager.close()
+    for _ in range(50):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        await asyncio.sleep(0.02)
+    else:
+        pytest.fail("the server survived close()")
+
+
+async def test_missing_env_variable_fails_that_server_only(agent_dir: Path, project: Path) -> None:
+    manager = _manager(agent_dir, project, {"needy": stdio_entry(env={"TOKEN": "${PI_TEST_UNSET_VAR}"})})
+    manager.start()
+    try:
+        await manager.wait_ready(timeout=10)
+        assert manager.servers["needy"].error == (
+            'MCP server "needy" env "TOKEN": environment variable PI_TEST_UNSET_VAR is not set'
+        )
+    finally:
+        await manager.close()
