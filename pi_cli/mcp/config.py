@@ -1,7 +1,8 @@
 """``mcp.json`` in pi 1.6's format: reading, merging user and project files, and editing them.
 
 ``{"mcpServers": {name: {...}}}`` — the object Claude Desktop, Claude Code and Cursor use. The user
-file is ``<agent dir>/mcp.json``; ``<cwd>/.pi/mcp.json`` is read only for a trusted project. A
+file is ``<agent dir>/mcp.json``; ``<cwd>/.pi/mcp.json`` is read only for a trusted project (the
+caller decides, with :func:`pi_cli.permissions.trust.is_project_trusted`). A
 project entry without ``command``/``url``/``type`` only overrides ``enabled``, ``exposure`` and
 ``toolExposure`` of the user entry of that name. Every invalid entry becomes one line naming the
 file, the server and the field, and is skipped; the others are kept. Values are never quoted in
@@ -84,16 +85,6 @@ def user_config_path(agent_dir: Path) -> Path:
 
 def project_config_path(cwd: Path) -> Path:
     return cwd / ".pi" / "mcp.json"
-
-
-def is_project_trusted(cwd: Path) -> bool:
-    """Whether ``cwd``'s ``.pi/mcp.json`` may be read.
-
-    Until the project-trust module (issue "perm") lands, every project is untrusted: project MCP
-    servers run arbitrary commands, so the safe default is to ignore them.
-    """
-    del cwd
-    return False
 
 
 def has_mcp_config(agent_dir: Path, cwd: Path, trusted: bool) -> bool:
