@@ -197,6 +197,11 @@ def main(argv: list[str] | None = None) -> int:
         from pi_cli.oauth.cli import run_auth_command
 
         return run_auth_command(raw[1:])
+    if raw[:1] == ["mcp"]:
+        from pi_cli.mcp.cli import run_mcp_command
+        from pi_cli.permissions.trust import is_project_trusted
+
+        return run_mcp_command(raw[1:], Path.cwd(), paths.agent_dir(), is_project_trusted)
     try:
         args = parse_args(raw)
     except PiError as exc:

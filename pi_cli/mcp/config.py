@@ -139,6 +139,15 @@ def _read_file(path: Path, scope: Literal["user", "project"], out: McpConfig) ->
         out.servers[name] = server
 
 
+def validate_entry(name: str, entry: dict[str, Any]) -> str | None:
+    """The problem with a full (non-override) entry as one line, or None (``pi mcp add``)."""
+    try:
+        _entry(name, entry, Path("mcp.json"), "user", {})
+    except _EntryError as exc:
+        return f'server "{name}": {exc}'
+    return None
+
+
 def is_override(entry: dict[str, Any]) -> bool:
     return not any(key in entry for key in ("command", "url", "type"))
 
