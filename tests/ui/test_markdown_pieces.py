@@ -68,6 +68,9 @@ def test_no_cut_inside_open_inline_markup_or_before_a_growing_line() -> None:
     # The line after a cut must be complete: "1" may still become "1. item".
     assert next_cut("plain line\n1", "", 1) == (0, "", False)
     assert next_cut("plain line\nnext line\nx", "", 1)[0] == len("plain line\n")
+    # After a blank line, a letter can only start a paragraph: the cut need not wait for the line.
+    assert next_cut("para one\n\nPar", "", 1) == (len("para one\n\n"), "", True)
+    assert next_cut("para one\n\n1", "", 1)[0] == 0
 
 
 def test_block_syntax_is_never_split() -> None:

@@ -84,8 +84,12 @@ def next_cut(text: str, fence: str, minimum: int) -> tuple[int, str, bool]:
             offset += len(line) + 1
             continue
         offset += len(line) + 1
-        if offset < minimum or index >= len(lines) - 2:
-            continue  # too early, or the line after the cut is still growing (its start may change)
+        if offset < minimum:
+            continue
+        if index >= len(lines) - 2 and not (marker is None and not line.strip() and following[:1].isalpha()):
+            # The line after the cut is still growing and its start may yet change its meaning
+            # ("1" → "1. item"); only a letter after a blank line is surely a new paragraph.
+            continue
         if marker is not None:
             # Inside code: cut between two non-blank code lines of a fence opened at column 0
             # (Rich drops trailing blank code lines, and an indented fence belongs to a list).
