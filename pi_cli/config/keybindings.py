@@ -72,6 +72,7 @@ def _defaults() -> dict[str, tuple[list[str], str]]:
         "app.exit": (["ctrl+d"], "Exit when editor is empty"),
         "app.suspend": ([] if sys.platform == "win32" else ["ctrl+z"], "Suspend to background"),
         "app.thinking.cycle": (["shift+tab"], "Cycle thinking level"),
+        "app.permissions.cycle": (["alt+m"], "Cycle tool approval mode (auto/ask/read-only)"),
         "app.model.cycleForward": (["ctrl+p"], "Cycle to next model"),
         "app.model.cycleBackward": (["alt+p"] if win else ["ctrl+shift+p"], "Cycle to previous model"),
         "app.model.select": (["ctrl+l"], "Open model selector"),

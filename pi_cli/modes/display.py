@@ -89,6 +89,7 @@ def footer_facts(
     session_name: str | None = None,
     auto_compaction: bool = True,
     branch: str | None = None,
+    permission_mode: str | None = None,
 ) -> FooterFacts:
     """pi's footer: cwd (+branch, +session name); tokens, cost and context %; model and thinking.
 
@@ -112,6 +113,8 @@ def footer_facts(
     if usage:
         auto = " (auto)" if auto_compaction else ""
         parts.append(f"{float(usage.get('percent') or 0.0):.1f}%/{format_tokens(usage['contextWindow'])}{auto}")
+    if permission_mode and permission_mode != "auto":
+        parts.append(f"⏵ {permission_mode}")  # the tool approval mode, when not pi's default
     model_text = "no model"
     if model:
         model_text = str(model.get("id", "?"))

@@ -23,9 +23,7 @@ def install_gate(session: Any, mode_flag: str | None = None) -> PermissionGate:
     """Build the gate for ``session`` (``--permissions`` beats settings) and chain it in."""
     cwd = str(session.cwd)
     settings_mode = getattr(getattr(getattr(session, "settings", None), "permissions", None), "mode", None)
-    gate = gate_for_session(
-        cwd, mode=mode_flag, settings_mode=settings_mode, project_trusted=is_project_trusted(cwd)
-    )
+    gate = gate_for_session(cwd, mode=mode_flag, settings_mode=settings_mode, project_trusted=is_project_trusted(cwd))
     agent = session.agent
     previous = agent.before_tool_call
 

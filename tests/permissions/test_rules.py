@@ -88,8 +88,12 @@ def test_auto_mode_asks_nothing_but_deny_rules_still_refuse() -> None:
 
 def test_ask_mode_asks_for_mutating_tools_and_outside_paths() -> None:
     none = RuleSet()
-    for tool, args in [("bash", {"command": "ls"}), ("edit", {"path": "a"}), ("write", {"path": "a"}),
-                       ("mcp__gh__x", {})]:
+    for tool, args in [
+        ("bash", {"command": "ls"}),
+        ("edit", {"path": "a"}),
+        ("write", {"path": "a"}),
+        ("mcp__gh__x", {}),
+    ]:
         assert decide(tool, args, "ask", none, CWD).action == "ask", tool
     for tool in ("read", "grep", "find", "ls"):
         assert decide(tool, {"path": "src"}, "ask", none, CWD).action == "allow", tool

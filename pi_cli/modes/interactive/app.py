@@ -208,6 +208,7 @@ class PiApp(App[int]):
             session_name=getattr(session, "session_name", None),
             auto_compaction=bool(getattr(session, "auto_compaction_enabled", True)),
             branch=self._branch,
+            permission_mode=getattr(getattr(session, "permissions", None), "mode", None),
         )
         usage = stats.get("contextUsage") or {}
         fraction = float(usage.get("percent") or 0.0) / 100
@@ -317,6 +318,7 @@ class PiApp(App[int]):
             "clear_or_abort",
             "dequeue",
             "cycle_thinking",
+            "cycle_permissions",
             "cycle_model",
             "select_model",
             "scroll_transcript",
@@ -417,6 +419,9 @@ class PiApp(App[int]):
         else:
             self.notify(f"Thinking level: {level}")
         self.refresh_footer()
+
+    def action_cycle_permissions(self) -> None:
+        self.commands.permission_commands.cycle()
 
     def action_cycle_model(self, direction: int) -> None:
         result = self.session.cycle_model("forward" if direction > 0 else "backward")

@@ -1,0 +1,125 @@
+"""The tool approval dialog and the "message to the model" line, as modals above the editor.
+
+:class:`ApprovalScreen` shows the question (the command or the diff, ``+`` lines green and ``-``
+lines red) and the answers; Up/Down and Enter or the digits 1–9 choose; Escape declines (None);
+Ctrl-C declines *and* aborts the run, as Ctrl-C does everywhere else while the agent works.
+:class:`MessageScreen` asks for one line of text (Enter sends, Escape cancels).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+
+
+def styled_question(title: str) -> Text:
+    """The question with diff lines coloured (``+n`` added, ``-n`` removed) and the first line bold."""
+    text = Text()
+    for index, line in enumerate(title.split("\n")):
+        style = "bold" if index == 0 else ""
+        if index and line[:1] == "+" and line[1:2] != "+":
+            style = "green"
+        elif index and line[:1] == "-" and line[1:2] != "-":
+            style = "red"
+        elif line.startswith("$ "):
+            style = "bold"
+        elif line.startswith("("):
+            style = "dim"
+        text.append(line + "\n", style=style)
+    text.rstrip()
+    return text
+
+
+class ApprovalScreen(ModalScreen[str | None]):
+    """Choose one of ``options``; dismisses with the label, or None."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "decline", "Deny", priority=True),
+        Binding("ctrl+c", "abort", "Abort", priority=True),
+        *(Binding(str(n), f"pick({n - 1})", show=False) for n in range(1, 10)),
+    ]
+    DEFAULT_CSS = """
+    ApprovalScreen { align: center bottom; background: $background 30%; }
+    ApprovalScreen > Vertical {
+        width: 100%; height: auto; max-height: 90%; border-top: hkey $warning;
+        background: $surface; padding: 0 1;
+    }
+    ApprovalScreen VerticalScroll { height: auto; max-height: 24; }
+    ApprovalScreen OptionList { border: none; height: auto; background: $surface; }
+    ApprovalScreen #approval-hint { color: $text-muted; height: 1; }
+    """
+
+    def __init__(self, title: str, options: list[str], on_abort: Callable[[], None] | None = None) -> None:
+        super().__init__()
+        self.question = title
+        self.options = options
+        self.on_abort = on_abort
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            with VerticalScroll():
+                yield Static(styled_question(self.question), id="approval-question")
+            yield OptionList(*(f"{n}. {label}" for n, label in enumerate(self.options, 1)), id="approval-options")
+            yield Static("↑↓ move · enter choose · esc deny · ctrl+c abort the run", id="approval-hint")
+
+    def on_mount(self) -> None:
+        options = self.query_one(OptionList)
+        options.highlighted = 0
+        options.focus()
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self.action_pick(event.option_index)
+
+    def action_pick(self, index: int) -> None:
+        if 0 <= index < len(self.options):
+            self.dismiss(self.options[index])
+
+    def action_decline(self) -> None:
+        self.dismiss(None)
+
+    def action_abort(self) -> None:
+        self.dismiss(None)
+        if self.on_abort is not None:
+            self.on_abort()
+
+
+class MessageScreen(ModalScreen[str | None]):
+    """One line of text; dismisses with it (Enter) or None (Escape)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", priority=True)]
+    DEFAULT_CSS = """
+    MessageScreen { align: center bottom; background: $background 30%; }
+    MessageScreen > Vertical {
+        width: 100%; height: auto; border-top: hkey $warning; background: $surface; padding: 0 1;
+    }
+    MessageScreen Input, MessageScreen Input:focus { border: none; height: 1; padding: 0; background: $surface; }
+    """
+
+    def __init__(self, title: str, placeholder: str | None = None) -> None:
+        super().__init__()
+        self.prompt_title = title
+        self.placeholder = placeholder or ""
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self.prompt_title)
+            yield Input(placeholder=self.placeholder, id="message-input")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
