@@ -1,4 +1,4 @@
-"""A scripted fake LLM server: real HTTP on 127.0.0.1, OpenAI and Anthropic streaming shapes.
+"""A scripted fake LLM server: real HTTP on 127.0.0.1, OpenAI, Anthropic and Gemini streaming shapes.
 
 Nothing here touches the internet. Tests, benchmarks and other engineers' end-to-end checks point a
 model's ``baseUrl`` at this server and script what it answers.
@@ -10,6 +10,10 @@ Endpoints
   ``baseUrl``, as pi's OpenAI ``baseUrl`` includes ``/v1``.
 * ``POST /v1/messages`` (or any path ending in ``/messages``): Anthropic messages SSE. Use
   ``server.anthropic_base_url`` (``http://127.0.0.1:PORT``) as the model's ``baseUrl``.
+* ``POST /v1/responses`` (any path ending in ``/responses``): OpenAI Responses SSE (see
+  ``fake_llm_responses`` for its extra turn keys); ``baseUrl`` = ``server.openai_base_url``.
+* ``POST /v1beta/models/<id>:streamGenerateContent?alt=sse``: Gemini SSE (see ``fake_llm_google``);
+  ``baseUrl`` = ``server.google_base_url``.
 * ``GET /health``: ``200 ok`` (not logged, consumes no turn).
 * The login endpoints of Anthropic, OpenAI Codex and GitHub Copilot (``/oauth/authorize``,
   ``/v1/oauth/token``, ``/oauth/token``, ``/login/device/code``, ...): see ``fake_llm_oauth``
@@ -119,7 +123,9 @@ from typing import Any
 
 # tools/ is on sys.path both when this file runs as a script and when tests import it.
 from fake_llm_events import Turn, anthropic_events, dumps, openai_events
+from fake_llm_google import google_events
 from fake_llm_oauth import FakeOAuth
+from fake_llm_responses import responses_events
 
 _REASONS = {
     200: "OK",
@@ -198,6 +204,10 @@ class FakeLLMServer:
     @property
     def anthropic_base_url(self) -> str:
         return self.base_url
+
+    @property
+    def google_base_url(self) -> str:
+        return self.base_url + "/v1beta"
 
     # -- lifecycle (in the caller's loop) ---------------------------------------------------
 
@@ -351,9 +361,19 @@ class FakeLLMServer:
         if "raw" in turn:
             raw = turn["raw"]
             # surrogateescape: "\udcff" in a script sends the single byte 0xff (invalid UTF-8 tests).
-            writes = [raw.encode("utf-8", "surrogateescape")] if isinstance(raw, str) else [
-                item.encode("utf-8", "surrogateescape") for item in raw
+            writes = (
+                [raw.encode("utf-8", "surrogateescape")]
+                if isinstance(raw, str)
+                else [item.encode("utf-8", "surrogateescape") for item in raw]
+            )
+        elif path.split("?", 1)[0].rstrip("/").endswith("/responses"):
+            writes = [
+                f"event: {name}{nl}data: {data}{nl}{nl}".encode()
+                for name, data in responses_events(turn, request, number, nbytes)
             ]
+        elif ":streamGenerateContent" in path:
+            named = {**request, "model": path.split("/models/", 1)[-1].split(":", 1)[0]}  # the id is in the path
+            writes = [f"data: {data}{nl}{nl}".encode() for data in google_events(turn, named, number, nbytes)]
         elif path.rstrip("/").endswith("/messages"):
             writes = [
                 f"event: {name}{nl}data: {data}{nl}{nl}".encode()

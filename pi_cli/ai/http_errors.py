@@ -59,6 +59,8 @@ def format_http_error(
         message = _excerpt(text)
         if style == "openai":
             parsed = _json_or_none(text)
+            if isinstance(parsed, list) and len(parsed) == 1:  # Google's streaming endpoints wrap it
+                parsed = parsed[0]
             error = parsed.get("error") if isinstance(parsed, dict) else None
             if isinstance(error, dict) and isinstance(error.get("message"), str):
                 message = _excerpt(error["message"])

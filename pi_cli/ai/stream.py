@@ -19,6 +19,8 @@ StreamFn = Callable[[Model, Context, StreamOptions], AssistantMessageEventStream
 _BUILTIN_MODULES: dict[str, str] = {
     "openai-completions": "pi_cli.ai.providers.openai_completions",
     "anthropic-messages": "pi_cli.ai.providers.anthropic",
+    "openai-responses": "pi_cli.ai.providers.openai_responses",
+    "google-generative-ai": "pi_cli.ai.providers.google",
     "faux": "pi_cli.ai.providers.faux",
 }
 _registry: dict[str, StreamFn] = {}

@@ -1,0 +1,87 @@
+"""The streaming loop of an SSE provider, around a per-format parser.
+
+The OpenAI Responses and Gemini providers differ only in how they read events; everything else —
+``start`` first, the request through :class:`~pi_cli.ai.provider_call.ProviderCall` (retries,
+JSON/HTML bodies that are no stream), abort checks between events, the terminal ``done``/``error``
+with the partial content kept — is this loop. A format supplies an :class:`EventParser`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from typing import Protocol
+
+from pi_cli.ai.http_client import AbortedError, sse_batches
+from pi_cli.ai.options import StreamOptions
+from pi_cli.ai.provider_call import ProviderCall, RequestBuilder
+from pi_cli.ai.provider_common import done_event, error_event
+from pi_cli.ai.sse import SSEEvent
+from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model
+
+
+class EventParser(Protocol):
+    """One response's decoder: fills ``output`` in place and returns stream events."""
+
+    def feed(self, sse: SSEEvent) -> list[AssistantMessageEvent]:
+        """Apply one SSE event; raise :class:`~pi_cli.ai.http_client.ProviderError` for an error event."""
+        ...
+
+    def complete(self) -> bool:
+        """True once the terminal event arrived (the rest of the body is not needed)."""
+        ...
+
+    def finish(self) -> list[AssistantMessageEvent]:
+        """After the body: raise if it ended too early, else the ``*_end`` events still owed."""
+        ...
+
+    def stop_error(self) -> str | None:
+        """An error the answer itself reported (refusal, safety stop), or ``None``."""
+        ...
+
+    def finalize_args(self) -> None:
+        """Settle half-streamed tool arguments (on failure; no events)."""
+        ...
+
+
+ParserFactory = Callable[[AssistantMessage, Model], EventParser]
+
+
+async def run_sse(
+    model: Model,
+    context: Context,
+    options: StreamOptions,
+    *,
+    api: str,
+    build_request: RequestBuilder,
+    error_style: str,
+    make_parser: ParserFactory,
+) -> AsyncIterator[AssistantMessageEvent]:
+    """Stream one request of ``api``; never raises for provider failures (they end in ``error``)."""
+    call = ProviderCall(model, options)
+    output = call.output
+    yield {"type": "start", "partial": output}
+    scope = call.scope
+    parser = make_parser(output, model)
+    try:
+        response = await call.open(api, build_request, context, error_style=error_style)
+        async for batch in sse_batches(response, scope, parser.complete):
+            for sse in batch:
+                if scope.aborted:  # aborted while the consumer held an event
+                    raise AbortedError()
+                for event in parser.feed(sse):
+                    yield event
+            if parser.complete():
+                break
+        for event in parser.finish():
+            yield event
+        problem = parser.stop_error()
+        yield done_event(output) if problem is None else error_event(output, problem, aborted=False)
+    except asyncio.CancelledError:
+        if not scope.absorb_cancel():
+            raise
+        yield call.failure(None, parser.finalize_args)
+    except Exception as exc:
+        yield call.failure(exc, parser.finalize_args)
+    finally:
+        await call.close()
