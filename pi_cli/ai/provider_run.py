@@ -31,6 +31,10 @@ class EventParser(Protocol):
         """True once the terminal event arrived (the rest of the body is not needed)."""
         ...
 
+    def answered(self) -> bool:
+        """True once the answer is whole, so a connection that breaks afterwards loses nothing."""
+        ...
+
     def finish(self) -> list[AssistantMessageEvent]:
         """After the body: raise if it ended too early, else the ``*_end`` events still owed."""
         ...
@@ -65,7 +69,7 @@ async def run_sse(
     parser = make_parser(output, model)
     try:
         response = await call.open(api, build_request, context, error_style=error_style)
-        async for batch in sse_batches(response, scope, parser.complete):
+        async for batch in sse_batches(response, scope, parser.answered):
             for sse in batch:
                 if scope.aborted:  # aborted while the consumer held an event
                     raise AbortedError()

@@ -76,6 +76,9 @@ class GeminiParser:
     def complete(self) -> bool:
         return False  # Gemini sends no terminal event: read to the end of the body
 
+    def answered(self) -> bool:
+        return self.finish_reason is not None  # the finishing chunk carries the usage too
+
     def finish(self) -> list[AssistantMessageEvent]:
         events = self._close()
         if self.finish_reason is None:

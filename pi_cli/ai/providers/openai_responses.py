@@ -97,6 +97,9 @@ class ResponsesParser:
     def complete(self) -> bool:
         return self.terminal
 
+    def answered(self) -> bool:
+        return self.terminal
+
     def finish(self) -> list[AssistantMessageEvent]:
         if not self.terminal:
             raise ProviderError(
