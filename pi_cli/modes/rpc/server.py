@@ -23,6 +23,7 @@ from typing import Any
 
 from pi_cli.errors import PiError
 from pi_cli.modes.rpc.coalesce import UpdateCoalescer
+from pi_cli.modes.rpc.dialogs import RpcDialogs
 from pi_cli.modes.rpc.handlers import handle_command
 from pi_cli.modes.rpc.jsonl import JsonlWriter, iter_records
 from pi_cli.modes.rpc.lifecycle import run_with_signals, write_notices
@@ -75,6 +76,10 @@ class RpcServer:
         self.coalescer = UpdateCoalescer(self.output)
         self._tasks: set[asyncio.Task[None]] = set()
         self._unsubscribe = session.subscribe(self.coalescer.push)
+        self.dialogs = RpcDialogs(self.respond)
+        gate = getattr(session, "permissions", None)  # the tool approval gate asks through RPC dialogs
+        if gate is not None:
+            gate.ui = self.dialogs
 
     def output(self, obj: dict[str, Any]) -> None:
         self.writer.write(obj)
@@ -96,7 +101,8 @@ class RpcServer:
             self.respond(failure(None, "parse", f"Failed to parse command: {exc}"))
             return
         if isinstance(obj, dict) and obj.get("type") == "extension_ui_response":
-            return  # no extensions here, so no dialog is ever waiting for one
+            self.dialogs.resolve(obj)  # an answer to a dialog (or a stale one: ignored)
+            return
         try:
             command = parse_command(obj)
         except UnknownCommand as exc:
