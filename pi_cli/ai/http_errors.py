@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -57,7 +58,7 @@ def format_http_error(
         message = "status code (no body)"
     else:
         message = _excerpt(text)
-        if style == "openai":
+        if style in ("openai", "codex"):
             parsed = _json_or_none(text)
             if isinstance(parsed, list) and len(parsed) == 1:  # Google's streaming endpoints wrap it
                 parsed = parsed[0]
@@ -71,8 +72,27 @@ def format_http_error(
                 message = _excerpt(error)
             elif isinstance(parsed, dict) and isinstance(parsed.get("message"), str):
                 message = _excerpt(parsed["message"])
+    if style == "codex":
+        message = _codex_limit(status, text) or message
     hint = _auth_hint(provider) if status == 401 else ""
     return redact(f"{status} {message} (provider: {provider}){hint}{raw_extra}", secrets)
+
+
+def _codex_limit(status: int, body: str) -> str | None:
+    """pi's wording when a ChatGPT plan's usage limit is reached (Codex answers 429 / a limit code)."""
+    parsed = _json_or_none(body)
+    error = parsed.get("error") if isinstance(parsed, dict) else None
+    if not isinstance(error, dict):
+        return None
+    code = str(error.get("code") or error.get("type") or "")
+    if status != 429 and not re.search(r"usage_limit_reached|usage_not_included|rate_limit_exceeded", code, re.I):
+        return None
+    plan = f" ({str(error['plan_type']).lower()} plan)" if error.get("plan_type") else ""
+    when = ""
+    if isinstance(error.get("resets_at"), int | float):
+        minutes = max(0, round((error["resets_at"] - time.time()) / 60))
+        when = f" Try again in ~{minutes} min."
+    return f"You have hit your ChatGPT usage limit{plan}.{when}"
 
 
 def _auth_hint(provider: str) -> str:

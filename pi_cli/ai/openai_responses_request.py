@@ -110,11 +110,11 @@ def _tool_output(model: Model, content: list[Any]) -> str | list[dict[str, Any]]
     return parts + [_image(b) for b in images]
 
 
-def convert_input(model: Model, context: Context) -> list[dict[str, Any]]:
-    """The ``input`` array of the request body."""
+def convert_input(model: Model, context: Context, include_system: bool = True) -> list[dict[str, Any]]:
+    """The ``input`` array of the request body (Codex sends the system prompt as ``instructions``)."""
     items: list[dict[str, Any]] = []
     system = context.get("systemPrompt")
-    if system:
+    if system and include_system:
         compat = model.get("compat") or {}
         developer = model.get("reasoning") and compat.get("supportsDeveloperRole") is not False
         items.append({"role": "developer" if developer else "system", "content": system})

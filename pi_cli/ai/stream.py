@@ -20,6 +20,7 @@ _BUILTIN_MODULES: dict[str, str] = {
     "openai-completions": "pi_cli.ai.providers.openai_completions",
     "anthropic-messages": "pi_cli.ai.providers.anthropic",
     "openai-responses": "pi_cli.ai.providers.openai_responses",
+    "openai-codex-responses": "pi_cli.ai.providers.openai_codex",
     "google-generative-ai": "pi_cli.ai.providers.google",
     "faux": "pi_cli.ai.providers.faux",
 }

@@ -10,6 +10,13 @@ import pytest
 from pi_cli.ai import models
 from pi_cli.ai.types import empty_usage
 
+IMPLEMENTED_APIS = {
+    "openai-completions",
+    "openai-responses",
+    "openai-codex-responses",
+    "anthropic-messages",
+    "google-generative-ai",
+}
 REQUIRED_PROVIDERS = {"anthropic", "openai", "google", "openrouter", "groq", "xai", "mistral", "cerebras"}
 
 
@@ -20,7 +27,7 @@ def test_catalogue_covers_required_providers_with_sane_fields() -> None:
         key = (m["provider"], m["id"])
         assert key not in seen, key
         seen.add(key)
-        assert m["api"] in {"openai-completions", "anthropic-messages"}
+        assert m["api"] in IMPLEMENTED_APIS
         assert m["baseUrl"].startswith("https://")
         assert 0 < m["maxTokens"] <= m["contextWindow"] * 2
         assert m["contextWindow"] >= 8000

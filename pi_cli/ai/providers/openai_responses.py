@@ -92,7 +92,7 @@ class ResponsesParser:
             return []
         kind = event.get("type") or sse.event
         handler = _HANDLERS.get(kind)
-        return handler(self, event) if handler is not None else []
+        return getattr(self, handler)(event) if handler is not None else []  # by name: subclasses override
 
     def complete(self) -> bool:
         return self.terminal
@@ -329,21 +329,22 @@ class ResponsesParser:
         raise ProviderError(f"{text} (provider: {self.model['provider']})")
 
 
-_HANDLERS: dict[str, Any] = {
-    "response.created": ResponsesParser._created,
-    "response.output_item.added": ResponsesParser._item_added,
-    "response.reasoning_summary_text.delta": ResponsesParser._thinking_delta,
-    "response.reasoning_text.delta": ResponsesParser._thinking_delta,
-    "response.reasoning_summary_part.done": ResponsesParser._summary_part_done,
-    "response.output_text.delta": ResponsesParser._text_delta,
-    "response.refusal.delta": ResponsesParser._text_delta,
-    "response.function_call_arguments.delta": ResponsesParser._args_delta,
-    "response.function_call_arguments.done": ResponsesParser._args_done,
-    "response.output_item.done": ResponsesParser._item_done,
-    "response.completed": ResponsesParser._completed,
-    "response.incomplete": ResponsesParser._completed,
-    "response.failed": ResponsesParser._failed,
-    "error": ResponsesParser._error,
+_HANDLERS: dict[str, str] = {
+    "response.created": "_created",
+    "response.output_item.added": "_item_added",
+    "response.reasoning_summary_text.delta": "_thinking_delta",
+    "response.reasoning_text.delta": "_thinking_delta",
+    "response.reasoning_summary_part.done": "_summary_part_done",
+    "response.output_text.delta": "_text_delta",
+    "response.refusal.delta": "_text_delta",
+    "response.function_call_arguments.delta": "_args_delta",
+    "response.function_call_arguments.done": "_args_done",
+    "response.output_item.done": "_item_done",
+    "response.completed": "_completed",
+    "response.incomplete": "_completed",
+    "response.done": "_completed",  # Codex's name for the terminal event
+    "response.failed": "_failed",
+    "error": "_error",
 }
 
 
