@@ -29,6 +29,19 @@ def install_gate(session: Any, mode: str | None) -> None:
     install(session, mode)
 
 
+def attach_mcp(session: Any, cwd: Path) -> None:
+    """MCP servers of ``mcp.json`` (and, in a trusted project, ``.pi/mcp.json``); nothing is imported
+    beyond a stat of those files when there are none."""
+    from pi_cli.mcp.config import has_mcp_config
+    from pi_cli.permissions.trust import is_project_trusted
+
+    trusted = is_project_trusted(cwd)
+    if has_mcp_config(paths.agent_dir(), cwd, trusted):
+        from pi_cli.mcp.runtime import attach_to_session
+
+        attach_to_session(session, cwd, paths.agent_dir(), trusted)
+
+
 def _err(line: str) -> None:
     sys.stderr.write(line.rstrip("\n") + "\n")
     sys.stderr.flush()
@@ -113,6 +126,7 @@ def run_acp(args: CliArgs) -> int:
         options.fork = None
         options.session = session_file
         session = create_agent_session(options)
+        attach_mcp(session, cwd)
         install_gate(session, args.permissions)
         for notice in session.startup_notices:
             _err(notice)
@@ -170,6 +184,7 @@ def run(args: CliArgs) -> int:
     from pi_cli.session.factory import create_agent_session
 
     session = create_agent_session(session_options(args, mode_name, cwd))
+    attach_mcp(session, cwd)
     install_gate(session, args.permissions)
 
     import asyncio

@@ -62,3 +62,29 @@ def test_fast_path_imports_nothing_heavy(flag: str) -> None:
     loaded = _loaded_after(code)
     assert not loaded & set(HEAVY), loaded & set(HEAVY)
     assert "pi_cli" in loaded
+
+
+def _loaded_modules_after(code: str) -> set[str]:
+    probe = f"import sys, json\n{code}\nprint(json.dumps(sorted(sys.modules)))\n"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def test_mcp_sits_below_session_and_modes() -> None:
+    loaded = _loaded_modules_after("import pi_cli.mcp.runtime, pi_cli.mcp.cli, pi_cli.mcp.status")
+    above = {m for m in loaded if m.startswith(("pi_cli.session", "pi_cli.modes", "pi_cli.extensions"))}
+    assert not above, above
+
+
+def test_no_mcp_config_imports_nothing_of_mcp(tmp_path: object) -> None:
+    """Without an mcp.json, start-up only stats the files: no client, no manager, no runtime."""
+    code = (
+        "import os, pathlib, types\n"
+        f"os.environ['PI_CODING_AGENT_DIR'] = {str(tmp_path)!r}\n"
+        "from pi_cli.cli import attach_mcp\n"
+        "session = types.SimpleNamespace(agent=None, startup_notices=[])\n"
+        f"attach_mcp(session, pathlib.Path({str(tmp_path)!r}))\n"
+        "assert not hasattr(session, 'mcp')\n"
+    )
+    loaded = {m for m in _loaded_modules_after(code) if m.startswith("pi_cli.mcp")}
+    assert loaded <= {"pi_cli.mcp", "pi_cli.mcp.config"}, loaded

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -31,6 +31,7 @@ from pi_cli.mcp.search import SearchDoc, rank
 from pi_cli.mcp.tools import McpTool, ToolSearchTool, tool_names
 
 # "disconnected": it was connected and dropped; its tools stay declared and the next call reconnects.
+Runner = Callable[[Coroutine[Any, Any, Any], AbortSignal | None], Awaitable[Any]]
 Status = Literal["disabled", "connecting", "connected", "disconnected", "failed"]
 
 
@@ -61,8 +62,17 @@ class McpManager:
             name: ServerState(cfg, "connecting" if cfg.enabled else "disabled") for name, cfg in config.servers.items()
         }
         self.loaded: set[str] = set()
+        # Set when the servers live on another event loop (see pi_cli.mcp.runtime): tools and
+        # /mcp actions hand their coroutine to it instead of awaiting it here.
+        self.runner: Runner | None = None
         self._search_tool = ToolSearchTool(self)
         self._closing = False
+
+    async def dispatch(self, coro: Coroutine[Any, Any, Any], signal: AbortSignal | None = None) -> Any:
+        """Run ``coro`` where the servers live (here, or on the runtime's loop)."""
+        if self.runner is None:
+            return await coro
+        return await self.runner(coro, signal)
 
     # --- lifecycle ------------------------------------------------------------------------
 

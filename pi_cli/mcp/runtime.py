@@ -1,25 +1,49 @@
-"""What a session holds when MCP is on: the manager, its notices, and the tool set it contributes.
+"""What a session holds when MCP is on: servers on their own event loop, and the tools they add.
 
 The session (a higher layer) creates it only when :func:`pi_cli.mcp.config.has_mcp_config` says a
-file exists, so a session without MCP imports nothing of this package but ``config``. It then:
+file exists, so a session without MCP imports nothing of this package but ``config``.
 
-* calls :meth:`McpRuntime.start` once an event loop runs (connections go on in the background);
-* merges :meth:`tools` into the agent's tools whenever ``on_tools_changed`` fires;
-* calls :meth:`restore` with the branch's messages after resume, fork, ``/tree`` or a new session,
-  so tools that ``tool_search`` loaded on that branch are declared again;
-* calls :meth:`close` at shutdown (stops every server).
+The servers live on a private event loop in a daemon thread, started at once by :meth:`start`.
+Connecting therefore begins at session start in every mode (before the mode's own loop exists),
+and a slow, chatty or dead server never holds up the prompt or the TUI. Tools, ``tool_search``
+and ``/mcp`` actions reach that loop through :meth:`run`; aborting a call cancels it there.
+
+:meth:`bind` attaches it to an :class:`~pi_cli.agent.agent.Agent`:
+
+* before each run the agent's tools become its non-MCP tools plus :meth:`tools`; the first run
+  waits up to :data:`DIRECT_WAIT_S` for servers with ``direct`` tools (pi does the same);
+* tools ``tool_search`` loaded on the current branch (``details.loaded`` of its results) are
+  declared again, so they survive resume, fork and ``/tree``;
+* after each turn (``prepare_next_turn``) a changed MCP tool set reaches the next model call, so
+  tools loaded by ``tool_search`` are callable at once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import asyncio
+import atexit
+import concurrent.futures
+import contextlib
+import threading
+from collections.abc import Callable, Coroutine, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pi_cli.mcp.config import load_mcp_config
+from pi_cli.agent.types import AgentContext, NextTurnUpdate, TurnContext
+from pi_cli.ai.abort import AbortSignal
+from pi_cli.mcp.config import load_mcp_config, mcp_namespace
+from pi_cli.mcp.errors import McpError
 from pi_cli.mcp.log import McpLog
 from pi_cli.mcp.manager import McpManager
-from pi_cli.mcp.tools import TOOL_SEARCH_NAME
+from pi_cli.mcp.tools import TOOL_SEARCH_NAME, McpTool, ToolSearchTool
+
+DIRECT_WAIT_S = 10.0
+_CLOSE_WAIT_S = 3.0
+T = TypeVar("T")
+
+
+def is_mcp_tool(tool: Any) -> bool:
+    return isinstance(tool, McpTool | ToolSearchTool)
 
 
 class McpRuntime:
@@ -28,8 +52,14 @@ class McpRuntime:
     def __init__(self, manager: McpManager) -> None:
         self.manager = manager
         self.on_tools_changed: Callable[[], None] | None = None
-        self._started = False
         manager.on_change = self._changed
+        manager.runner = self.run
+        self._snapshot: list[Any] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._closed = False
+        self._waited_direct = False
+        self._scanned: tuple[int, int] = (0, 0)  # (id, length) of the message list last scanned
 
     @classmethod
     def load(cls, cwd: Path, agent_dir: Path, trusted: bool) -> McpRuntime:
@@ -42,26 +72,147 @@ class McpRuntime:
         """Configuration problems, one line each (shown once after start-up)."""
         return [f"Warning: MCP: {line}" for line in self.manager.errors]
 
+    # --- the private loop -------------------------------------------------------------------
+
     def start(self) -> None:
-        if not self._started:
-            self._started = True
-            self.manager.start()
+        """Start the MCP thread and connect every enabled server in the background."""
+        if self._thread is not None:
+            return
+        loop = self._loop = asyncio.new_event_loop()
+        ready = threading.Event()
 
-    def tools(self) -> list[Any]:
-        """The MCP tools to declare now (direct, loaded deferred, ``tool_search``)."""
-        return self.manager.active_tools()
+        def main() -> None:
+            asyncio.set_event_loop(loop)
+            loop.call_soon(ready.set)
+            loop.call_soon(self.manager.start)
+            loop.run_forever()
 
-    def restore(self, messages: Iterable[Any]) -> None:
-        """Re-declare the tools ``tool_search`` loaded in ``messages`` (replaces the loaded set)."""
-        self.manager.loaded = set(loaded_tool_names(messages))
-        self._changed()
+        self._thread = threading.Thread(target=main, name="mcp", daemon=True)
+        self._thread.start()
+        ready.wait(5)
+        atexit.register(self.close_sync)
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        if self._loop is None:
+            self.start()
+        assert self._loop is not None
+        return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
+    async def run(self, coro: Coroutine[Any, Any, T], signal: AbortSignal | None = None) -> T:
+        """Await ``coro`` on the MCP loop from any other loop; ``signal`` cancels it there."""
+        future = self.submit(coro)
+
+        def cancel() -> None:
+            future.cancel()
+
+        remove = signal.add_callback(cancel) if signal is not None else None
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            if signal is not None and signal.aborted and future.cancelled():
+                raise McpError("Operation aborted") from None
+            raise
+        finally:
+            if remove is not None:
+                remove()
+
+    def close_sync(self) -> None:
+        """Stop every server (stdin closed, SIGTERM, SIGKILL) and the thread; safe to call twice."""
+        if self._closed or self._loop is None:
+            return
+        self._closed = True
+        with contextlib.suppress(Exception):
+            self.submit(self.manager.close()).result(_CLOSE_WAIT_S)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+
+    async def close(self) -> None:
+        await asyncio.to_thread(self.close_sync)
+
+    # --- tools --------------------------------------------------------------------------------
 
     def _changed(self) -> None:
+        """On the MCP loop: take a new snapshot of the tools to declare (read by other threads)."""
+        self._snapshot = self.manager.active_tools()
         if self.on_tools_changed is not None:
             self.on_tools_changed()
 
-    async def close(self) -> None:
-        await self.manager.close()
+    def tools(self) -> list[Any]:
+        """The MCP tools to declare now (direct, loaded deferred, ``tool_search``)."""
+        if not self._snapshot and self._loop is None:
+            return self.manager.active_tools()
+        return list(self._snapshot)
+
+    async def _restore(self, names: list[str], replace: bool) -> None:
+        self.manager.loaded = set(names) if replace else self.manager.loaded | set(names)
+        self._changed()
+
+    async def sync_loaded(self, messages: list[Any]) -> None:
+        """Declare again what ``tool_search`` loaded in ``messages`` (the current branch)."""
+        key = (id(messages), len(messages))
+        same_list = key[0] == self._scanned[0] and key[1] >= self._scanned[1]
+        start = self._scanned[1] if same_list else 0
+        self._scanned = key
+        names = loaded_tool_names(messages[start:])
+        if names or not same_list:
+            await self.run(self._restore(names, replace=not same_list))
+
+    def _servers_to_wait_for(self) -> list[str]:
+        """Servers whose tools the next request must declare: those with ``direct`` tools (first run
+        only) and those with tools loaded on this branch, while they are still connecting."""
+        first, self._waited_direct = not self._waited_direct, True
+        loaded = {name.split("__")[1] for name in self.manager.loaded if name.count("__") >= 2}
+        out = []
+        for name, state in self.manager.servers.items():
+            if not state.config.enabled or state.status != "connecting":
+                continue
+            if (first and _has_direct(state.config)) or mcp_namespace(name) in loaded:
+                out.append(name)
+        return out
+
+    def bind(self, agent: Any) -> None:
+        """Keep ``agent``'s tools in step with the servers (see the module doc)."""
+        prompt, continue_ = agent.prompt, agent.continue_
+        previous = agent.prepare_next_turn
+
+        async def before_run() -> None:
+            await self.sync_loaded(agent.state.messages)
+            wait = self._servers_to_wait_for()
+            if wait:
+                await self.run(self.manager.wait_ready(wait, DIRECT_WAIT_S))
+            agent.state.tools = [t for t in agent.state.tools if not is_mcp_tool(t)] + self.tools()
+
+        async def prompt_with_mcp(*args: Any, **kwargs: Any) -> Any:
+            await before_run()
+            return await prompt(*args, **kwargs)
+
+        async def continue_with_mcp(*args: Any, **kwargs: Any) -> Any:
+            await before_run()
+            return await continue_(*args, **kwargs)
+
+        async def next_turn(turn: TurnContext, signal: AbortSignal | None) -> Any:
+            update = previous(turn, signal) if previous is not None else None
+            if asyncio.iscoroutine(update):
+                update = await update
+            context = getattr(update, "context", None) or turn.context
+            current = [t for t in context.tools if is_mcp_tool(t)]
+            wanted = self.tools()
+            if [t.name for t in current] == [t.name for t in wanted]:
+                return update
+            tools = [t for t in context.tools if not is_mcp_tool(t)] + wanted
+            agent.state.tools = [t for t in agent.state.tools if not is_mcp_tool(t)] + wanted
+            new_context = AgentContext(context.system_prompt, context.messages, tools)
+            if isinstance(update, NextTurnUpdate):
+                update.context = new_context
+                return update
+            return NextTurnUpdate(context=new_context)
+
+        agent.prompt = prompt_with_mcp
+        agent.continue_ = continue_with_mcp
+        agent.prepare_next_turn = next_turn
+
+
+def _has_direct(config: Any) -> bool:
+    return bool(config.exposure == "direct" or "direct" in config.tool_exposure.values())
 
 
 def loaded_tool_names(messages: Iterable[Any]) -> list[str]:
@@ -77,3 +228,19 @@ def loaded_tool_names(messages: Iterable[Any]) -> list[str]:
         if isinstance(loaded, list):
             names.extend(n for n in loaded if isinstance(n, str) and n not in names)
     return names
+
+
+def attach_to_session(session: Any, cwd: Path, agent_dir: Path, trusted: bool) -> McpRuntime:
+    """Load the servers, bind them to ``session.agent`` and start connecting.
+
+    Sets ``session.mcp`` (what ``/mcp`` reads) and adds configuration problems to the session's
+    start-up notices. The caller has checked :func:`pi_cli.mcp.config.has_mcp_config`.
+    """
+    runtime = McpRuntime.load(cwd, agent_dir, trusted)
+    session.mcp = runtime
+    notices = getattr(session, "startup_notices", None)
+    if isinstance(notices, list):
+        notices.extend(runtime.notices)
+    runtime.bind(session.agent)
+    runtime.start()
+    return runtime

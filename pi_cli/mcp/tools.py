@@ -73,7 +73,13 @@ class McpTool:
         on_update: OnUpdate | None = None,
     ) -> AgentToolResult:
         del tool_call_id, on_update
-        return await self._manager.call(self.server, self.tool, args, signal)
+        manager = self._manager
+        # Across loops the runner cancels on abort; an AbortSignal only works on its own loop.
+        inner_signal = signal if manager.runner is None else None
+        result: AgentToolResult = await manager.dispatch(
+            manager.call(self.server, self.tool, args, inner_signal), signal
+        )
+        return result
 
     def __repr__(self) -> str:
         return f"<McpTool {self.name}>"
@@ -115,7 +121,7 @@ class ToolSearchTool:
         signal: AbortSignal | None = None,
         on_update: OnUpdate | None = None,
     ) -> AgentToolResult:
-        del tool_call_id, signal, on_update
+        del tool_call_id, on_update
         query = str(args.get("query", ""))
         if not query.strip():
             raise ValueError("query must not be empty")
@@ -124,7 +130,7 @@ class ToolSearchTool:
             limit = int(limit)
         if not isinstance(limit, int) or isinstance(limit, bool) or limit <= 0:
             raise ValueError("limit must be a positive integer")
-        found = await self._manager.search_and_load(query, limit)
+        found: list[McpTool] = await self._manager.dispatch(self._manager.search_and_load(query, limit), signal)
         if not found:
             text = "No matching tools found."
         else:

@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "hotkeys": "Show the keys",
     "login": "Log in with a subscription: /login [anthropic|openai-codex|github-copilot]",
     "logout": "Remove a stored login: /logout <provider>",
+    "mcp": "MCP servers: /mcp [reconnect|enable|disable <server>] [exposure <server> <mode>]",
     "quit": "Quit pi",
 }
 
@@ -116,6 +117,19 @@ async def _hotkeys(session: Any, args: str, show: Callable[[RenderableType], Non
     show(render.notice("\n".join(f"{key:14} {what}" for key, what in HOTKEYS), "default"))
 
 
+async def _mcp(session: Any, args: str, show: Callable[[RenderableType], None]) -> None:
+    manager = getattr(getattr(session, "mcp", None), "manager", None)
+    if manager is None:
+        show(render.notice("No MCP servers configured (~/.pi/agent/mcp.json, see `pi mcp add`).", "yellow"))
+        return
+    from pi_cli.mcp.status import run_action
+
+    try:
+        show(render.notice(await run_action(manager, args), "default"))
+    except ValueError as exc:
+        show(render.notice(f"/mcp: {exc}", "red"))
+
+
 async def _quit(session: Any, args: str, show: Callable[[RenderableType], None]) -> None:
     return None  # handled by run_command, which owns the app's exit
 
@@ -129,6 +143,7 @@ _HANDLERS: dict[str, _Handler] = {
     "new": _new,
     "compact": _compact,
     "hotkeys": _hotkeys,
+    "mcp": _mcp,
     "quit": _quit,
     "exit": _quit,
 }

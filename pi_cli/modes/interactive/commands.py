@@ -15,6 +15,7 @@ from rich.text import Text
 
 from pi_cli.modes.interactive.keys import APP_KEYS, EDITOR_KEYS
 from pi_cli.modes.interactive.login_commands import register_login_commands
+from pi_cli.modes.interactive.mcp_commands import register_mcp_commands
 from pi_cli.modes.interactive.permission_commands import register_permission_commands
 from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
 from pi_cli.modes.interactive.session_commands import register_session_commands
@@ -52,6 +53,7 @@ class CommandRunner:
         self.session_commands = register_session_commands(self)
         self.login_commands = register_login_commands(self)  # /login, /logout
         self.permission_commands = register_permission_commands(self)  # /permissions, /trust, dialogs
+        self.mcp_commands = register_mcp_commands(self)  # /mcp
 
     @property
     def session(self) -> Any:

@@ -1,0 +1,79 @@
+"""MCP in real sessions: ``pi -p`` against the fake LLM server with a stdio MCP server configured.
+
+The model calls ``tool_search``, then the loaded tool; the next request declares it. Resuming the
+session (``pi -c``) declares the loaded tool again from the transcript. A project ``.pi/mcp.json``
+is ignored without trust. With no mcp.json nothing MCP-related is declared.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.cli.pi_harness import PiEnv, pi, server
+
+from .conftest import stdio_entry, write_config
+
+__all__ = ["pi", "server"]
+
+
+def _tool_names(body: dict[str, Any]) -> list[str]:
+    return [t["function"]["name"] for t in body.get("tools", [])]
+
+
+def _tool_results(body: dict[str, Any]) -> list[str]:
+    return [
+        m["content"] if isinstance(m["content"], str) else json.dumps(m["content"])
+        for m in body["messages"]
+        if m["role"] == "tool"
+    ]
+
+
+def test_deferred_tool_loaded_by_tool_search_is_called_and_survives_resume(pi: PiEnv) -> None:
+    write_config(pi.agent_dir / "mcp.json", {"t": stdio_entry()})
+    pi.server.add_turns(
+        [
+            {"tool_calls": [{"name": "tool_search", "arguments": {"query": "echo text"}, "id": "c1"}]},
+            {"tool_calls": [{"name": "mcp__t__echo", "arguments": {"text": "hello"}, "id": "c2"}]},
+            {"text": "done"},
+        ]
+    )
+    done = pi.run("-p", "use the echo tool")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "done"
+    first, second, third = pi.bodies()
+    assert "tool_search" in _tool_names(first) and "mcp__t__echo" not in _tool_names(first)
+    assert "mcp__t__echo" in _tool_names(second)  # loaded for the next call
+    assert any("echo: hello" in text for text in _tool_results(third))
+
+    pi.server.add_turns([{"text": "again"}])
+    resumed = pi.run("-c", "-p", "more")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "mcp__t__echo" in _tool_names(pi.bodies()[-1])
+
+
+def test_direct_tools_are_declared_and_errors_name_the_server(pi: PiEnv) -> None:
+    write_config(pi.agent_dir / "mcp.json", {"d": stdio_entry(exposure="direct")})
+    pi.server.add_turns(
+        [
+            {"tool_calls": [{"name": "mcp__d__fail", "arguments": {}, "id": "c1"}]},
+            {"text": "ok"},
+        ]
+    )
+    done = pi.run("-p", "go")
+    assert done.returncode == 0, done.stderr
+    first, second = pi.bodies()
+    names = _tool_names(first)
+    assert "mcp__d__echo" in names and "tool_search" not in names and "read" in names
+    assert any(
+        'MCP server \\"d\\" tool fail: bad thing happened' in t or 'MCP server "d" tool fail' in t
+        for t in _tool_results(second)
+    )
+
+
+def test_project_servers_need_trust_and_no_config_means_no_mcp(pi: PiEnv) -> None:
+    write_config(pi.cwd / ".pi" / "mcp.json", {"p": stdio_entry(exposure="direct")})
+    pi.server.add_turns([{"text": "ok"}])
+    done = pi.run("-p", "go")
+    assert done.returncode == 0, done.stderr
+    assert not any(n.startswith("mcp__") or n == "tool_search" for n in _tool_names(pi.bodies()[0]))
