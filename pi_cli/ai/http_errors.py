@@ -24,6 +24,8 @@ _SECRET_PATTERNS = [
     re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}"),
     re.compile(r"(?i)([?&](?:key|api_key|apikey|access_token|token)=)[^&\s\"']+"),
     re.compile(r"()\bsk-[A-Za-z0-9_-]{12,}"),
+    re.compile(r"()\bAIza[0-9A-Za-z_-]{30,}"),  # Google API keys
+    re.compile(r"()\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),  # JWTs (login access tokens)
 ]
 
 

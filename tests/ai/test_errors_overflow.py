@@ -40,6 +40,8 @@ def test_long_bodies_are_cut() -> None:
         "GET https://host/v1/models?key=AIzaSyA-very-secret&alt=sse",
         "api_key=abcd1234efgh",
         "leaked sk-proj-ABCDEFGHIJKLMNOPQRST in text",
+        "API key not valid: AIzaSyABCDEFGHIJKLMNOPQRSTUVWXYZ0123456 (provider: google)",
+        "token eyJhbGciOiJSUzI1NiJ9.eyJhY2NvdW50IjoiYWNjdCJ9.abcdefghijklmnopqrstuv expired",
     ],
 )
 def test_redaction_patterns(text: str) -> None:
@@ -70,6 +72,8 @@ def test_stream_error_object() -> None:
         "400 (no body)",
         "500 prompt too long; exceeded max context length by 100 tokens",
         "context_length_exceeded",
+        "context_length_exceeded: Your input exceeds the context window of this model. (provider: openai)",
+        "400 The input token count (1312554) exceeds the maximum number of tokens allowed (1048576).",
     ],
 )
 def test_overflow_messages(message: str) -> None:
