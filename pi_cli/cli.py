@@ -29,9 +29,11 @@ def install_gate(session: Any, mode: str | None) -> None:
     install(session, mode)
 
 
-def attach_mcp(session: Any, cwd: Path) -> None:
+def attach_mcp(session: Any, cwd: Path, args: CliArgs | None = None) -> None:
     """MCP servers of ``mcp.json`` (and, in a trusted project, ``.pi/mcp.json``); nothing is imported
-    beyond a stat of those files when there are none."""
+    beyond a stat of those files when there are none. ``--no-mcp`` and ``--no-tools`` skip them."""
+    if args is not None and (args.no_mcp or args.no_tools):
+        return
     from pi_cli.mcp.config import has_mcp_config
     from pi_cli.permissions.trust import is_project_trusted
 
@@ -126,7 +128,7 @@ def run_acp(args: CliArgs) -> int:
         options.fork = None
         options.session = session_file
         session = create_agent_session(options)
-        attach_mcp(session, cwd)
+        attach_mcp(session, cwd, args)
         install_gate(session, args.permissions)
         for notice in session.startup_notices:
             _err(notice)
@@ -184,7 +186,7 @@ def run(args: CliArgs) -> int:
     from pi_cli.session.factory import create_agent_session
 
     session = create_agent_session(session_options(args, mode_name, cwd))
-    attach_mcp(session, cwd)
+    attach_mcp(session, cwd, args)
     install_gate(session, args.permissions)
 
     import asyncio

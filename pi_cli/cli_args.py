@@ -48,6 +48,7 @@ class CliArgs:
     no_extensions: bool = False
     skills: list[str] = field(default_factory=list)
     no_skills: bool = False
+    no_mcp: bool = False
     prompt_templates: list[str] = field(default_factory=list)
     no_prompt_templates: bool = False
     themes: list[str] = field(default_factory=list)
@@ -100,6 +101,7 @@ _BOOL_FLAGS: dict[str, str] = {
     "--no-extensions": "no_extensions",
     "-ne": "no_extensions",
     "--no-skills": "no_skills",
+    "--no-mcp": "no_mcp",
     "-ns": "no_skills",
     "--no-prompt-templates": "no_prompt_templates",
     "-np": "no_prompt_templates",
@@ -261,6 +263,7 @@ Options:
   --no-context-files, -nc        Don't load AGENTS.md / CLAUDE.md files
   --skill <path>                 Load a skill file or directory (repeatable)
   --no-skills, -ns               Disable skills discovery
+  --no-mcp                       Don't connect the MCP servers of mcp.json (pi mcp add|remove|list)
   --prompt-template <path>       Load a prompt template file or directory (repeatable)
   --no-prompt-templates, -np     Disable prompt template discovery
   --extension, -e <path>         Accepted for compatibility; extensions are not supported

@@ -192,3 +192,33 @@ async def test_missing_env_variable_fails_that_server_only(agent_dir: Path, proj
         )
     finally:
         await manager.close()
+
+
+async def test_mcp_actions_reconnect_disable_enable_and_exposure(agent_dir: Path, project: Path) -> None:
+    """What /mcp does: each change reaches the server list and is saved to the defining file."""
+    import json
+
+    from pi_cli.mcp import status
+
+    manager = _manager(agent_dir, project, {"s": stdio_entry(), "gone": {"command": str(agent_dir / "nope")}})
+    manager.start()
+    try:
+        await manager.wait_ready(timeout=10)
+        text = await status.run_action(manager, "")
+        assert text.splitlines()[0].startswith("gone: failed")  # needs attention: listed first
+        assert "s: connected, 7 tools, deferred, user" in text
+        assert "disabled" in await status.run_action(manager, "disable s")
+        assert manager.servers["s"].status == "disabled" and manager.active_tools() == []
+        assert json.loads((agent_dir / "mcp.json").read_text())["mcpServers"]["s"]["enabled"] is False
+        assert "connected" in await status.run_action(manager, "enable s")
+        assert "enabled" not in json.loads((agent_dir / "mcp.json").read_text())["mcpServers"]["s"]
+        await status.run_action(manager, "exposure s direct")
+        assert json.loads((agent_dir / "mcp.json").read_text())["mcpServers"]["s"]["exposure"] == "direct"
+        assert "mcp__s__echo" in [t.name for t in manager.active_tools()]
+        assert "connected" in await status.run_action(manager, "reconnect s")
+        with pytest.raises(ValueError, match="no MCP server named"):
+            await status.run_action(manager, "reconnect nobody")
+        with pytest.raises(ValueError, match="Usage"):
+            await status.run_action(manager, "exposure s loud")
+    finally:
+        await manager.close()

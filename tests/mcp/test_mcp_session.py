@@ -77,3 +77,11 @@ def test_project_servers_need_trust_and_no_config_means_no_mcp(pi: PiEnv) -> Non
     done = pi.run("-p", "go")
     assert done.returncode == 0, done.stderr
     assert not any(n.startswith("mcp__") or n == "tool_search" for n in _tool_names(pi.bodies()[0]))
+
+
+def test_no_mcp_flag_skips_the_servers(pi: PiEnv) -> None:
+    write_config(pi.agent_dir / "mcp.json", {"d": stdio_entry(exposure="direct")})
+    pi.server.add_turns([{"text": "ok"}])
+    done = pi.run("--no-mcp", "-p", "go")
+    assert done.returncode == 0, done.stderr
+    assert not any(n.startswith("mcp__") for n in _tool_names(pi.bodies()[0]))
