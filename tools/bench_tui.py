@@ -36,7 +36,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -70,15 +69,15 @@ FIGURES: dict[str, tuple[str, str, float]] = {
 CPU_ONLY = ("cpu_prose", "cpu_code", "cpu_working")
 
 
-@dataclass
 class Program:
-    """One thing to measure: argv prefix, its private agent dir, and what it is good for."""
+    """One thing to measure: argv prefix, its private agent dir, and what it is good for.
 
-    name: str
-    argv: list[str]
-    agent: Path
-    figures: tuple[str, ...]
-    results: dict[str, list[float]] = field(default_factory=dict)
+    (A plain class: ``tools/bench.py`` loads this file without registering it as a module, which
+    ``@dataclass`` needs.)"""
+
+    def __init__(self, name: str, argv: list[str], agent: Path, figures: tuple[str, ...]) -> None:
+        self.name, self.argv, self.agent, self.figures = name, argv, agent, figures
+        self.results: dict[str, list[float]] = {}
 
     def env(self, home: Path) -> dict[str, str]:
         return {"TERM": "xterm-256color", "HOME": str(home), "PI_CODING_AGENT_DIR": str(self.agent),
