@@ -24,6 +24,11 @@ from pi_cli.permissions.rules import Rule, RuleError, RuleKind, is_inside, match
 
 Mode = Literal["auto", "ask", "read-only"]
 MODES: tuple[Mode, ...] = ("auto", "ask", "read-only")
+MODE_DETAILS: dict[str, str] = {
+    "auto": "run every tool unasked (pi's behaviour)",
+    "ask": "ask before write, edit, bash, MCP tools and paths outside the project",
+    "read-only": "refuse every tool but read, grep, find and ls",
+}
 READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls"})
 Action = Literal["allow", "deny", "ask"]
 

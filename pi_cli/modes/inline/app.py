@@ -30,6 +30,7 @@ from prompt_toolkit.styles import Style
 from rich.console import Console, RenderableType
 
 from pi_cli.modes.display import FooterFacts, footer_facts, git_branch
+from pi_cli.modes.inline.approvals import cycle_mode
 from pi_cli.modes.inline.commands import COMMANDS
 from pi_cli.modes.inline.completion import InlineCompleter
 from pi_cli.modes.inline.controller import InlineController
@@ -140,7 +141,8 @@ class InlineApp:
         session = self.session
         # Redraws come at frame rate while text streams, but the figures only change when a
         # message ends or a setting changes: recompute them then, not on every frame.
-        key = (len(session.messages), id(session.model), session.thinking_level, session.session_name)
+        mode = getattr(getattr(session, "permissions", None), "mode", None)
+        key = (len(session.messages), id(session.model), session.thinking_level, session.session_name, mode)
         if self._footer_cache is None or self._footer_cache[0] != key:
             facts = footer_facts(
                 cwd=Path(session.cwd),
@@ -150,6 +152,7 @@ class InlineApp:
                 session_name=session.session_name,
                 auto_compaction=bool(session.auto_compaction_enabled),
                 branch=self._branch,
+                permission_mode=mode,
             )
             self._footer_cache = (key, facts)
         facts = self._footer_cache[1]
@@ -211,6 +214,11 @@ class InlineApp:
         @keys.add("escape", "up")
         def _restore(event: KeyPressEvent) -> None:
             self._set_text(ctl.restore_queue(self.buffer.text))
+
+        @keys.add("escape", "m")
+        def _cycle_permissions(event: KeyPressEvent) -> None:
+            cycle_mode(self.session, self.print)
+            self.invalidate()
 
         @keys.add("c-c")
         def _ctrl_c(event: KeyPressEvent) -> None:

@@ -14,6 +14,7 @@ from rich.console import RenderableType
 from pi_cli.ai.types import THINKING_LEVELS
 from pi_cli.modes.display import format_tokens
 from pi_cli.modes.inline import render
+from pi_cli.modes.inline.approvals import permissions_command, trust_command
 
 COMMANDS: dict[str, str] = {
     "model": "Switch model: /model <provider/id or fuzzy name>[:thinking]",
@@ -26,6 +27,8 @@ COMMANDS: dict[str, str] = {
     "login": "Log in with a subscription: /login [anthropic|openai-codex|github-copilot]",
     "logout": "Remove a stored login: /logout <provider>",
     "mcp": "MCP servers: /mcp [reconnect|enable|disable <server>] [exposure <server> <mode>]",
+    "permissions": "Tool approval mode: /permissions auto|ask|read-only",
+    "trust": "Save a project trust decision: /trust yes|parent|no",
     "quit": "Quit pi",
 }
 
@@ -34,6 +37,7 @@ HOTKEYS = (
     ("alt+enter", "while the agent works: queue a follow-up (idle: send)"),
     ("ctrl+j", "newline"),
     ("alt+up", "pull queued messages back into the editor"),
+    ("alt+m", "cycle the tool approval mode (auto / ask / read-only)"),
     ("ctrl+c / esc", "abort the run or a ! command; idle: clear, twice quits"),
     ("ctrl+d", "quit on an empty editor"),
     ("up / down", "history"),
@@ -144,6 +148,8 @@ _HANDLERS: dict[str, _Handler] = {
     "compact": _compact,
     "hotkeys": _hotkeys,
     "mcp": _mcp,
+    "permissions": permissions_command,
+    "trust": trust_command,
     "quit": _quit,
     "exit": _quit,
 }

@@ -16,6 +16,7 @@ from rich.console import RenderableType
 
 from pi_cli.modes.display import preview_lines, result_text, tool_call_title
 from pi_cli.modes.inline import render
+from pi_cli.modes.inline.approvals import InlineApprovals
 from pi_cli.modes.inline.commands import run_command
 from pi_cli.modes.inline.login import InlineLogin
 from pi_cli.modes.input_routing import DoublePress, queued_route, restored_editor_text, route_input
@@ -68,6 +69,10 @@ class InlineController:
         self._abort_task: asyncio.Future[None] | None = None
         self.exit_code = 0
         self.login = InlineLogin(print_renderable, invalidate)  # /login, /logout
+        self.approvals = InlineApprovals(print_renderable, invalidate)  # tool approval questions
+        gate = getattr(session, "permissions", None)
+        if gate is not None:
+            gate.ui = self.approvals
         self.unsubscribe = session.subscribe(self.on_event)
 
     # --- state ---------------------------------------------------------------------------
@@ -194,6 +199,8 @@ class InlineController:
         """Enter (or Alt+Enter with ``follow_up``): route the text by the rules both front ends share."""
         if self.login.waiting and text.strip():
             self.login.answer(text.strip())  # a login asked for a pasted code
+            return
+        if self.approvals.offer(text):  # "1".."4" answers a waiting approval question
             return
         route = route_input(text, running=self.running, follow_up=follow_up)
         if route.kind == "empty":

@@ -12,17 +12,13 @@ from typing import Any
 
 from pi_cli.modes.interactive.screens.approval import ApprovalScreen, MessageScreen
 from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
+from pi_cli.permissions.policy import MODE_DETAILS
 
 PERMISSION_COMMANDS: list[tuple[str, str]] = [
     ("permissions", "Tool approval mode: auto, ask or read-only"),
     ("trust", "Save a project trust decision for future pi processes"),
 ]
 ABORT_GRACE_S = 5.0
-MODE_DETAILS = {
-    "auto": "run every tool unasked (pi's behaviour)",
-    "ask": "ask before write, edit, bash, MCP tools and paths outside the project",
-    "read-only": "refuse every tool but read, grep, find and ls",
-}
 
 
 class TuiApprovalUI:
