@@ -66,7 +66,7 @@ class McpCommands:
             if action is not None:
                 self.app.run_worker(self._act(name, action), exclusive=False)
 
-        self.app.push_screen(PickerScreen(f"MCP server {name}", items), chosen)
+        self.app.push_screen(PickerScreen(f"MCP server {name}", items, highlight="tools"), chosen)
 
     async def _act(self, name: str, action: str) -> None:
         from pi_cli.mcp import status
