@@ -9,11 +9,29 @@ the model as JSON text. A result with ``isError`` becomes an error naming the se
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from typing import Any, cast
 
 from pi_cli.agent.types import AgentToolResult
 from pi_cli.ai.types import UserContent
+from pi_cli.mcp.config import mcp_namespace
 from pi_cli.mcp.errors import McpError
+
+# Text blocks longer than this reach the model with their middle cut out (pi's 20 KB rule); the full
+# text is saved to a temporary file named in the result.
+MAX_TEXT_CHARS = 20_000
+
+
+def _shorten(text: str, server: str) -> str:
+    if len(text) <= MAX_TEXT_CHARS:
+        return text
+    fd, path = tempfile.mkstemp(prefix=f"pi-mcp-{mcp_namespace(server)}-", suffix=".txt")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    half = MAX_TEXT_CHARS // 2
+    cut = len(text) - 2 * half
+    return f"{text[:half]}\n…{cut} chars truncated…\n{text[-half:]}\n\n[Full output: {path}]"
 
 
 class McpToolError(McpError):
@@ -50,6 +68,7 @@ def map_call_result(server: str, tool: str, result: dict[str, Any]) -> AgentTool
     if result.get("isError") is True:
         text = "\n".join(b["text"] for b in blocks if b["type"] == "text") or "the tool reported an error"
         raise McpToolError(f'MCP server "{server}" tool {tool}: {text}')
+    blocks = [{**b, "text": _shorten(b["text"], server)} if b["type"] == "text" else b for b in blocks]
     details: dict[str, Any] = {"server": server, "tool": tool}
     if structured is not None:
         details["structuredContent"] = structured

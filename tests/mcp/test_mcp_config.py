@@ -135,3 +135,30 @@ def test_edits_keep_other_content(tmp_path: Path) -> None:
     assert config_edit.remove_server(path, "a") is False
     config_edit.update_server(path, "c", enabled=False, create_override=True)
     assert json.loads(path.read_text())["mcpServers"]["c"] == {"enabled": False}
+
+
+def test_result_mapping_and_long_text() -> None:
+    from pi_cli.mcp.results import MAX_TEXT_CHARS, map_call_result
+
+    result = map_call_result(
+        "s",
+        "t",
+        {
+            "content": [
+                {"type": "text", "text": "x" * (MAX_TEXT_CHARS + 500)},
+                {"type": "resource", "resource": {"uri": "file:///a", "text": "inline"}},
+                {"type": "resource_link", "uri": "file:///b", "name": "b"},
+                {"type": "audio", "data": "AA==", "mimeType": "audio/wav"},
+            ]
+        },
+    )
+    first = result.content[0]["text"]
+    assert "…500 chars truncated…" in first and len(first) < MAX_TEXT_CHARS + 200
+    saved = first.rsplit("[Full output: ", 1)[1].rstrip("]")
+    assert Path(saved).read_text() == "x" * (MAX_TEXT_CHARS + 500)
+    Path(saved).unlink()
+    assert [b["text"] for b in result.content[1:]] == [
+        "inline",
+        "[resource link: file:///b (b)]",
+        "[audio: audio/wav, not shown]",
+    ]
