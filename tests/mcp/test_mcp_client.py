@@ -125,7 +125,8 @@ async def test_timeouts_and_dead_servers_do_not_block_others(agent_dir: Path, pr
     servers = {
         "mute": stdio_entry("--no-init-answer", timeout=0.5),
         "dead": {"command": str(agent_dir / "no-such-binary")},
-        "ok": stdio_entry(timeout=0.5, exposure="direct"),
+        # long enough for a Python server to start on a busy machine, short enough to wait out
+        "ok": stdio_entry(timeout=1.5, exposure="direct"),
     }
     manager = _manager(agent_dir, project, servers)
     started = time.monotonic()
@@ -137,7 +138,7 @@ async def test_timeouts_and_dead_servers_do_not_block_others(agent_dir: Path, pr
         await manager.wait_ready(timeout=10)
         assert manager.servers["mute"].error == 'MCP server "mute": initialize timed out after 0.5 s'
         assert manager.servers["dead"].status == "failed" and "cannot start" in (manager.servers["dead"].error or "")
-        with pytest.raises(McpError, match=r'MCP server "ok": tools/call timed out after 0.5 s'):
+        with pytest.raises(McpError, match=r'MCP server "ok": tools/call timed out after 1.5 s'):
             await _call(manager, "mcp__ok__hang")
         echo = await _call(manager, "mcp__ok__echo", {"text": "still fine"})
         assert echo.content[0]["text"] == "echo: still fine"
