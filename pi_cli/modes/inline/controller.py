@@ -23,6 +23,7 @@ from pi_cli.modes.input_routing import DoublePress, queued_route, restored_edito
 from pi_cli.tools.sanitize import strip_control_sequences as safe
 
 LIVE_TEXT_LINES = 12
+STREAM_FRAME_S = 0.1  # redraw interval while text streams
 
 
 @dataclass(slots=True)
@@ -67,6 +68,7 @@ class InlineController:
         self._side_task: asyncio.Future[None] | None = None
         self._run: asyncio.Task[None] | None = None
         self._abort_task: asyncio.Future[None] | None = None
+        self._stream_timer: asyncio.TimerHandle | None = None
         self.exit_code = 0
         self.login = InlineLogin(print_renderable, invalidate)  # /login, /logout
         self.approvals = InlineApprovals(print_renderable, invalidate)  # tool approval questions
@@ -92,6 +94,23 @@ class InlineController:
 
     # --- events --------------------------------------------------------------------------
 
+    def _stream_redraw(self) -> None:
+        """Redraw for streamed text at most every ``STREAM_FRAME_S``: every delta asked for one,
+        and each redraw lays out the whole live area (22 % of a core at 100 tokens/s). Keys and
+        other events still redraw at once."""
+        if self._stream_timer is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop (plain-object tests): redraw now
+            self._invalidate()
+            return
+        self._stream_timer = loop.call_later(STREAM_FRAME_S, self._stream_tick)
+
+    def _stream_tick(self) -> None:
+        self._stream_timer = None
+        self._invalidate()
+
     def on_event(self, event: dict[str, Any], *_: Any) -> None:
         """Session listener: cheap bookkeeping, printing only at message boundaries."""
         kind = event.get("type")
@@ -101,6 +120,8 @@ class InlineController:
                 self.live.text.append(sub.get("delta", ""))
             elif sub.get("type") == "thinking_delta":
                 self.live.thinking.append(sub.get("delta", ""))
+            self._stream_redraw()
+            return
         elif kind == "message_start":
             self._on_message_start(event.get("message") or {})
         elif kind == "message_end":
