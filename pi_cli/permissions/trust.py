@@ -186,6 +186,17 @@ def _decide(
     return option.trusted
 
 
+def untrusted_notice(cwd: str | os.PathLike[str]) -> list[str]:
+    """The start-up line of an interactive session in an untrusted folder (none when there is
+    nothing protected to ignore)."""
+    if not has_protected_resources(cwd):
+        return []
+    return [
+        "This project is not trusted. Project .pi resources and packages are ignored. "
+        "Use /trust to save a trust decision, then restart pi."
+    ]
+
+
 def is_project_trusted(cwd: str | os.PathLike[str], *, agent_dir: str | os.PathLike[str] | None = None) -> bool:
     """Whether project resources of ``cwd`` may load in this process. Never prompts.
 

@@ -92,12 +92,16 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
     """Build the session the options describe. Raises ``PiError`` subclasses for user errors."""
     from pi_cli.agent.agent import Agent
     from pi_cli.config.settings import load_settings, save_global_setting
+    from pi_cli.permissions.trust import is_project_trusted
     from pi_cli.session.entry_messages import convert_to_llm
     from pi_cli.session.model_control import clamp_level
     from pi_cli.session.resources import load_resources
 
     cwd = options.cwd.resolve()
-    settings, setting_errors = load_settings(cwd)
+    # Decided at start-up (cli.decide_project_trust: prompt, flags, trust.json, defaultProjectTrust);
+    # an untrusted folder's .pi settings (but sessionDir) and protected resources do not load.
+    project_trusted = is_project_trusted(cwd)
+    settings, setting_errors = load_settings(cwd, project_trusted=project_trusted)
     notices = [f"Warning: {line}" for line in setting_errors]
     try:
         registry = load_registry()
@@ -147,8 +151,13 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         prompt_template_paths=options.prompt_templates,
         system_prompt=options.system_prompt,
         append_system_prompt=options.append_system_prompt,
+        project_trusted=project_trusted,
     )
     notices.extend(f"Warning: {line}" for line in resources.diagnostics)
+    if not project_trusted and options.interactive:
+        from pi_cli.permissions.trust import untrusted_notice
+
+        notices.extend(untrusted_notice(cwd))
     system_prompt = resources.build_system_prompt([t.name for t in tools])
 
     holder: dict[str, AgentSession] = {}

@@ -153,6 +153,7 @@ def load_prompt_templates(
     user_settings_paths: Sequence[str] = (),
     include_defaults: bool = True,
     diagnostics: list[str] | None = None,
+    include_project: bool = True,
 ) -> list[PromptTemplate]:
     """All prompt templates for ``cwd``, unique by name, in precedence order.
 
@@ -160,6 +161,7 @@ def load_prompt_templates(
     relative ones are taken from cwd, ``~`` is expanded (callers resolve settings entries against
     their own settings file's base first). Problems (unreadable file, bad frontmatter, missing path,
     name collision) are appended to ``diagnostics`` as ``<path>: <problem>`` lines when given.
+    ``include_project=False`` (project trust declined) skips project entries and ``.pi/prompts``.
     """
     cwd_abs = os.path.abspath(os.path.expanduser(os.fspath(cwd)))
     agent_abs = os.path.abspath(os.path.expanduser(os.fspath(agent_dir)))
@@ -179,10 +181,11 @@ def load_prompt_templates(
         else:
             sink.append(f"{path}: prompt template path is not a markdown file")
 
-    if include_defaults:
+    if include_defaults and include_project:
         for raw in project_settings_paths:
             add_path(raw, "project")
         ordered.extend(_load_dir(os.path.join(cwd_abs, ".pi", "prompts"), "project", sink))
+    if include_defaults:
         for raw in user_settings_paths:
             add_path(raw, "user")
         ordered.extend(_load_dir(os.path.join(agent_abs, "prompts"), "user", sink))

@@ -203,6 +203,7 @@ def load_resources(
     system_prompt: str | None = None,
     append_system_prompt: Sequence[str] = (),
     home: str | None = None,
+    project_trusted: bool = True,
 ) -> Resources:
     """Discover and resolve every prompt resource for ``cwd``.
 
@@ -214,6 +215,10 @@ def load_resources(
     ``no_*`` switch discovery off (``-nc``, ``--no-skills``, ``--no-prompt-templates``); explicit
     ``skill_paths`` and ``prompt_template_paths`` still load. ``system_prompt`` /
     ``append_system_prompt`` are the CLI values, each text or a file path.
+    ``project_trusted=False`` (project trust declined, :mod:`pi_cli.permissions.trust`) skips the
+    protected project resources: ``.pi/SYSTEM.md``, ``.pi/APPEND_SYSTEM.md``, project skills
+    (``.pi/skills``, ``.agents/skills``) and prompts, and the project settings' path lists.
+    AGENTS.md / CLAUDE.md still load (as pi).
     """
     if agent_dir is None:
         agent_dir = default_agent_dir()
@@ -232,6 +237,7 @@ def load_resources(
         user_settings_paths=user_skills,
         include_defaults=not no_skills,
         home=home,
+        include_project=project_trusted,
     )
     diagnostics.extend(skill_problems)
 
@@ -244,14 +250,17 @@ def load_resources(
         user_settings_paths=user_prompts,
         include_defaults=not no_prompt_templates,
         diagnostics=diagnostics,
+        include_project=project_trusted,
     )
 
+    project_pi = os.path.join(cwd_abs, ".pi")
     system_md: str | None = None
     system_path: str | None = None
     if system_prompt:
         system_md = resolve_prompt_input(system_prompt, cwd_abs, "system prompt", diagnostics)
     else:
-        system_path = _first_existing(os.path.join(cwd_abs, ".pi", SYSTEM_FILE), os.path.join(agent_abs, SYSTEM_FILE))
+        project_system = [os.path.join(project_pi, SYSTEM_FILE)] if project_trusted else []
+        system_path = _first_existing(*project_system, os.path.join(agent_abs, SYSTEM_FILE))
         if system_path is not None:
             system_md = resolve_prompt_input(system_path, cwd_abs, "system prompt", diagnostics)
 
@@ -263,9 +272,8 @@ def load_resources(
             resolve_prompt_input(value, cwd_abs, "append system prompt", diagnostics) for value in cli_appends
         ]
     else:
-        append_path = _first_existing(
-            os.path.join(cwd_abs, ".pi", APPEND_SYSTEM_FILE), os.path.join(agent_abs, APPEND_SYSTEM_FILE)
-        )
+        project_append = [os.path.join(project_pi, APPEND_SYSTEM_FILE)] if project_trusted else []
+        append_path = _first_existing(*project_append, os.path.join(agent_abs, APPEND_SYSTEM_FILE))
         if append_path is not None:
             append_texts = [resolve_prompt_input(append_path, cwd_abs, "append system prompt", diagnostics)]
 

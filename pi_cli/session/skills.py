@@ -229,6 +229,7 @@ def load_skills(
     user_settings_paths: Sequence[str] = (),
     include_defaults: bool = True,
     home: str | None = None,
+    include_project: bool = True,
 ) -> tuple[list[Skill], list[str]]:
     """All skills for ``cwd`` with one-line diagnostics (``<path>: <problem>``).
 
@@ -238,6 +239,8 @@ def load_skills(
     resolved by the caller against their own base (relative ones fall back to cwd); they are
     skipped with discovery off, as pi's ``--no-skills`` does. ``home`` overrides ``~`` for
     ``~/.agents/skills`` (tests). The same file reached twice (symlinks) is taken once.
+    ``include_project=False`` (project trust declined) skips the project's settings entries,
+    ``.pi/skills`` and the project ``.agents/skills`` directories.
     """
     cwd_abs = os.path.abspath(os.path.expanduser(os.fspath(cwd)))
     agent_abs = os.path.abspath(os.path.expanduser(os.fspath(agent_dir)))
@@ -272,12 +275,13 @@ def load_skills(
         else:
             diagnostics.append(f"{path}: skill path is not a markdown file")
 
-    if include_defaults:
+    if include_defaults and include_project:
         for raw in project_settings_paths:
             add_path(raw, "project")
         add(load_skills_from_dir(os.path.join(cwd_abs, ".pi", "skills"), "project", diagnostics))
         for directory in _agents_skill_dirs(cwd_abs, home_dir):
             add(load_skills_from_dir(directory, "project", diagnostics, include_root_files=False))
+    if include_defaults:
         for raw in user_settings_paths:
             add_path(raw, "user")
         add(load_skills_from_dir(os.path.join(agent_abs, "skills"), "user", diagnostics))

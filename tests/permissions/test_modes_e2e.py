@@ -73,3 +73,46 @@ def test_project_rules_apply_only_in_a_trusted_project(pi: PiEnv) -> None:
     result = pi.run("--mode", "json", "--approve", "go")
     assert "denied by the permission rule bash(touch*)" in result_text(tool_results(result.stdout)[0])
     assert not (pi.cwd / "two").exists()
+
+
+def system_prompt(pi: PiEnv) -> str:
+    first = pi.bodies()[-1]["messages"][0]
+    assert first["role"] == "system"
+    content = first["content"]
+    return content if isinstance(content, str) else "".join(part.get("text", "") for part in content)
+
+
+def test_protected_resources_load_only_after_trust_but_agents_md_always(pi: PiEnv) -> None:
+    pi_dir = pi.cwd / ".pi"
+    (pi_dir / "prompts").mkdir(parents=True)
+    (pi_dir / "skills" / "deploy").mkdir(parents=True)
+    (pi_dir / "SYSTEM.md").write_text("You are PROJECT-SYSTEM.")
+    (pi_dir / "APPEND_SYSTEM.md").write_text("PROJECT-APPEND")
+    (pi_dir / "prompts" / "tpl.md").write_text("TEMPLATE-BODY $1")
+    (pi_dir / "skills" / "deploy" / "SKILL.md").write_text("---\nname: deploy\ndescription: PROJECT-SKILL\n---\nx")
+    (pi_dir / "settings.json").write_text(json.dumps({"permissions": {"mode": "read-only"}}))
+    (pi.cwd / "AGENTS.md").write_text("AGENTS-CONTEXT")
+    for flags, trusted in [((), False), (("--approve",), True), (("--no-approve",), False)]:
+        pi.server.add_turns([{"text": "ok"}])
+        result = pi.run("--mode", "json", *flags, "/tpl arg")
+        assert result.returncode == 0, result.stderr
+        prompt = system_prompt(pi)
+        sent = json.dumps(pi.bodies()[-1]["messages"][1:])
+        assert "AGENTS-CONTEXT" in prompt
+        for marker in ("PROJECT-SYSTEM", "PROJECT-APPEND", "PROJECT-SKILL"):
+            assert (marker in prompt) is trusted, (flags, marker)
+        assert ("TEMPLATE-BODY arg" in sent) is trusted
+        assert "This project is not trusted" not in result.stderr  # only interactive modes say so
+
+
+def test_saved_trust_and_default_project_trust(pi: PiEnv) -> None:
+    (pi.cwd / ".pi").mkdir()
+    (pi.cwd / ".pi" / "SYSTEM.md").write_text("You are PROJECT-SYSTEM.")
+    settings = json.loads((pi.agent_dir / "settings.json").read_text())
+    (pi.agent_dir / "settings.json").write_text(json.dumps({**settings, "defaultProjectTrust": "always"}))
+    pi.server.add_turns([{"text": "ok"}, {"text": "ok"}])
+    pi.run("-p", "hi")
+    assert "PROJECT-SYSTEM" in system_prompt(pi)
+    (pi.agent_dir / "trust.json").write_text(json.dumps({str(pi.cwd.resolve()): False}))
+    pi.run("-p", "hi")  # a saved decision beats the default
+    assert "PROJECT-SYSTEM" not in system_prompt(pi)
