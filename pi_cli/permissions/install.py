@@ -13,10 +13,15 @@ ends (mode key, ``/permissions``, footer), which set ``gate.ui`` to their dialog
 from __future__ import annotations
 
 import inspect
+from contextvars import ContextVar
 from typing import Any
 
 from pi_cli.permissions.gate import PermissionGate, gate_for_session
 from pi_cli.permissions.trust import is_project_trusted
+
+# The call being decided while the gate asks ({"toolCallId", "toolName", "input"}), so a front end
+# can attach its dialog to that call (ACP's request_permission names the tool call).
+current_tool_call: ContextVar[dict[str, Any] | None] = ContextVar("current_tool_call", default=None)
 
 
 def install_gate(session: Any, mode_flag: str | None = None) -> PermissionGate:
@@ -34,7 +39,12 @@ def install_gate(session: Any, mode_flag: str | None = None) -> PermissionGate:
                 verdict = await verdict
             if verdict is not None and _field(verdict, "block"):
                 return verdict
-        refused = await gate.check(context.tool_call["name"], context.args, gate.ui, signal)
+        call = context.tool_call
+        token = current_tool_call.set({"toolCallId": call.get("id"), "toolName": call["name"], "input": context.args})
+        try:
+            refused = await gate.check(call["name"], context.args, gate.ui, signal)
+        finally:
+            current_tool_call.reset(token)
         return None if refused is None else {"block": True, "reason": refused}
 
     agent.before_tool_call = before_tool_call

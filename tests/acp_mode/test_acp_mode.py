@@ -212,3 +212,24 @@ async def test_bad_json_and_unknown_methods_get_errors_and_the_process_keeps_run
     assert init["id"] == 8 and init["result"]["protocolVersion"] == 1
     proc.stdin.close()
     assert await asyncio.wait_for(proc.wait(), 15) == 0
+
+
+@pytest.mark.parametrize(("choice", "runs"), [("0", True), ("1", True), ("2", False), (None, False)])
+async def test_ask_mode_requests_permission_on_the_tool_call(pi: PiEnv, choice: str | None, runs: bool) -> None:
+    pi.server.add_turns(
+        [{"tool_calls": [{"name": "bash", "arguments": {"command": "touch made"}, "id": "c1"}]}, {"text": "ok"}]
+    )
+    async with acp_agent(pi, "--permissions", "ask") as (conn, client, _proc):
+        client.permission_choice = choice
+        session = await conn.new_session(cwd=str(pi.cwd), mcp_servers=[])
+        reply = await conn.prompt(session_id=session.session_id, prompt=[text_block("go")])
+    assert reply.stop_reason == "end_turn"
+    [request] = client.permission_requests
+    assert [(o["optionId"], o["kind"]) for o in request["options"]] == [
+        ("0", "allow_once"), ("1", "allow_always"), ("2", "reject_once"),
+    ]  # fmt: skip
+    assert request["options"][1]["name"] == "Allow always (bash(touch made*))"
+    assert request["toolCall"]["rawInput"] == {"command": "touch made"} and request["toolCall"]["kind"] == "execute"
+    starts = client.of("tool_call")
+    assert request["toolCall"]["toolCallId"] == starts[0]["toolCallId"]
+    assert (pi.cwd / "made").exists() is runs

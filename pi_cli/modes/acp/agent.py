@@ -207,6 +207,11 @@ class PiAcpAgent:
 
         handle = AcpSession(session, send)
         holder["id"] = handle.session_id
+        gate = getattr(session, "permissions", None)  # tool approval asks through request_permission
+        if gate is not None:
+            from pi_cli.modes.acp.permissions import AcpApprovals
+
+            gate.ui = AcpApprovals(lambda: self._conn, handle.session_id)
         self._sessions[handle.session_id] = handle
         if session_path is None:
             # Announced after the response, so the client knows the session id first.
