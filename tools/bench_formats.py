@@ -50,9 +50,13 @@ def _model(api: str) -> Any:
     }
 
 
+def _named(pairs: list[tuple[str, str]]) -> list[bytes]:
+    return [f"event: {name}\ndata: {data}\n\n".encode() for name, data in pairs]
+
+
 def _bodies() -> dict[str, list[bytes]]:
     request = {"model": "bench"}
-    named = lambda pairs: [f"event: {n}\ndata: {d}\n\n".encode() for n, d in pairs]  # noqa: E731
+    named = _named
     return {
         "openai-completions": [f"data: {d}\n\n".encode() for d in openai_events(TURN, request, 1, 100)],
         "anthropic-messages": named(anthropic_events(TURN, request, 1, 100)),
