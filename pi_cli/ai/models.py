@@ -2,9 +2,8 @@
 
 The catalogue lives in ``models_builtin.json`` next to this module: a handful of current models per
 provider with pi's ids, context windows, output limits and $/Mtok prices (taken from pi's generated
-model list). pi talks to OpenAI through the Responses API and to Google natively; until those
-providers exist here, ``openai`` and ``google`` models use ``openai-completions`` (Google through
-its OpenAI-compatible endpoint), as does ``mistral``.
+model list). As in pi, ``openai`` models use the Responses API (``openai-responses``) and
+``google`` models Gemini's native API (``google-generative-ai``), with pi's ``thinkingLevelMap``.
 
 This module must stay cheap to import (``pi --version`` and ``--list-models`` reach it): stdlib
 only, and the JSON is read on first use.

@@ -17,14 +17,20 @@ from pi_cli.ai import models as catalogue
 from pi_cli.ai.types import THINKING_LEVELS, Model
 from pi_cli.config.auth import resolve_config_value
 
-SUPPORTED_APIS = frozenset({"openai-completions", "anthropic-messages", "faux"})
+SUPPORTED_APIS = frozenset(
+    {
+        "openai-completions",
+        "openai-responses",
+        "openai-codex-responses",
+        "anthropic-messages",
+        "google-generative-ai",
+        "faux",
+    }
+)
 # pi's other wire protocols: valid in a pi models.json, not implemented by pi_cli yet.
 PI_ONLY_APIS = frozenset(
     {
-        "openai-responses",
         "azure-openai-responses",
-        "openai-codex-responses",
-        "google-generative-ai",
         "google-vertex",
         "google-gemini-cli",
         "bedrock-converse-stream",
@@ -316,7 +322,7 @@ def _load_provider(name: str, cfg: Any, path: Path, out: CustomModels) -> None:
             kind = "is not supported by pi_cli yet" if model["api"] in PI_ONLY_APIS else "is not a known api"
             out.errors.append(
                 f'{path}: {where}.models[{i}] ({model["id"]}): api "{model["api"]}" {kind} '
-                f"(use openai-completions or anthropic-messages)"
+                f"(use {', '.join(sorted(SUPPORTED_APIS - {'faux'}))})"
             )
     for model_id, raw in overrides.items():
         owhere = f"{where}.modelOverrides.{model_id}"

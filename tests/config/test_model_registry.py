@@ -134,7 +134,7 @@ def test_builtin_provider_overrides_and_model_overrides(agent: Path, monkeypatch
     assert opus is not None and opus["baseUrl"] == "https://proxy.example/anthropic" and opus["maxTokens"] == 128000
     # custom models on a built-in provider: api and baseUrl come from the built-in, same id replaces
     gpt4o = [m for m in reg.all_models() if m["provider"] == "openai" and m["id"] == "gpt-4o"]
-    assert len(gpt4o) == 1 and gpt4o[0]["contextWindow"] == 5000 and gpt4o[0]["api"] == "openai-completions"
+    assert len(gpt4o) == 1 and gpt4o[0]["contextWindow"] == 5000 and gpt4o[0]["api"] == "openai-responses"
     finetune = reg.find("openai", "my-finetune")
     assert finetune is not None and finetune["baseUrl"] == "https://api.openai.com/v1"
     assert redacted(sonnet)["headers"] == {"X-Proxy": "***"} and sonnet["headers"]["X-Proxy"] == "tok-123"
@@ -370,7 +370,7 @@ def test_unsupported_api_is_kept_with_a_warning(agent: Path) -> None:
                 "resp": {
                     "baseUrl": "https://r.example/v1",
                     "apiKey": "k",
-                    "api": "openai-responses",
+                    "api": "bedrock-converse-stream",
                     "models": [
                         {"id": "r1"},
                         {"id": "r2", "api": "openai-completions"},
@@ -383,5 +383,21 @@ def test_unsupported_api_is_kept_with_a_warning(agent: Path) -> None:
     reg = registry()
     assert [m["id"] for m in reg.all_models() if m["provider"] == "resp"] == ["r1", "r2", "r3"]
     assert len(reg.errors) == 2
-    assert 'providers.resp.models[0] (r1): api "openai-responses" is not supported by pi_cli yet' in reg.errors[0]
+    assert '(r1): api "bedrock-converse-stream" is not supported by pi_cli yet' in reg.errors[0]
     assert '"carrier-pigeon" is not a known api' in reg.errors[1]
+
+
+def test_responses_gemini_and_codex_apis_are_accepted(agent: Path) -> None:
+    models = [
+        {"id": "r1", "api": "openai-responses"},
+        {"id": "g1", "api": "google-generative-ai"},
+        {"id": "c1", "api": "openai-codex-responses"},
+    ]
+    write_models(agent, {"providers": {"mine": {"baseUrl": "https://m.example/v1", "apiKey": "k", "models": models}}})
+    reg = registry()
+    assert reg.errors == []
+    assert {m["id"]: m["api"] for m in reg.all_models() if m["provider"] == "mine"} == {
+        "r1": "openai-responses",
+        "g1": "google-generative-ai",
+        "c1": "openai-codex-responses",
+    }

@@ -45,9 +45,11 @@ def test_known_facts_from_pi_catalogue() -> None:
     assert (opus["contextWindow"], opus["maxTokens"]) == (1_000_000, 128_000)
     assert opus["cost"] == {"input": 5, "output": 25, "cacheRead": 0.5, "cacheWrite": 6.25}
     gemini = models.get_model("google", "gemini-2.5-pro")
-    assert gemini is not None and gemini["baseUrl"] == "https://generativelanguage.googleapis.com/v1beta/openai"
+    assert gemini is not None and gemini["baseUrl"] == "https://generativelanguage.googleapis.com/v1beta"
+    assert gemini["api"] == "google-generative-ai"
     gpt = models.get_model("openai", "gpt-5.4")
-    assert gpt is not None and gpt["api"] == "openai-completions" and gpt["baseUrl"] == "https://api.openai.com/v1"
+    assert gpt is not None and gpt["api"] == "openai-responses" and gpt["baseUrl"] == "https://api.openai.com/v1"
+    assert gpt.get("thinkingLevelMap") == {"off": None, "xhigh": "xhigh"}  # pi's: reasoning cannot be turned off
     for provider, model_id in models.DEFAULT_MODEL_PER_PROVIDER.items():
         assert models.get_model(provider, model_id) is not None, (provider, model_id)
     assert models.get_model("anthropic", "nope") is None

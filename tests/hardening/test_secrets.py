@@ -158,3 +158,36 @@ def test_oauth_tokens_never_reach_any_output_or_file(tmp_path: Path, server: Fak
         if path.is_file() and path.name not in ("auth.json", "auth.json.lock"):
             written.append(path.read_bytes().decode(errors="replace"))
     assert [t for t in tokens for text in written if t in text] == []
+
+
+GEMINI_KEY = "GEMINISECRET7a1c3e5f9b"
+OPENAI_KEY = "OPENAISECRET2b4d6f8a0c"
+
+
+def test_responses_and_gemini_keys_never_reach_any_output_or_file(tmp_path: Path, server: FakeLLMServer) -> None:
+    """The built-in ``openai`` (Responses) and ``google`` (Gemini) providers, keys from the environment."""
+    env = make_env(tmp_path, server, FAST)
+    models = json.loads((env.agent_dir / "models.json").read_text())
+    models["providers"]["openai"] = {"baseUrl": server.openai_base_url}
+    models["providers"]["google"] = {"baseUrl": server.google_base_url}
+    (env.agent_dir / "models.json").write_text(json.dumps(models))
+    env.env["GEMINI_API_KEY"] = GEMINI_KEY
+    env.env["OPENAI_API_KEY"] = OPENAI_KEY
+    outputs: list[str] = []
+    for model, key in (("openai/gpt-5.4", OPENAI_KEY), ("google/gemini-2.5-pro", GEMINI_KEY)):
+        server.add_turns([{"thinking": "hm", "text": f"answer from {model}"}, _echoing_error(400, key)])
+        result = env.run("--model", model, "--thinking", "low", "--mode", "json", "one", "two", model=False)
+        assert result.returncode == 0, result.stderr
+        assert f"answer from {model}" in result.stdout and "400 Invalid credentials" in result.stdout
+        outputs += [result.stdout, result.stderr]
+    paths = [r["path"] for r in server.requests]
+    assert paths[0] == "/v1/responses" and paths[2].startswith("/v1beta/models/gemini-2.5-pro:streamGenerateContent")
+    assert server.requests[0]["headers"]["authorization"] == f"Bearer {OPENAI_KEY}"
+    assert server.requests[2]["headers"]["x-goog-api-key"] == GEMINI_KEY
+    assert server.requests[0]["body"]["reasoning"] == {"effort": "low", "summary": "auto"}
+    written = {f"output {i}": text.encode() for i, text in enumerate(outputs)}
+    written.update({str(p): p.read_bytes() for p in env.root.rglob("*") if p.is_file() and p.name != "models.json"})
+    assert any("sessions" in name for name in written)
+    assert [
+        (name, key) for name, data in written.items() for key in (GEMINI_KEY, OPENAI_KEY) if key.encode() in data
+    ] == []
