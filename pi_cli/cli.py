@@ -19,7 +19,7 @@ from typing import Any
 
 from pi_cli.cli_args import CliArgs, parse_args, print_help, select_mode
 from pi_cli.config import paths
-from pi_cli.errors import PiError
+from pi_cli.errors import PiError, UsageError
 
 
 def install_gate(session: Any, mode: str | None) -> None:
@@ -27,6 +27,49 @@ def install_gate(session: Any, mode: str | None) -> None:
     from pi_cli.permissions.install import install_gate as install
 
     install(session, mode)
+
+
+def attach_extensions(session: Any, cwd: Path, args: CliArgs) -> None:
+    """Python extensions (pi_cli.extensions) from every place; nothing of them is imported when no
+    extension exists (a few stats). Runs before the gate, which chains after their tool_call hook."""
+    from pi_cli.permissions.trust import is_project_trusted
+
+    agent_dir = paths.agent_dir()
+    discover = not args.no_extensions
+    trusted = discover and is_project_trusted(cwd)
+    settings_entries = list(getattr(session.settings, "extensions", None) or []) if discover else []
+    if not (args.extensions or settings_entries or (discover and _has_extension_sources(agent_dir, cwd, trusted))):
+        return
+    from pi_cli.extensions.install import attach_extensions as attach
+    from pi_cli.extensions.loader import load_all
+    from pi_cli.extensions.runner import ExtensionRunner
+
+    runner = ExtensionRunner(str(cwd), dict(args.extension_flags))
+    errors = load_all(
+        runner,
+        agent_dir=agent_dir,
+        cwd=cwd,
+        trusted=trusted,
+        settings_entries=settings_entries,
+        cli_entries=args.extensions,
+        entry_points=discover,
+    )
+    unknown = [name for name in args.extension_flags if name not in runner.flags]
+    if unknown:
+        raise UsageError(f"Error: Unknown option: --{unknown[0]}", hint="(see pi --help)")
+    attach(session, runner, errors)
+
+
+def _has_extension_sources(agent_dir: Path, cwd: Path, trusted: bool) -> bool:
+    """Any extension folder entry, or an installed package with a ``pi_cli.extensions`` entry point."""
+    folders = [agent_dir / "extensions", *([cwd / ".pi" / "extensions"] if trusted else [])]
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            if any(not name.startswith((".", "_")) for name in os.listdir(folder)):
+                return True
+    from pi_cli.config.entry_point_probe import has_entry_points
+
+    return has_entry_points("pi_cli.extensions", agent_dir / "cache" / "entry-points.json")
 
 
 def attach_mcp(session: Any, cwd: Path, args: CliArgs | None = None) -> None:
@@ -129,6 +172,7 @@ def run_acp(args: CliArgs) -> int:
         options.session = session_file
         session = create_agent_session(options)
         attach_mcp(session, cwd, args)
+        attach_extensions(session, cwd, args)
         install_gate(session, args.permissions)
         for notice in session.startup_notices:
             _err(notice)
@@ -164,8 +208,6 @@ def run(args: CliArgs) -> int:
         return list_models(args.list_models if isinstance(args.list_models, str) else None)
     if args.export:
         return export_session(args.export)
-    if args.extensions and not args.no_extensions:
-        _err("Warning: extensions are not supported by pi_cli; --extension ignored.")
 
     from pi_cli.cli_input import compose_initial_input, read_piped_stdin
 
@@ -187,6 +229,7 @@ def run(args: CliArgs) -> int:
 
     session = create_agent_session(session_options(args, mode_name, cwd))
     attach_mcp(session, cwd, args)
+    attach_extensions(session, cwd, args)
     install_gate(session, args.permissions)
 
     import asyncio

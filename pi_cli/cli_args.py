@@ -46,6 +46,9 @@ class CliArgs:
     no_builtin_tools: bool = False
     extensions: list[str] = field(default_factory=list)
     no_extensions: bool = False
+    # With -e on the command line, unknown ``--name[=value]`` options are kept for the extensions'
+    # register_flag (checked once they are loaded); without -e they stay an error.
+    extension_flags: dict[str, str | bool] = field(default_factory=dict)
     skills: list[str] = field(default_factory=list)
     no_skills: bool = False
     no_mcp: bool = False
@@ -215,6 +218,9 @@ def parse_args(argv: list[str]) -> CliArgs:
                 i += 1
         elif arg.startswith("@") and len(arg) > 1:
             out.file_args.append(arg[1:])
+        elif arg.startswith("--") and len(arg) > 2 and ("-e" in argv or "--extension" in argv):
+            name, has_value, value = arg[2:].partition("=")
+            out.extension_flags[name] = value if has_value else True
         elif arg.startswith("-") and arg != "-":
             raise UsageError(f"Error: Unknown option: {arg.split('=', 1)[0]}", hint="(see pi --help)")
         else:
@@ -266,8 +272,8 @@ Options:
   --no-mcp                       Don't connect the MCP servers of mcp.json (pi mcp add|remove|list)
   --prompt-template <path>       Load a prompt template file or directory (repeatable)
   --no-prompt-templates, -np     Disable prompt template discovery
-  --extension, -e <path>         Accepted for compatibility; extensions are not supported
-  --no-extensions, -ne           Accepted for compatibility
+  --extension, -e <path>         Load a Python extension file/folder, or example:NAME (repeatable)
+  --no-extensions, -ne           Disable extension discovery (explicit -e paths still load)
   --theme <path>, --no-themes    Accepted for compatibility
   --export <in.jsonl> [out.html] Export a session file to HTML and exit
   --list-models [search]         List available models (optional fuzzy search)

@@ -75,6 +75,7 @@ class AgentSession(SessionFileMixin):
         self.startup_notices: list[str] = []
         self.resume_requested = False  # ``pi -r``: the UI should offer its session picker
         self.model_source = "cli"  # cli | scope | session | settings | available | local | demo
+        self.extensions: Any = None  # pi_cli.extensions.ExtensionRunner, bound by attach_extensions
         self.retry = AutoRetry(self, RetryPolicy.from_settings(settings))
         self._hub = EventHub()
         self._queues = QueueTracker()
@@ -212,8 +213,10 @@ class AgentSession(SessionFileMixin):
     def get_commands(self) -> list[dict[str, Any]]:
         """Prompt templates and skills in RPC ``get_commands`` shape."""
         if self.resources is None:
-            return []
+            return [] if self.extensions is None else self.extensions.command_list()
         commands: list[dict[str, Any]] = self.resources.commands()
+        if self.extensions is not None:
+            commands = [*self.extensions.command_list(), *commands]
         return commands
 
     async def prompt(
@@ -231,7 +234,16 @@ class AgentSession(SessionFileMixin):
     ) -> Coroutine[Any, Any, None] | None:
         """Preflight a prompt synchronously; returns the coroutine that runs it (None if queued).
 
-        The RPC server answers ``prompt`` after this returns, before ``agent_start``."""
+        The RPC server answers ``prompt`` after this returns, before ``agent_start``. With
+        extensions, commands and ``input`` handlers run first (inside the returned coroutine)."""
+        ext = self.extensions
+        if ext is not None and ext.wants_prompt(text):
+            return ext.run_prompt(text, images, streaming_behavior, self._begin_prompt_core)  # type: ignore[no-any-return]
+        return self._begin_prompt_core(text, images, streaming_behavior)
+
+    def _begin_prompt_core(
+        self, text: str, images: list[ImageContent] | None = None, streaming_behavior: str | None = None
+    ) -> Coroutine[Any, Any, None] | None:
         expanded = self.expand_text(text)
         if self.is_streaming:
             if streaming_behavior == "followUp":
@@ -251,6 +263,8 @@ class AgentSession(SessionFileMixin):
         message = {"role": "user", "content": content, "timestamp": now_ms()}
         self._busy = True
         self.compactor.overflow_attempted = False
+        if self.extensions is not None:
+            return self._run(lambda: self.extensions.start_run(self.agent, message))
         return self._run(lambda: self.agent.prompt([message]))
 
     async def _run(self, start: Callable[[], Any]) -> None:
@@ -385,4 +399,6 @@ class AgentSession(SessionFileMixin):
         self.abort_bash()
         if self.is_streaming:
             await self.abort()
+        if self.extensions is not None:
+            await self.extensions.shutdown()
         self._unsubscribe_agent()

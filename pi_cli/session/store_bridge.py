@@ -125,6 +125,10 @@ class SessionStoreBridge:
     def append_message(self, message: dict[str, Any]) -> None:
         self._write("append_message", message)
 
+    def append_custom_entry(self, custom_type: str, data: Any = None) -> None:
+        """An extension's ``custom`` entry (``pi.append_entry``); never sent to the model."""
+        self._write("append_custom_entry", custom_type, data)
+
     def append_model_change(self, provider: str, model_id: str) -> None:
         self._write("append_model_change", provider, model_id)
 

@@ -45,6 +45,10 @@ class RpcDialogs:
         value = answer.get("value")
         return value if isinstance(value, str) and not answer.get("cancelled") else None
 
+    async def confirm(self, title: str, message: str = "") -> bool:
+        answer = await self._ask({"method": "confirm", "title": title, "message": message})
+        return answer.get("confirmed") is True and not answer.get("cancelled")
+
     def resolve(self, response: dict[str, Any]) -> bool:
         """Answer the dialog ``response["id"]`` names; False when none waits for it (ignored)."""
         future = self._pending.get(str(response.get("id")))

@@ -80,6 +80,12 @@ class RpcServer:
         gate = getattr(session, "permissions", None)  # the tool approval gate asks through RPC dialogs
         if gate is not None:
             gate.ui = self.dialogs
+        self.extensions = getattr(session, "extensions", None)
+        if self.extensions is not None:  # ctx.ui as extension_ui_request; handler errors as extension_error
+            from pi_cli.modes.rpc.extension_ui import RpcExtensionUI
+
+            self.extensions.ui = RpcExtensionUI(self.dialogs, self.respond)
+            self.extensions.on_error = self.respond
 
     def output(self, obj: dict[str, Any]) -> None:
         self.writer.write(obj)
@@ -130,6 +136,8 @@ class RpcServer:
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         _start_reader(loop, queue)
+        if self.extensions is not None:
+            self.spawn(self.extensions.start())
         while True:
             record = await queue.get()
             if record is None:

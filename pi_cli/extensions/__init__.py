@@ -1,0 +1,24 @@
+"""Python extensions for pi_cli (issue 13): custom tools, commands, event handlers and ``ctx.ui``.
+
+Layer: "parts" (beside mcp and permissions): imports agent, tools and config, never
+``pi_cli.session`` or ``pi_cli.modes``; the session is reached through ``runner.host`` and the
+front end through the :class:`ExtensionUI` each mode binds. Imported only when an extension exists.
+"""
+
+from __future__ import annotations
+
+from pi_cli.agent.types import AgentToolResult
+from pi_cli.extensions.api import ExtensionAPI, ExtensionContext, SessionView
+from pi_cli.extensions.runner import ExtensionRunner, current_tool_call
+from pi_cli.extensions.ui import ExtensionUI, NoUI
+
+__all__ = [
+    "AgentToolResult",
+    "ExtensionAPI",
+    "ExtensionContext",
+    "ExtensionRunner",
+    "ExtensionUI",
+    "NoUI",
+    "SessionView",
+    "current_tool_call",
+]

@@ -1,0 +1,189 @@
+"""``ExtensionAPI`` (the ``pi`` an extension's ``register`` receives) and ``ExtensionContext`` (the
+``ctx`` every handler and command receives).
+
+Actions that reach the session (sending messages, entries, tools, model) go through
+``runner.host``, the AgentSession bound at runtime; before it is bound they raise RuntimeError.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal as _signal
+from collections.abc import Callable
+from typing import Any
+
+from pi_cli.extensions.runner import Command, ExtensionRunner, Flag, Registered
+from pi_cli.extensions.tools import as_agent_tool
+from pi_cli.extensions.ui import ExtensionUI
+
+_FLAG_TYPES = ("boolean", "string")
+
+
+class ExtensionAPI:
+    """What one extension file registers; ``source`` (its path) names it in error lines."""
+
+    def __init__(self, runner: ExtensionRunner, source: str) -> None:
+        self._runner = runner
+        self.source = source
+
+    # -- registration ---------------------------------------------------------------------------
+
+    def on(self, event: str, handler: Callable[..., Any]) -> None:
+        """``handler(event: dict, ctx)``, sync or async, for pi's event ``event``."""
+        if not callable(handler):
+            raise TypeError(f"handler for {event!r} is not callable")
+        self._runner.add_handler(event, handler, self.source)
+
+    def register_tool(self, tool: Any) -> None:
+        """An AgentTool or a dict with ``name, label, description, parameters, execute``; a tool
+        named like a built-in replaces it."""
+        agent_tool = as_agent_tool(tool, self.source)
+        self._runner.tools = [t for t in self._runner.tools if t.value.name != agent_tool.name]
+        self._runner.tools.append(Registered(self.source, agent_tool))
+        if self._runner.host is not None:
+            from pi_cli.extensions.tool_set import apply_tools
+
+            apply_tools(self._runner)
+
+    def register_command(self, name: str, handler: Callable[..., Any], description: str = "") -> None:
+        """``/name args`` runs ``handler(args: str, ctx)`` (sync or async) instead of a prompt."""
+        name = name.lstrip("/")
+        if not name or " " in name:
+            raise ValueError(f"invalid command name {name!r}")
+        self._runner.commands[name] = Command(name, handler, description, self.source)
+
+    def register_flag(self, name: str, type: str = "boolean", default: Any = None, description: str = "") -> None:
+        """A ``--name`` flag; its value comes from :meth:`get_flag`."""
+        if type not in _FLAG_TYPES:
+            raise ValueError(f"flag {name!r}: type must be one of {', '.join(_FLAG_TYPES)}")
+        self._runner.flags[name] = Flag(name, type, default, description, self.source)
+
+    def get_flag(self, name: str) -> Any:
+        flag = self._runner.flags.get(name)
+        if name in self._runner.flag_values:
+            value = self._runner.flag_values[name]
+            return bool(value) if flag is not None and flag.type == "boolean" else value
+        return None if flag is None else flag.default
+
+    # -- actions ----------------------------------------------------------------------------------
+
+    def _host(self) -> Any:
+        if self._runner.host is None:
+            raise RuntimeError("the session is not ready yet (call this from a handler, not from register)")
+        return self._runner.host
+
+    def send_user_message(self, text: str, deliver_as: str | None = None) -> None:
+        """Prompt now when idle; while streaming queue it as ``"steer"`` (default) or ``"followUp"``."""
+        host = self._host()
+        if host.is_streaming:
+            (host.follow_up if deliver_as == "followUp" else host.steer)(text)
+            return
+        task = asyncio.get_running_loop().create_task(host.prompt(text))
+        self._runner.pending.add(task)
+        task.add_done_callback(self._runner.pending.discard)
+
+    def append_entry(self, custom_type: str, data: Any = None) -> None:
+        """A ``custom`` session entry (kept in the file, never sent to the model)."""
+        self._host().store.append_custom_entry(custom_type, data)
+
+    def get_active_tools(self) -> list[str]:
+        return [t.name for t in self._host().agent.state.tools]
+
+    def get_all_tools(self) -> list[dict[str, Any]]:
+        from pi_cli.extensions.tool_set import all_tools
+
+        return [{"name": t.name, "description": t.description} for t in all_tools(self._runner).values()]
+
+    def set_active_tools(self, names: list[str]) -> None:
+        """Only these tools (built-in or extension) from the next model call; unknown names ignored."""
+        from pi_cli.extensions.tool_set import set_active
+
+        set_active(self._runner, names)
+
+    def set_model(self, model: Any) -> None:
+        self._host().set_model(model)
+
+    def set_thinking_level(self, level: str) -> None:
+        self._host().set_thinking_level(level)
+
+    async def exec(self, command: str, args: list[str] | None = None, timeout: float | None = None) -> dict[str, Any]:
+        """Run a program (no shell) in the session's cwd: ``{stdout, stderr, code, killed}``; a
+        killed process (timeout) has code 128+signal."""
+        proc = await asyncio.create_subprocess_exec(
+            command,
+            *(args or []),
+            cwd=self._runner.cwd,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            stdin=asyncio.subprocess.DEVNULL,
+        )
+        killed = False
+        try:
+            out, err = await asyncio.wait_for(proc.communicate(), timeout)
+        except TimeoutError:
+            killed = True
+            proc.send_signal(_signal.SIGKILL)
+            out, err = await proc.communicate()
+        code = proc.returncode if proc.returncode is not None else 1
+        if code < 0:
+            code = 128 - code
+        return {
+            "stdout": out.decode(errors="replace"),
+            "stderr": err.decode(errors="replace"),
+            "code": code,
+            "killed": killed,
+        }
+
+
+class SessionView:
+    """Read-only view of the session for ``ctx.session``."""
+
+    def __init__(self, host: Any) -> None:
+        self._host = host
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return [] if self._host is None else list(self._host.messages)
+
+    @property
+    def model(self) -> Any:
+        return None if self._host is None else self._host.model
+
+    @property
+    def thinking_level(self) -> str | None:
+        return None if self._host is None else str(self._host.thinking_level)
+
+    @property
+    def session_file(self) -> str | None:
+        return None if self._host is None else self._host.session_file
+
+    @property
+    def session_id(self) -> str | None:
+        return None if self._host is None else str(self._host.session_id)
+
+
+class ExtensionContext:
+    """``ctx``: ``cwd``, ``has_ui``, ``ui``, ``session`` (read-only), ``abort()``, ``is_idle()``."""
+
+    def __init__(self, runner: ExtensionRunner) -> None:
+        self._runner = runner
+        self.cwd = runner.cwd
+        self.session = SessionView(runner.host)
+
+    @property
+    def ui(self) -> ExtensionUI:
+        return self._runner.ui
+
+    @property
+    def has_ui(self) -> bool:
+        return bool(self._runner.ui.has_ui)
+
+    def is_idle(self) -> bool:
+        host = self._runner.host
+        return host is None or not host.is_streaming
+
+    def abort(self) -> None:
+        """Stop the current run (as Esc does); returns at once, the run ends shortly after."""
+        host = self._runner.host
+        if host is not None:
+            host.agent.abort()

@@ -1,0 +1,1 @@
+"""Example extensions shipped with pi_cli; load one with ``pi -e example:NAME``."""

@@ -1,0 +1,176 @@
+"""Finding and importing extensions.
+
+Places, in load order: ``<agent dir>/extensions/``, ``<cwd>/.pi/extensions/`` (only in a trusted
+project), settings ``"extensions": [...]``, installed packages (entry-point group
+``pi_cli.extensions``), then each ``-e/--extension PATH`` (``example:NAME`` names a module of
+:mod:`pi_cli.extensions.examples`). In a folder, every ``name.py`` and every ``name/__init__.py``
+is an extension. The same file is loaded once.
+
+A file that fails to import, lacks ``register`` or whose ``register`` raises is reported in one
+line naming the file and line; the others still load. An async ``register`` is awaited by
+:meth:`ExtensionRunner.start` on the session's loop, before ``session_start``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import inspect
+import sys
+import traceback
+from collections.abc import Iterable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from pi_cli.extensions.api import ExtensionAPI
+from pi_cli.extensions.runner import ExtensionRunner
+
+ENTRY_POINT_GROUP = "pi_cli.extensions"
+EXAMPLES = Path(__file__).parent / "examples"
+
+
+def folder_entries(folder: Path) -> list[Path]:
+    """The extensions in a folder: ``*.py`` files and packages, sorted by name."""
+    try:
+        children = sorted(folder.iterdir())
+    except OSError:
+        return []
+    found: list[Path] = []
+    for child in children:
+        if child.name.startswith((".", "_")):
+            continue
+        if (child.is_file() and child.suffix == ".py") or (child.is_dir() and (child / "__init__.py").is_file()):
+            found.append(child)
+    return found
+
+
+def resolve_spec(spec: str, base: Path) -> Path | str:
+    """A path for ``-e``/settings entries; ``example:NAME`` → the shipped example; an error
+    string when nothing is there."""
+    if spec.startswith("example:"):
+        name = spec.split(":", 1)[1]
+        path = EXAMPLES / f"{name}.py"
+        if not path.is_file():
+            names = ", ".join(p.stem for p in folder_entries(EXAMPLES))
+            return f"unknown example {name!r} (examples: {names})"
+        return path
+    path = Path(spec).expanduser()
+    if not path.is_absolute():
+        path = base / path
+    if not path.exists():
+        return f"{spec}: no such file or folder"
+    return path
+
+
+def _location(exc: BaseException, path: Path) -> str:
+    """``file:line`` where ``exc`` arose, preferring the deepest frame inside the extension."""
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return f"{exc.filename}:{exc.lineno or 0}"
+    frames = traceback.extract_tb(exc.__traceback__)
+    root = str(path if path.is_dir() else path.parent)
+    inside = [f for f in frames if f.filename.startswith(root)]
+    chosen = inside or list(frames)
+    return f"{chosen[-1].filename}:{chosen[-1].lineno}" if chosen else str(path)
+
+
+def _import(path: Path) -> ModuleType:
+    target = path / "__init__.py" if path.is_dir() else path
+    digest = hashlib.sha1(str(path).encode()).hexdigest()[:8]
+    name = f"pi_cli_ext_{path.stem.replace('-', '_')}_{digest}"
+    spec = importlib.util.spec_from_file_location(
+        name, target, submodule_search_locations=[str(path)] if path.is_dir() else None
+    )
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {target}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+def _register(runner: ExtensionRunner, register: Any, source: str, path: Path | None) -> str | None:
+    """Call ``register(pi)``; an async one is kept for ``runner.start``. Returns an error line."""
+    api = ExtensionAPI(runner, source)
+    try:
+        result = register(api)
+    except Exception as exc:
+        where = _location(exc, path) if path is not None else source
+        return f"extension {source} failed to register at {where}: {type(exc).__name__}: {exc}"
+    if inspect.isawaitable(result):
+        runner.deferred.append((source, result))
+    runner.sources.append(source)
+    return None
+
+
+def load_path(runner: ExtensionRunner, path: Path) -> str | None:
+    """Import one extension file or package and register it; returns an error line or None."""
+    source = str(path)
+    if source in runner.sources:
+        return None
+    try:
+        module = _import(path)
+    except Exception as exc:
+        return f"extension {source} failed to load at {_location(exc, path)}: {type(exc).__name__}: {exc}"
+    register = getattr(module, "register", None)
+    if not callable(register):
+        return f"extension {source}: no register(pi) function"
+    return _register(runner, register, source, path)
+
+
+def load_entry_points(runner: ExtensionRunner) -> list[str]:
+    """Installed packages that declare an entry point in ``pi_cli.extensions``."""
+    from importlib.metadata import entry_points
+
+    errors: list[str] = []
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        source = f"{point.name} ({point.value})"
+        try:
+            target = point.load()
+        except Exception as exc:
+            errors.append(f"extension {source} failed to load: {type(exc).__name__}: {exc}")
+            continue
+        register = getattr(target, "register", target)
+        if not callable(register):
+            errors.append(f"extension {source}: no register(pi) function")
+            continue
+        error = _register(runner, register, source, None)
+        if error:
+            errors.append(error)
+    return errors
+
+
+def load_all(
+    runner: ExtensionRunner,
+    *,
+    agent_dir: Path,
+    cwd: Path,
+    trusted: bool,
+    settings_entries: Iterable[str] = (),
+    cli_entries: Iterable[str] = (),
+    entry_points: bool = True,
+) -> list[str]:
+    """Load every extension from every place; returns the error lines (one per failure)."""
+    errors: list[str] = []
+    paths: list[Path] = list(folder_entries(agent_dir / "extensions"))
+    if trusted:
+        paths.extend(folder_entries(cwd / ".pi" / "extensions"))
+    for spec in [*settings_entries, *cli_entries]:
+        resolved = resolve_spec(spec, cwd)
+        if isinstance(resolved, str):
+            errors.append(f"extension {resolved}")
+        elif resolved.is_dir() and not (resolved / "__init__.py").is_file():
+            paths.extend(folder_entries(resolved))
+        else:
+            paths.append(resolved)
+    for path in paths:
+        error = load_path(runner, path.resolve())
+        if error:
+            errors.append(error)
+    if entry_points:
+        errors.extend(load_entry_points(runner))
+    return errors

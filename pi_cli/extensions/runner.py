@@ -1,0 +1,352 @@
+"""The extension runner: what extensions registered, and event dispatch with error isolation.
+
+Handlers run in load order. A handler that raises is reported through ``on_error`` (RPC: an
+``extension_error`` event; print: stderr) and the others still run — except for ``tool_call``,
+where a raising handler blocks that call (fail closed) with the error as the tool result.
+While ``tool_call`` handlers run, :data:`current_tool_call` holds ``{toolCallId, toolName, input}``
+so a front end can attach a dialog to the call being decided (ACP's ``request_permission``).
+
+The runner knows the session only through the duck-typed ``host`` bound by
+:func:`pi_cli.extensions.install.attach_extensions` (this package sits below the session layer).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pi_cli.extensions.ui import ExtensionUI, NoUI
+
+current_tool_call: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar(
+    "current_tool_call", default=None
+)
+
+ErrorSink = Callable[[dict[str, Any]], None]
+
+
+@dataclass(slots=True)
+class Registered:
+    """One registration, remembered with the extension file it came from (for error lines)."""
+
+    source: str
+    value: Any
+
+
+@dataclass(slots=True)
+class Command:
+    name: str
+    handler: Callable[..., Any]
+    description: str
+    source: str
+
+
+@dataclass(slots=True)
+class Flag:
+    name: str
+    type: str
+    default: Any
+    description: str
+    source: str
+
+
+class ExtensionRunner:
+    """Registries (handlers, tools, commands, flags) plus dispatch. One per session."""
+
+    def __init__(self, cwd: str, flag_values: dict[str, Any] | None = None) -> None:
+        self.cwd = cwd
+        self.handlers: dict[str, list[Registered]] = {}
+        self.tools: list[Registered] = []
+        self.commands: dict[str, Command] = {}
+        self.flags: dict[str, Flag] = {}
+        self.flag_values = dict(flag_values or {})
+        self.sources: list[str] = []  # extensions loaded, in order (for the start-up header)
+        self.ui: ExtensionUI = NoUI()
+        self.host: Any = None  # the AgentSession, bound by install
+        self.on_error: ErrorSink = _stderr_error
+        self.started = False
+        self._starting: asyncio.Future[None] | None = None
+        self.base_tools: list[Any] = []  # the session's built-ins (set by install)
+        self.deferred: list[tuple[str, Any]] = []  # async register() awaitables, run by start
+        self.pending: set[Any] = set()  # tasks started by send_user_message
+
+    # -- registration (called through ExtensionAPI) -------------------------------------------
+
+    def add_handler(self, event: str, handler: Callable[..., Any], source: str) -> None:
+        self.handlers.setdefault(event, []).append(Registered(source, handler))
+
+    def has_handlers(self, event: str) -> bool:
+        return bool(self.handlers.get(event))
+
+    # -- dispatch -------------------------------------------------------------------------------
+
+    def context(self) -> Any:
+        from pi_cli.extensions.api import ExtensionContext
+
+        return ExtensionContext(self)
+
+    def report(self, source: str, event: str, exc: BaseException) -> None:
+        """A failing handler: one ``extension_error`` record to ``on_error``; never raises."""
+        record = {"type": "extension_error", "extensionPath": source, "event": event, "error": _describe(exc)}
+        try:
+            self.on_error(record)
+        except Exception:  # the error sink itself must not break the run
+            _stderr_error(record)
+
+    async def call(self, entry: Registered, event: dict[str, Any]) -> Any:
+        result = entry.value(event, self.context())
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+    async def emit(self, event: dict[str, Any]) -> list[Any]:
+        """Run every handler of ``event["type"]``; returns their non-None results in order."""
+        results: list[Any] = []
+        for entry in tuple(self.handlers.get(event["type"], ())):
+            try:
+                result = await self.call(entry, event)
+            except Exception as exc:
+                self.report(entry.source, event["type"], exc)
+                continue
+            if result is not None:
+                results.append(result)
+        return results
+
+    def listener(self, event: dict[str, Any]) -> Any:
+        """Session subscriber: forwards events that have handlers (cheap when none do)."""
+        if event.get("type") not in self.handlers:
+            return None
+        return self.emit(event)
+
+    async def start(self) -> None:
+        """``session_start`` once, when the front end has bound its UI (or at the first prompt);
+        async ``register`` functions are awaited first. Concurrent callers wait for the same start."""
+        if self._starting is None:
+            self._starting = asyncio.ensure_future(self._start())
+        await asyncio.shield(self._starting)
+
+    async def _start(self) -> None:
+        self.started = True
+        deferred, self.deferred = self.deferred, []
+        for source, awaitable in deferred:
+            try:
+                await awaitable
+            except Exception as exc:
+                self.report(source, "register", exc)
+        if self.host is not None and self.tools:
+            from pi_cli.extensions.tool_set import apply_tools
+
+            apply_tools(self)
+        await self.emit({"type": "session_start", "reason": "startup"})
+
+    async def shutdown(self) -> None:
+        if self.started:
+            await self.emit({"type": "session_shutdown", "reason": "quit"})
+
+    # -- agent hooks ------------------------------------------------------------------------------
+
+    async def tool_call(self, context: Any) -> dict[str, Any] | None:
+        """``tool_call`` handlers before execution: mutate ``event["input"]`` or block."""
+        entries = self.handlers.get("tool_call")
+        if not entries:
+            return None
+        call = context.tool_call
+        event = {"type": "tool_call", "toolCallId": call["id"], "toolName": call["name"], "input": context.args}
+        token = current_tool_call.set({"toolCallId": call["id"], "toolName": call["name"], "input": context.args})
+        try:
+            for entry in tuple(entries):
+                try:
+                    result = await self.call(entry, event)
+                except Exception as exc:
+                    self.report(entry.source, "tool_call", exc)
+                    return {"block": True, "reason": f"Extension {entry.source} failed in tool_call: {_describe(exc)}"}
+                if event["input"] is not context.args and isinstance(event["input"], dict):
+                    context.args.clear()  # a handler replaced the dict: carry its keys to execute
+                    context.args.update(event["input"])
+                    event["input"] = context.args
+                if isinstance(result, dict) and result.get("block"):
+                    verdict = {"block": True, "reason": result.get("reason") or "Blocked by extension"}
+                    if result.get("terminate") is not None:
+                        verdict["terminate"] = bool(result["terminate"])
+                    return verdict
+        finally:
+            current_tool_call.reset(token)
+        return None
+
+    async def tool_result(self, context: Any) -> dict[str, Any] | None:
+        """``tool_result`` handlers chain like middleware; returns the fields that changed."""
+        entries = self.handlers.get("tool_result")
+        if not entries:
+            return None
+        call = context.tool_call
+        current = {"content": context.result.content, "details": context.result.details, "isError": context.is_error}
+        changed: dict[str, Any] = {}
+        for entry in tuple(entries):
+            event = {"type": "tool_result", "toolCallId": call["id"], "toolName": call["name"], "input": context.args}
+            event.update(current)
+            try:
+                result = await self.call(entry, event)
+            except Exception as exc:
+                self.report(entry.source, "tool_result", exc)
+                continue
+            if isinstance(result, dict):
+                for key in ("content", "details", "isError", "usage"):
+                    if key in result and result[key] is not None:
+                        current[key] = result[key]
+                        changed[key] = result[key]
+        return changed or None
+
+    async def transform_context(self, messages: list[Any]) -> list[Any]:
+        """``context``: a handler may return ``{"messages": [...]}`` for this request only."""
+        for entry in tuple(self.handlers.get("context", ())):
+            try:
+                result = await self.call(entry, {"type": "context", "messages": list(messages)})
+            except Exception as exc:
+                self.report(entry.source, "context", exc)
+                continue
+            if isinstance(result, dict) and isinstance(result.get("messages"), list):
+                messages = result["messages"]
+        return messages
+
+    # -- prompts ----------------------------------------------------------------------------------
+
+    def wants_prompt(self, text: str) -> bool:
+        """True when a prompt must go through :meth:`run_prompt` (a command, ``input`` handlers,
+        or ``session_start`` / async registers still to run)."""
+        if self._starting is None or not self._starting.done():
+            return True
+        return "input" in self.handlers or self.command_for(text) is not None
+
+    async def run_prompt(
+        self,
+        text: str,
+        images: list[Any] | None,
+        streaming_behavior: str | None,
+        begin: Callable[[str, list[Any] | None, str | None], Any],
+        source: str = "interactive",
+    ) -> None:
+        """Extension command, else ``input`` handlers (transform / handled), else ``begin``."""
+        await self.start()
+        found = self.command_for(text)
+        if found is not None:
+            await self.run_command(*found)
+            return
+        event: dict[str, Any] = {
+            "type": "input",
+            "text": text,
+            "images": list(images or []),
+            "source": source,
+            "streamingBehavior": streaming_behavior,
+        }
+        for entry in tuple(self.handlers.get("input", ())):
+            try:
+                result = await self.call(entry, event)
+            except Exception as exc:
+                self.report(entry.source, "input", exc)
+                continue
+            action = result.get("action") if isinstance(result, dict) else None
+            if action == "handled":
+                return
+            if action == "transform":
+                event["text"] = str(result.get("text", event["text"]))
+                if isinstance(result.get("images"), list):
+                    event["images"] = result["images"]
+        run = begin(event["text"], event["images"] or None, streaming_behavior)
+        if run is not None:
+            await run
+
+    async def start_run(self, agent: Any, message: dict[str, Any]) -> None:
+        """``before_agent_start``: handlers may replace the system prompt for this run (chained)
+        and add ``message``s (custom messages that join the transcript) before it starts."""
+        if "before_agent_start" not in self.handlers:
+            await agent.prompt([message])
+            return
+        original = agent.state.system_prompt
+        content = message.get("content") or []
+        event: dict[str, Any] = {
+            "type": "before_agent_start",
+            "messageType": "user",
+            "prompt": "".join(c.get("text", "") for c in content if c.get("type") == "text"),
+            "images": [c for c in content if c.get("type") == "image"],
+            "systemPrompt": original,
+        }
+        extra: list[dict[str, Any]] = []
+        for entry in tuple(self.handlers["before_agent_start"]):
+            try:
+                result = await self.call(entry, event)
+            except Exception as exc:
+                self.report(entry.source, "before_agent_start", exc)
+                continue
+            if not isinstance(result, dict):
+                continue
+            if isinstance(result.get("systemPrompt"), str):
+                event["systemPrompt"] = result["systemPrompt"]
+            if isinstance(result.get("message"), dict):
+                extra.append(_custom_message(result["message"]))
+        agent.state.system_prompt = event["systemPrompt"]
+        try:
+            await agent.prompt([message, *extra])
+        finally:
+            agent.state.system_prompt = original
+
+    # -- commands -------------------------------------------------------------------------------
+
+    def command_for(self, text: str) -> tuple[Command, str] | None:
+        """``/name args`` naming a registered command → (command, args)."""
+        if not text.startswith("/") or not self.commands:
+            return None
+        name, _, args = text[1:].partition(" ")
+        command = self.commands.get(name)
+        return None if command is None else (command, args.strip())
+
+    async def run_command(self, command: Command, args: str) -> None:
+        await self.start()
+        try:
+            result = command.handler(args, self.context())
+            if inspect.isawaitable(result):
+                await result
+        except Exception as exc:
+            self.report(command.source, f"command:{command.name}", exc)
+
+    def command_list(self) -> list[dict[str, Any]]:
+        """RPC ``get_commands`` entries (``source: "extension"``)."""
+        return [
+            {"name": c.name, "description": c.description, "source": "extension", "path": c.source}
+            for c in self.commands.values()
+        ]
+
+
+def _custom_message(spec: dict[str, Any]) -> dict[str, Any]:
+    """pi's custom message (``role: "custom"``) from what a handler returned."""
+    import time
+
+    out = {
+        "role": "custom",
+        "customType": str(spec.get("customType") or "extension"),
+        "content": spec.get("content", ""),
+        "display": bool(spec.get("display", True)),
+        "timestamp": int(time.time() * 1000),
+    }
+    if spec.get("details") is not None:
+        out["details"] = spec["details"]
+    return out
+
+
+def _describe(exc: BaseException) -> str:
+    """``Type: message (file:line)`` of the innermost frame, so the line names where it failed."""
+    frame = exc.__traceback__
+    while frame is not None and frame.tb_next is not None:
+        frame = frame.tb_next
+    where = f" ({frame.tb_frame.f_code.co_filename}:{frame.tb_lineno})" if frame is not None else ""
+    text = str(exc)
+    return f"{type(exc).__name__}{': ' + text if text else ''}{where}"
+
+
+def _stderr_error(record: dict[str, Any]) -> None:
+    import sys
+
+    sys.stderr.write(f"Extension error ({record['extensionPath']}, {record['event']}): {record['error']}\n")
+    sys.stderr.flush()

@@ -1,0 +1,42 @@
+"""Extension tools in the agent's tool list, beside the built-ins and MCP tools.
+
+``runner.base_tools`` holds the built-ins the session started with. An extension tool with a
+built-in's name replaces it in place. Tools this module does not know (MCP tools, merged into the
+agent before each run by pi_cli.mcp) are left where they are, so they still pass through the
+``tool_call``/``tool_result`` hooks, which sit on the agent, not on the tools.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_cli.extensions.runner import ExtensionRunner
+
+
+def all_tools(runner: ExtensionRunner) -> dict[str, Any]:
+    """Every tool pi_cli knows by name: built-ins, then extension tools (replacing same names)."""
+    tools: dict[str, Any] = {t.name: t for t in runner.base_tools}
+    for entry in runner.tools:
+        tools[entry.value.name] = entry.value
+    return tools
+
+
+def apply_tools(runner: ExtensionRunner) -> None:
+    """Put extension tools into the agent: replace same-named tools, append new ones."""
+    agent = runner.host.agent
+    known = all_tools(runner)
+    current = list(agent.state.tools)
+    names = [t.name for t in current]
+    updated = [known.get(t.name, t) if t.name in {e.value.name for e in runner.tools} else t for t in current]
+    for entry in runner.tools:
+        if entry.value.name not in names:
+            updated.append(entry.value)
+    agent.state.tools = updated
+
+
+def set_active(runner: ExtensionRunner, names: list[str]) -> None:
+    """Exactly ``names`` among the known tools (in that order); unknown ones (MCP) stay."""
+    agent = runner.host.agent
+    known = all_tools(runner)
+    others = [t for t in agent.state.tools if t.name not in known]
+    agent.state.tools = [known[name] for name in names if name in known] + others

@@ -1,0 +1,50 @@
+"""``ctx.ui`` over RPC: pi's ``extension_ui_request`` sub-protocol (docs/rpc-extension-ui.md).
+
+Dialogs (``select``, ``confirm``, ``input``) wait for the client's ``extension_ui_response`` through
+:class:`RpcDialogs`; ``notify``, ``setStatus``, ``setWidget`` and ``set_editor_text`` are
+fire-and-forget requests with a fresh id and no answer expected.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from pi_cli.modes.rpc.dialogs import RpcDialogs
+
+
+class RpcExtensionUI:
+    """The RPC front end's :class:`pi_cli.extensions.ExtensionUI` (``has_ui`` True, as pi's)."""
+
+    has_ui = True
+
+    def __init__(self, dialogs: RpcDialogs, send: Callable[[dict[str, Any]], None]) -> None:
+        self._dialogs = dialogs
+        self._send = send
+
+    def _fire(self, method: str, **fields: Any) -> None:
+        request = {"type": "extension_ui_request", "id": str(uuid.uuid4()), "method": method}
+        request.update({key: value for key, value in fields.items() if value is not None})
+        self._send(request)
+
+    def notify(self, text: str, level: str = "info") -> None:
+        self._fire("notify", message=text, notifyType=level)
+
+    async def confirm(self, title: str, message: str = "") -> bool:
+        return await self._dialogs.confirm(title, message)
+
+    async def select(self, title: str, options: list[str]) -> str | None:
+        return await self._dialogs.select(title, options)
+
+    async def input(self, title: str, placeholder: str | None = None) -> str | None:
+        return await self._dialogs.input(title, placeholder)
+
+    def set_status(self, key: str, text: str | None) -> None:
+        self._fire("setStatus", statusKey=key, statusText=text)
+
+    def set_widget(self, key: str, lines: list[str] | None) -> None:
+        self._fire("setWidget", widgetKey=key, widgetLines=lines, widgetPlacement="aboveEditor")
+
+    def set_editor_text(self, text: str) -> None:
+        self._fire("set_editor_text", text=text)
