@@ -13,7 +13,6 @@ import os
 from typing import Any
 
 from pi_cli.permissions.rules import tool_path
-from pi_cli.tools.diff import generate_diff
 
 MAX_LINES = 40
 MAX_FILE_BYTES = 512 * 1024  # larger files are not diffed, only named
@@ -43,6 +42,8 @@ def _current_text(path: str) -> str | None:
 
 def preview_lines(tool: str, args: dict[str, Any], cwd: str) -> list[str]:
     """The lines that show what this call would do."""
+    from pi_cli.tools.diff import generate_diff  # only when a question is asked (difflib)
+
     if tool == "bash":
         command = args.get("command")
         lines = [f"$ {line}" if i == 0 else f"  {line}" for i, line in enumerate(str(command).split("\n"))]
