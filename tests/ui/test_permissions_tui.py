@@ -139,3 +139,15 @@ async def test_trust_command_saves_a_decision(faux: Any, workdir: Path, tmp_path
         await pilot.press("enter")  # "Trust"
         await wait_until(pilot, lambda: (tmp_path / "agent" / "trust.json").exists())
     assert read_json(tmp_path / "agent" / "trust.json") == {resolved: True}
+
+
+async def test_typing_in_the_dialog_queues_steering_and_keeps_asking(faux: Any, workdir: Path) -> None:
+    app = gated_app(faux, workdir, "touch made")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await ask_and_answer(pilot, app, *"use 2 files", "enter")
+        await pilot.pause()
+        assert app.screen is screen  # still asking
+        assert list(app.session.steering_messages) == ["use 2 files"]
+        await pilot.press("1")
+        await settled(pilot, app)
+    assert (workdir / "made").exists()

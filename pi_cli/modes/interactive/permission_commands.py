@@ -49,7 +49,12 @@ class TuiApprovalUI:
             aborting.append(True)
             self.app.run_worker(self.app.action_clear_or_abort(), group="approval-abort")
 
-        result: str | None = await self._show(ApprovalScreen(title, options, abort))
+        def steer(text: str) -> None:
+            self.app.session.steer(text)
+            self.app.refresh_queue()
+            self.app.notify(f"Steering queued: {text}")
+
+        result: str | None = await self._show(ApprovalScreen(title, options, abort, steer))
         if aborting:
             # Not an answer: the abort on its way cancels this wait (the gate watches the signal);
             # returning now would record a "declined" result first.

@@ -3,6 +3,8 @@
 :class:`ApprovalScreen` shows the question (the command or the diff, ``+`` lines green and ``-``
 lines red) and the answers; Up/Down and Enter or the digits 1–9 choose; Escape declines (None);
 Ctrl-C declines *and* aborts the run, as Ctrl-C does everywhere else while the agent works.
+Typing goes to a steering line under the answers: Enter queues that text as steering (as the
+editor would while the agent works) and the question stays open.
 :class:`MessageScreen` asks for one line of text (Enter sends, Escape cancels).
 """
 
@@ -38,13 +40,25 @@ def styled_question(title: str) -> Text:
     return text
 
 
+class SteerInput(Input):
+    """The steering line; while it is empty, digits are answers (the screen's bindings), not text."""
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        if character is not None and character.isdigit() and not self.value:
+            return False
+        return super().check_consume_key(key, character)
+
+
 class ApprovalScreen(ModalScreen[str | None]):
     """Choose one of ``options``; dismisses with the label, or None."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "decline", "Deny", priority=True),
         Binding("ctrl+c", "abort", "Abort", priority=True),
-        *(Binding(str(n), f"pick({n - 1})", show=False) for n in range(1, 10)),
+        Binding("up", "move(-1)", show=False, priority=True),
+        Binding("down", "move(1)", show=False, priority=True),
+        Binding("enter", "enter", show=False, priority=True),
+        *(Binding(str(n), f"pick({n - 1})", show=False, priority=True) for n in range(1, 10)),
     ]
     DEFAULT_CSS = """
     ApprovalScreen { align: center bottom; background: $background 30%; }
@@ -55,25 +69,55 @@ class ApprovalScreen(ModalScreen[str | None]):
     ApprovalScreen VerticalScroll { height: auto; max-height: 24; }
     ApprovalScreen OptionList { border: none; height: auto; background: $surface; }
     ApprovalScreen #approval-hint { color: $text-muted; height: 1; }
+    ApprovalScreen Input, ApprovalScreen Input:focus { border: none; height: 1; padding: 0; background: $surface; }
     """
 
-    def __init__(self, title: str, options: list[str], on_abort: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        title: str,
+        options: list[str],
+        on_abort: Callable[[], None] | None = None,
+        on_steer: Callable[[str], None] | None = None,
+    ) -> None:
         super().__init__()
         self.question = title
         self.options = options
         self.on_abort = on_abort
+        self.on_steer = on_steer
 
     def compose(self) -> ComposeResult:
         with Vertical():
             with VerticalScroll():
                 yield Static(styled_question(self.question), id="approval-question")
             yield OptionList(*(f"{n}. {label}" for n, label in enumerate(self.options, 1)), id="approval-options")
-            yield Static("↑↓ move · enter choose · esc deny · ctrl+c abort the run", id="approval-hint")
+            yield SteerInput(placeholder="type to steer (queued while this waits)", id="approval-steer")
+            yield Static("1-9 / ↑↓ enter choose · esc deny · ctrl+c abort the run", id="approval-hint")
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
         options.highlighted = 0
-        options.focus()
+        self.query_one(Input).focus()
+
+    def _steer_text(self) -> str:
+        return self.query_one("#approval-steer", Input).value
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "pick":  # once steering text is being typed, digits are text
+            return not self._steer_text()
+        return True
+
+    def action_move(self, step: int) -> None:
+        options = self.query_one(OptionList)
+        options.highlighted = ((options.highlighted or 0) + step) % len(self.options)
+
+    def action_enter(self) -> None:
+        steer = self._steer_text().strip()
+        if steer:
+            self.query_one("#approval-steer", Input).value = ""
+            if self.on_steer is not None:
+                self.on_steer(steer)
+            return
+        self.action_pick(self.query_one(OptionList).highlighted or 0)
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
