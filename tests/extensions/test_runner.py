@@ -1,0 +1,195 @@
+"""The runner and API in process: async register, tool sets, exec, hooks and their error paths."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from pi_cli.agent.types import AgentToolResult
+from pi_cli.extensions import ExtensionRunner, current_tool_call
+from pi_cli.extensions.api import ExtensionAPI
+from pi_cli.extensions.install import attach_extensions
+from pi_cli.extensions.loader import load_all
+
+
+class FakeTool:
+    def __init__(self, name: str) -> None:
+        self.name, self.label, self.description = name, name, f"built-in {name}"
+        self.parameters: dict[str, Any] = {"type": "object"}
+        self.execution_mode = None
+
+    def prepare_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
+        return args
+
+    async def execute(self, *args: Any) -> AgentToolResult:
+        return AgentToolResult(content=[{"type": "text", "text": self.name}])
+
+
+class FakeSession:
+    def __init__(self) -> None:
+        self.agent = SimpleNamespace(
+            state=SimpleNamespace(tools=[FakeTool("read"), FakeTool("bash")], system_prompt="S"),
+            before_tool_call=None,
+            after_tool_call=None,
+            transform_context=None,
+        )
+        self.startup_notices: list[str] = []
+        self.listeners: list[Any] = []
+        self.prompts: list[str] = []
+        self.is_streaming = False
+
+    def subscribe(self, listener: Any) -> Any:
+        self.listeners.append(listener)
+        return lambda: None
+
+    async def prompt(self, text: str) -> None:
+        self.prompts.append(text)
+
+
+def _call_context(args: dict[str, Any]) -> Any:
+    return SimpleNamespace(tool_call={"id": "t1", "name": "bash"}, args=args)
+
+
+def test_async_register_tool_replacing_a_builtin_and_active_tools(tmp_path: Path) -> None:
+    ext = tmp_path / "ext.py"
+    ext.write_text(
+        "import asyncio\n"
+        "async def register(pi):\n"
+        "    await asyncio.sleep(0)\n"
+        "    pi.register_tool({'name': 'read', 'description': 'mine', 'execute': lambda *a: 'ext read'})\n"
+        "    pi.register_tool({'name': 'extra', 'description': 'new', 'execute': lambda *a: {'content': 'x'}})\n"
+    )
+    runner = ExtensionRunner(str(tmp_path))
+    assert load_all(runner, agent_dir=tmp_path / "none", cwd=tmp_path, trusted=True, cli_entries=[str(ext)]) == []
+    session = FakeSession()
+    attach_extensions(session, runner)
+    session.agent.state.tools.append(FakeTool("mcp__x"))  # what pi_cli.mcp merges in before a run
+
+    async def go() -> None:
+        await runner.start()
+        tools = session.agent.state.tools
+        assert [t.name for t in tools] == ["read", "bash", "mcp__x", "extra"]
+        assert tools[0].description == "mine"
+        assert (await tools[0].execute("id", {}, None, None)).content == [{"type": "text", "text": "ext read"}]
+        api = ExtensionAPI(runner, "t")
+        assert {t["name"] for t in api.get_all_tools()} == {"read", "bash", "extra"}
+        api.set_active_tools(["extra", "bash", "nope"])
+        assert [t.name for t in session.agent.state.tools] == ["extra", "bash", "mcp__x"]  # MCP tools stay
+        assert api.get_active_tools() == ["extra", "bash", "mcp__x"]
+
+    asyncio.run(go())
+
+
+def test_tool_call_hooks_mutate_block_and_reset_current_call() -> None:
+    runner = ExtensionRunner(".")
+    seen: list[Any] = []
+
+    def replace(event: dict[str, Any], ctx: Any) -> None:
+        seen.append(current_tool_call.get())
+        event["input"] = {"command": "safe"}
+
+    async def block(event: dict[str, Any], ctx: Any) -> dict[str, Any] | None:
+        return {"block": True, "reason": "r", "terminate": True} if event["input"]["command"] == "safe" else None
+
+    api = ExtensionAPI(runner, "x.py")
+    api.on("tool_call", replace)
+    args: dict[str, Any] = {"command": "rm"}
+    assert asyncio.run(runner.tool_call(_call_context(args))) is None
+    assert args == {"command": "safe"}  # a replaced dict is copied into the arguments execute gets
+    assert seen == [{"toolCallId": "t1", "toolName": "bash", "input": args}]
+    assert current_tool_call.get() is None
+    api.on("tool_call", block)
+    verdict = asyncio.run(runner.tool_call(_call_context({"command": "x"})))
+    assert verdict == {"block": True, "reason": "r", "terminate": True}
+
+
+def test_raising_tool_call_fails_closed_and_reports() -> None:
+    runner = ExtensionRunner(".")
+    errors: list[dict[str, Any]] = []
+    runner.on_error = errors.append
+
+    def bad(event: dict[str, Any], ctx: Any) -> None:
+        raise ValueError("boom")
+
+    ExtensionAPI(runner, "bad.py").on("tool_call", bad)
+    verdict = asyncio.run(runner.tool_call(_call_context({})))
+    assert verdict is not None and verdict["block"] is True and "ValueError: boom" in verdict["reason"]
+    assert errors[0]["type"] == "extension_error" and errors[0]["extensionPath"] == "bad.py"
+    assert errors[0]["event"] == "tool_call" and "test_runner.py:" in errors[0]["error"]
+
+
+def test_input_transform_handled_and_before_agent_start() -> None:
+    runner = ExtensionRunner(".")
+    api = ExtensionAPI(runner, "x.py")
+    api.on("input", lambda e, c: {"action": "handled"} if e["text"] == "ping" else None)
+    api.on("input", lambda e, c: {"action": "transform", "text": e["text"].upper()})
+    api.on("before_agent_start", lambda e, c: {"systemPrompt": e["systemPrompt"] + "+", "message": {"content": "m"}})
+    begun: list[str] = []
+
+    def begin(text: str, images: Any, behaviour: Any) -> None:
+        begun.append(text)
+
+    agent = SimpleNamespace(state=SimpleNamespace(system_prompt="S"), sent=[])
+
+    async def prompt(messages: list[Any]) -> None:
+        agent.sent.append((agent.state.system_prompt, messages))
+
+    agent.prompt = prompt
+
+    async def go() -> None:
+        await runner.run_prompt("ping", None, None, begin)
+        await runner.run_prompt("hello", None, None, begin)
+        await runner.start_run(agent, {"role": "user", "content": [{"type": "text", "text": "q"}]})
+
+    asyncio.run(go())
+    assert begun == ["HELLO"]
+    system, messages = agent.sent[0]
+    assert system == "S+" and agent.state.system_prompt == "S"  # only for this run
+    assert messages[1]["role"] == "custom" and messages[1]["content"] == "m"
+
+
+def test_exec_exit_codes_and_timeout(tmp_path: Path) -> None:
+    api = ExtensionAPI(ExtensionRunner(str(tmp_path)), "x.py")
+
+    async def go() -> tuple[dict[str, Any], dict[str, Any]]:
+        ok = await api.exec(sys.executable, ["-c", "import sys; print('hi'); sys.exit(3)"])
+        slow = await api.exec(sys.executable, ["-c", "import time; time.sleep(30)"], timeout=0.2)
+        return ok, slow
+
+    ok, slow = asyncio.run(go())
+    assert ok["stdout"] == "hi\n" and ok["code"] == 3 and ok["killed"] is False
+    assert slow["killed"] is True and slow["code"] == 128 + 9
+
+
+def test_send_user_message_prompts_when_idle_and_queues_while_streaming() -> None:
+    runner = ExtensionRunner(".")
+    session = FakeSession()
+    session.steer = lambda text: session.prompts.append(f"steer:{text}")  # type: ignore[attr-defined]
+    session.follow_up = lambda text: session.prompts.append(f"follow:{text}")  # type: ignore[attr-defined]
+    runner.host = session
+    api = ExtensionAPI(runner, "x.py")
+
+    async def go() -> None:
+        api.send_user_message("now")
+        await asyncio.gather(*runner.pending)
+        session.is_streaming = True
+        api.send_user_message("a")
+        api.send_user_message("b", deliver_as="followUp")
+
+    asyncio.run(go())
+    assert session.prompts == ["now", "steer:a", "follow:b"]
+
+
+def test_missing_register_and_bad_tool_are_one_line(tmp_path: Path) -> None:
+    (tmp_path / "exts").mkdir()
+    (tmp_path / "exts" / "empty.py").write_text("x = 1\n")
+    (tmp_path / "exts" / "badtool.py").write_text("def register(pi):\n    pi.register_tool({'name': 't'})\n")
+    runner = ExtensionRunner(str(tmp_path))
+    errors = load_all(runner, agent_dir=tmp_path, cwd=tmp_path, trusted=False, cli_entries=["exts", "gone.py"])
+    assert len(errors) == 3
+    assert any("badtool.py:2" in e and "missing description, execute" in e for e in errors)
+    assert any("empty.py: no register(pi) function" in e for e in errors)
+    assert any("gone.py: no such file or folder" in e for e in errors)
