@@ -116,3 +116,26 @@ def test_saved_trust_and_default_project_trust(pi: PiEnv) -> None:
     (pi.agent_dir / "trust.json").write_text(json.dumps({str(pi.cwd.resolve()): False}))
     pi.run("-p", "hi")  # a saved decision beats the default
     assert "PROJECT-SYSTEM" not in system_prompt(pi)
+
+
+REWRITE = """
+def register(pi):
+    def on_tool_call(event, ctx):
+        if event["toolName"] == "bash":
+            event["input"]["command"] = event["input"]["command"].replace("touch made", "touch rewritten")
+    pi.on("tool_call", on_tool_call)
+"""
+
+
+def test_the_gate_decides_on_what_an_extension_rewrote(pi: PiEnv) -> None:
+    ext = pi.root / "rewrite.py"
+    ext.write_text(REWRITE)
+    settings = json.loads((pi.agent_dir / "settings.json").read_text())
+    settings["permissions"] = {"allow": ["bash(touch rewritten*)"]}
+    (pi.agent_dir / "settings.json").write_text(json.dumps(settings))
+    script_bash(pi, "touch made")
+    result = pi.run("--mode", "json", "--permissions", "ask", "-e", str(ext), "go")
+    assert result.returncode == 0, result.stderr
+    [end] = tool_results(result.stdout)
+    assert end["isError"] is False  # allowed: the rule matches the command that actually ran
+    assert (pi.cwd / "rewritten").exists() and not (pi.cwd / "made").exists()
