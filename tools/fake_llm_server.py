@@ -487,7 +487,7 @@ async def _serve(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Scripted fake OpenAI/Anthropic streaming server (127.0.0.1).")
+    parser = argparse.ArgumentParser(description="Scripted fake OpenAI/Anthropic/Gemini streaming server (127.0.0.1).")
     parser.add_argument("--script", help="JSON file: list of turns (see module docstring)")
     parser.add_argument("--log", help="append every request as a JSON line to this file")
     parser.add_argument("--loop", action="store_true", help="restart the script when it runs out")
