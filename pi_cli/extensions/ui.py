@@ -7,7 +7,8 @@ print/json: :class:`NoUI`). Dialogs are async; ``notify``/``set_*`` are fire-and
 from __future__ import annotations
 
 import sys
-from typing import Protocol, runtime_checkable
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
 
 
 @runtime_checkable
@@ -59,3 +60,61 @@ class NoUI:
 
     def set_editor_text(self, text: str) -> None:
         return None
+
+
+class DialogUI:
+    """``ctx.ui`` for a front end that already has the approval gate's two dialogs (``select``,
+    ``input``): TUI modal screens, inline scrollback questions. ``confirm`` is a Yes/No select;
+    ``notify`` goes to the transcript; statuses and widgets are kept in ``statuses``/``widgets``
+    (the caller may pass callbacks to show them)."""
+
+    has_ui = True
+
+    def __init__(
+        self,
+        dialogs: Any,
+        notify: Callable[[str, str], None],
+        set_editor_text: Callable[[str], None] | None = None,
+        on_change: Callable[[], None] | None = None,
+    ) -> None:
+        self._dialogs = dialogs
+        self._notify = notify
+        self._set_editor_text = set_editor_text
+        self._on_change = on_change
+        self.statuses: dict[str, str] = {}
+        self.widgets: dict[str, list[str]] = {}
+
+    def notify(self, text: str, level: str = "info") -> None:
+        self._notify(text, level)
+
+    async def confirm(self, title: str, message: str = "") -> bool:
+        answer: str | None = await self._dialogs.select(f"{title}\n{message}" if message else title, ["Yes", "No"])
+        return answer == "Yes"
+
+    async def select(self, title: str, options: list[str]) -> str | None:
+        answer: str | None = await self._dialogs.select(title, options)
+        return answer
+
+    async def input(self, title: str, placeholder: str | None = None) -> str | None:
+        answer: str | None = await self._dialogs.input(title, placeholder)
+        return answer
+
+    def set_status(self, key: str, text: str | None) -> None:
+        if text is None:
+            self.statuses.pop(key, None)
+        else:
+            self.statuses[key] = text
+        if self._on_change is not None:
+            self._on_change()
+
+    def set_widget(self, key: str, lines: list[str] | None) -> None:
+        if lines is None:
+            self.widgets.pop(key, None)
+        else:
+            self.widgets[key] = list(lines)
+        if self._on_change is not None:
+            self._on_change()
+
+    def set_editor_text(self, text: str) -> None:
+        if self._set_editor_text is not None:
+            self._set_editor_text(text)

@@ -15,6 +15,7 @@ from typing import Any
 from rich.console import RenderableType
 
 from pi_cli.modes.display import preview_lines, result_text, tool_call_title
+from pi_cli.modes.extension_bridge import bind_extension_ui
 from pi_cli.modes.inline import render
 from pi_cli.modes.inline.approvals import InlineApprovals
 from pi_cli.modes.inline.commands import run_command
@@ -75,6 +76,10 @@ class InlineController:
         gate = getattr(session, "permissions", None)
         if gate is not None:
             gate.ui = self.approvals
+        styles = {"info": "grey62", "warning": "yellow", "error": "bold red"}
+        bind_extension_ui(
+            session, self.approvals, lambda text, level: self._print(render.notice(text, styles.get(level, "grey62")))
+        )
         self.unsubscribe = session.subscribe(self.on_event)
 
     # --- state ---------------------------------------------------------------------------
