@@ -85,3 +85,40 @@ def test_no_mcp_flag_skips_the_servers(pi: PiEnv) -> None:
     done = pi.run("--no-mcp", "-p", "go")
     assert done.returncode == 0, done.stderr
     assert not any(n.startswith("mcp__") for n in _tool_names(pi.bodies()[0]))
+
+
+GUARD = """
+def register(pi):
+    def on_tool_call(event, ctx):
+        if event["toolName"] == "mcp__d__add":
+            return {"block": True, "reason": "no adding today"}
+
+    def on_tool_result(event, ctx):
+        if event["toolName"] == "mcp__d__echo":
+            return {"content": [{"type": "text", "text": event["content"][0]["text"].upper()}]}
+
+    pi.on("tool_call", on_tool_call)
+    pi.on("tool_result", on_tool_result)
+"""
+
+
+def test_extension_handlers_and_the_approval_gate_apply_to_mcp_tools(pi: PiEnv) -> None:
+    """MCP calls go through the same pipeline as built-in tools: tool_call, tool_result, the gate."""
+    write_config(pi.agent_dir / "mcp.json", {"d": stdio_entry(exposure="direct")})
+    ext = pi.root / "guard.py"
+    ext.write_text(GUARD)
+    calls = [
+        {"name": "mcp__d__add", "arguments": {"a": 1, "b": 2}, "id": "c1"},
+        {"name": "mcp__d__echo", "arguments": {"text": "quiet"}, "id": "c2"},
+    ]
+    pi.server.add_turns([{"tool_calls": calls}, {"text": "ok"}])
+    done = pi.run("-e", str(ext), "-p", "go")
+    assert done.returncode == 0, done.stderr
+    results = _tool_results(pi.bodies()[1])
+    assert any("no adding today" in text for text in results)
+    assert any("ECHO: QUIET" in text for text in results)
+
+    pi.server.add_turns([{"tool_calls": [calls[1]]}, {"text": "ok"}])
+    refused = pi.run("--permissions", "read-only", "-p", "go")
+    assert refused.returncode == 0, refused.stderr
+    assert any("not allowed in read-only mode" in text for text in _tool_results(pi.bodies()[-1]))
