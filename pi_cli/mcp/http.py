@@ -24,6 +24,7 @@ from pi_cli.mcp.errors import McpClosed, McpError
 from pi_cli.mcp.log import McpLog
 
 _TIMEOUT = httpx.Timeout(None, connect=10.0, write=30.0, pool=10.0)
+RETRY_DELAYS_S = (0.25, 1.0)
 
 
 class HttpTransport:
@@ -67,6 +68,19 @@ class HttpTransport:
     async def send(self, message: dict[str, Any]) -> None:
         if self._closed:
             raise McpClosed(f'MCP server "{self.server}" is closed')
+        # Network errors and transient statuses are retried twice, except for tool calls: the
+        # server may already have carried one out.
+        attempts = 1 if message.get("method") == "tools/call" else 1 + len(RETRY_DELAYS_S)
+        for attempt in range(attempts):
+            response = await self._post(message, last=attempt == attempts - 1)
+            if response is not None:
+                break
+            await asyncio.sleep(RETRY_DELAYS_S[attempt])
+        assert response is not None
+        await self._deliver(response)
+
+    async def _post(self, message: dict[str, Any], last: bool) -> httpx.Response | None:
+        """The response, or None when it failed in a way worth retrying (and this is not the last try)."""
         client = get_client(self.url)
         body = json.dumps(message, ensure_ascii=False).encode()
         request = client.build_request(
@@ -75,12 +89,24 @@ class HttpTransport:
         try:
             response = await client.send(request, stream=True)
         except httpx.HTTPError as exc:
+            if not last:
+                return None
             raise McpError(f'MCP server "{self.server}": cannot reach {self.url} ({exc.__class__.__name__})') from None
         if message.get("method") == "initialize":
             self.session_id = response.headers.get("mcp-session-id") or None
-        if response.status_code >= 400:
+        status = response.status_code
+        if status >= 400:
             await response.aclose()
-            raise McpError(f'MCP server "{self.server}": {_status_text(response.status_code, self.session_id)}')
+            if not last and (status in (408, 429) or status >= 500):
+                return None
+            if status == 404 and self.session_id and message.get("method") != "initialize":
+                # the server forgot the session: the connection counts as dropped, the next call reconnects
+                self._closed = True
+                self._on_close(McpClosed(f'MCP server "{self.server}": {_status_text(status, self.session_id)}'))
+            raise McpError(f'MCP server "{self.server}": {_status_text(status, self.session_id)}')
+        return response
+
+    async def _deliver(self, response: httpx.Response) -> None:
         kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if response.status_code == 202 or kind not in ("application/json", "text/event-stream"):
             await response.aclose()

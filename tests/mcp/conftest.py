@@ -40,9 +40,12 @@ def write_config(path: Path, servers: dict[str, Any]) -> Path:
 
 
 @pytest.fixture
-def http_server() -> Iterator[str]:
-    """The test server over streamable HTTP on 127.0.0.1:<free port>; yields its URL."""
-    proc = subprocess.Popen([sys.executable, SERVER, "--http"], stdout=subprocess.PIPE, text=True)
+def http_server(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The test server over streamable HTTP on 127.0.0.1:<free port>; yields its URL.
+
+    Parametrize indirectly with extra flags (``--flaky``, ``--forgetful``)."""
+    flags = list(getattr(request, "param", []))
+    proc = subprocess.Popen([sys.executable, SERVER, "--http", *flags], stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
         port = int(proc.stdout.readline())

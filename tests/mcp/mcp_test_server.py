@@ -7,7 +7,8 @@ Tools: ``echo`` (text; logs a notification), ``add`` (structured content), ``pic
 (adds the tool ``grown`` and announces list_changed). ``tools/list`` is paged two tools at a time.
 ``--garbage`` prints non-JSON lines on stdout around every answer; ``--no-init-answer`` never
 answers ``initialize``. With ``--http`` it serves on 127.0.0.1:0, prints the port on stdout, answers
-``tools/call`` as an SSE stream and everything else as JSON, and demands its ``Mcp-Session-Id``.
+``tools/call`` as an SSE stream and everything else as JSON, and demands its ``Mcp-Session-Id``;
+``--flaky`` answers the first POST with 503, ``--forgetful`` answers the second tool call with 404.
 Every start writes one stderr line and appends its pid to $MCP_TEST_PIDS when set.
 """
 
@@ -41,6 +42,9 @@ TOOLS: list[dict[str, Any]] = [
 PAGE = 2
 GARBAGE = "--garbage" in sys.argv
 NO_INIT = "--no-init-answer" in sys.argv
+FLAKY = ["--flaky" in sys.argv]  # HTTP: the first POST answers 503
+FORGETFUL = "--forgetful" in sys.argv  # HTTP: after one tool call the session is gone (404)
+CALLS = [0]
 
 
 def _result(rid: Any, result: dict[str, Any]) -> dict[str, Any]:
@@ -139,10 +143,21 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
         method = body.get("method")
+        if FLAKY[0]:
+            FLAKY[0] = False
+            self.send_response(503)
+            self.end_headers()
+            return
         if method != "initialize" and self.headers.get("Mcp-Session-Id") != SESSION:
             self.send_response(400)
             self.end_headers()
             return
+        if method == "tools/call" and FORGETFUL:
+            CALLS[0] += 1
+            if CALLS[0] == 2:
+                self.send_response(404)
+                self.end_headers()
+                return
         answers = handle(body)
         if answers is None:
             threading.Event().wait(3600)

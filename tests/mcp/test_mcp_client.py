@@ -223,3 +223,21 @@ async def test_mcp_actions_reconnect_disable_enable_and_exposure(agent_dir: Path
             await status.run_action(manager, "exposure s loud")
     finally:
         await manager.close()
+
+
+@pytest.mark.parametrize("http_server", [["--flaky", "--forgetful"]], indirect=True)
+async def test_http_retries_a_transient_status_and_reconnects_a_forgotten_session(
+    agent_dir: Path, project: Path, http_server: str
+) -> None:
+    manager = _manager(agent_dir, project, {"web": {"url": http_server, "exposure": "direct"}})
+    manager.start()
+    try:
+        await manager.wait_ready(timeout=10)
+        assert manager.servers["web"].status == "connected", manager.servers["web"].error  # 503 retried
+        assert (await _call(manager, "mcp__web__echo", {"text": "1"})).content[0]["text"] == "echo: 1"
+        with pytest.raises(McpError, match="HTTP 404: the server ended the session"):
+            await _call(manager, "mcp__web__echo", {"text": "2"})
+        assert manager.servers["web"].status == "disconnected"
+        assert (await _call(manager, "mcp__web__echo", {"text": "3"})).content[0]["text"] == "echo: 3"
+    finally:
+        await manager.close()
