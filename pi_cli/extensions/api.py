@@ -92,7 +92,9 @@ class ExtensionAPI:
     def get_all_tools(self) -> list[dict[str, Any]]:
         from pi_cli.extensions.tool_set import all_tools
 
-        return [{"name": t.name, "description": t.description} for t in all_tools(self._runner).values()]
+        tools = [{"name": t.name, "description": t.description} for t in all_tools(self._runner).values()]
+        mcp = getattr(self._host(), "mcp", None)  # MCP tools, with their servers' annotations
+        return tools + (mcp.tool_infos() if mcp is not None else [])
 
     def set_active_tools(self, names: list[str]) -> None:
         """Only these tools (built-in or extension) from the next model call; unknown names ignored."""

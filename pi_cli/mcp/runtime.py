@@ -55,6 +55,7 @@ class McpRuntime:
         manager.on_change = self._changed
         manager.runner = self.run
         self._snapshot: list[Any] = []
+        self._infos: list[dict[str, Any]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._closed = False
@@ -133,6 +134,10 @@ class McpRuntime:
     def _changed(self) -> None:
         """On the MCP loop: take a new snapshot of the tools to declare (read by other threads)."""
         self._snapshot = self.manager.active_tools()
+        self._infos = [
+            {"name": t.name, "description": t.description, "annotations": dict(t.annotations), "exposure": exposure}
+            for t, exposure in self.manager.all_tools()
+        ]
         if self.on_tools_changed is not None:
             self.on_tools_changed()
 
@@ -141,6 +146,11 @@ class McpRuntime:
         if not self._snapshot and self._loop is None:
             return self.manager.active_tools()
         return list(self._snapshot)
+
+    def tool_infos(self) -> list[dict[str, Any]]:
+        """Every tool of the connected servers, for ``pi.get_all_tools()``: name, description, the
+        server's annotations (``readOnlyHint`` …) and the effective exposure."""
+        return list(self._infos)
 
     async def _restore(self, names: list[str], replace: bool) -> None:
         self.manager.loaded = set(names) if replace else self.manager.loaded | set(names)

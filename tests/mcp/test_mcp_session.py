@@ -92,6 +92,9 @@ def register(pi):
     def on_tool_call(event, ctx):
         if event["toolName"] == "mcp__d__add":
             return {"block": True, "reason": "no adding today"}
+        info = next(t for t in pi.get_all_tools() if t["name"] == event["toolName"])
+        if info.get("annotations", {}).get("readOnlyHint"):
+            event["input"]["text"] += " (read-only)"
 
     def on_tool_result(event, ctx):
         if event["toolName"] == "mcp__d__echo":
@@ -116,7 +119,7 @@ def test_extension_handlers_and_the_approval_gate_apply_to_mcp_tools(pi: PiEnv) 
     assert done.returncode == 0, done.stderr
     results = _tool_results(pi.bodies()[1])
     assert any("no adding today" in text for text in results)
-    assert any("ECHO: QUIET" in text for text in results)
+    assert any("ECHO: QUIET (READ-ONLY)" in text for text in results)  # annotations via get_all_tools
 
     pi.server.add_turns([{"tool_calls": [calls[1]]}, {"text": "ok"}])
     refused = pi.run("--permissions", "read-only", "-p", "go")
