@@ -29,8 +29,23 @@ def base_url(model: Model, api_key: str | None) -> str:
     return str(model["baseUrl"])
 
 
+def _has_images(messages: list[Any]) -> bool:
+    for message in messages:
+        if not isinstance(message, dict) or message.get("role") not in ("user", "toolResult"):
+            continue
+        content = message.get("content")
+        if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "image" for b in content):
+            return True
+    return False
+
+
 def request_headers(messages: list[Any]) -> dict[str, str]:
-    """``X-Initiator`` (``user`` when the last message is the user's) and ``Openai-Intent``."""
+    """``X-Initiator`` (``user`` when the last message is the user's), ``Openai-Intent``, and
+    ``Copilot-Vision-Request: true`` when the conversation carries an image (Copilot refuses images
+    without it)."""
     last = messages[-1] if messages else None
     initiator = "user" if isinstance(last, dict) and last.get("role") == "user" else "agent"
-    return {"X-Initiator": initiator, "Openai-Intent": "conversation-edits"}
+    headers = {"X-Initiator": initiator, "Openai-Intent": "conversation-edits"}
+    if _has_images(messages):
+        headers["Copilot-Vision-Request"] = "true"
+    return headers

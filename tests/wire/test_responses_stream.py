@@ -239,3 +239,21 @@ async def test_interleaved_items_stay_apart(server: FakeLLMServer) -> None:
     assert final["content"][0] == {"type": "text", "text": "Hello", "textSignature": '{"v":1,"id":"msg_1"}'}
     assert final["content"][1]["arguments"] == {}
     assert final["stopReason"] == "toolUse"
+
+
+async def test_copilot_gpt_models_speak_responses(server: FakeLLMServer) -> None:
+    from pi_cli.ai.models import get_model
+
+    model = get_model("github-copilot", "gpt-6-sol")
+    assert model is not None and model["api"] == "openai-responses"
+    server.add_turns([{"text": "seen"}])
+    image = {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
+    context = {"messages": [{"role": "user", "content": [{"type": "text", "text": "look"}, image], "timestamp": 1}]}
+    await run({**model, "baseUrl": server.openai_base_url}, context, options(api_key="tid=1;exp=9"))
+    request = server.requests[0]
+    assert request["path"] == "/v1/responses"
+    headers = request["headers"]
+    assert headers["authorization"] == "Bearer tid=1;exp=9"
+    assert headers["x-initiator"] == "user" and headers["copilot-vision-request"] == "true"
+    assert headers["copilot-integration-id"] == "vscode-chat"
+    assert "reasoning" not in request["body"]  # Copilot: no effort is sent while thinking is off
