@@ -94,7 +94,6 @@ class ToolSearchTool:
 
     name = TOOL_SEARCH_NAME
     label = TOOL_SEARCH_NAME
-    description = TOOL_SEARCH_DESCRIPTION
     parameters: dict[str, Any] = {  # noqa: RUF012 - read-only schema
         "type": "object",
         "properties": {
@@ -110,6 +109,22 @@ class ToolSearchTool:
 
     def __init__(self, manager: McpManager) -> None:
         self._manager = manager
+
+    @property
+    def description(self) -> str:
+        """The fixed text plus the configured servers whose tools it can load.
+
+        Only configured names and descriptions are listed (not what servers say once connected), so
+        the text, and with it the provider's prompt cache, does not change as servers connect.
+        """
+        lines = [
+            f"- {s.config.name}" + (f": {s.config.description}" if s.config.description else "")
+            for s in self._manager.servers.values()
+            if s.config.enabled and (s.config.exposure == "deferred" or "deferred" in s.config.tool_exposure.values())
+        ]
+        if not lines:
+            return TOOL_SEARCH_DESCRIPTION
+        return TOOL_SEARCH_DESCRIPTION + "\n\nMCP servers with tools to load:\n" + "\n".join(lines)
 
     def prepare_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
         return args

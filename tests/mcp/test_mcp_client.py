@@ -92,6 +92,7 @@ async def test_deferred_tools_are_loaded_by_tool_search(agent_dir: Path, project
     manager.start()
     try:
         search = next(t for t in manager.active_tools() if t.name == "tool_search")  # declared before connecting
+        assert search.description.endswith("MCP servers with tools to load:\n- t")
         result = await search.execute("c1", {"query": "echo text back"}, None, None)
         assert result.details["loaded"][0] == "mcp__t__echo"
         assert result.content[0]["text"].startswith("Loaded ")
