@@ -11,9 +11,10 @@ to iterate instead.
 Where we differ from pi (documented, tested):
 
 * ``continue`` never mutates the caller's message list (pi's shallow copy aliases it).
-* Abort between turns: once the signal is aborted after a tool batch (or any successful turn), the
-  run ends with that turn's ``turn_end`` then ``agent_end``; no further model request is made and
-  no hook or queue poll runs, so queued messages stay queued.
+* Abort between turns: once the signal is aborted after a tool batch, the run ends as pi's does,
+  with one more turn whose assistant message is ``aborted`` ("Request was aborted") — but that
+  turn sends no request, and no hook or queue poll runs, so queued messages stay queued. After a
+  tool-less turn the run simply ends (pi would poll the queues and start an aborted request).
 * ``max_turns``: after that many model calls, if the run would go on (more tool results to
   answer, or messages queued according to ``has_queued_messages``), it ends after the current
   turn's ``turn_end`` with ``agent_end`` carrying an extra field ``reason: "max_turns"``. Queues
@@ -31,7 +32,7 @@ from pi_cli.agent.tool_exec import AfterHook, BeforeHook, execute_tool_calls, fa
 from pi_cli.agent.types import AgentContext, AgentEvent, AgentEventSink, AgentMessage, NextTurnUpdate, TurnContext
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.ai.options import StreamOptions
-from pi_cli.ai.types import AssistantMessage, Context, Model, Tool, ToolCall
+from pi_cli.ai.types import AssistantMessage, Context, Model, Tool, ToolCall, empty_usage, now_ms
 
 StreamFn = Callable[[Model, Context, StreamOptions], Any]  # returns a stream (or an awaitable of one)
 _LLM_ROLES = frozenset(("user", "assistant", "toolResult"))
@@ -135,6 +136,7 @@ async def stream_assistant_response(
     transcript = context.messages
     partial: AssistantMessage | None = None
     final: AssistantMessage | None = None
+    open_blocks: dict[int, str] = {}  # contentIndex → block kind, between *_start and *_end
     async for event in response:
         kind = event["type"]
         if kind == "start":
@@ -148,10 +150,17 @@ async def stream_assistant_response(
         elif partial is not None:  # content events count only after ``start``
             partial = event["partial"]
             transcript[-1] = partial
+            _track_block(open_blocks, event)
             await emit({"type": "message_update", "message": {**partial}, "assistantMessageEvent": event})
     if final is None:
         final = await response.result()
     assert final is not None
+    if final.get("stopReason") == "aborted" and open_blocks and partial is not None:
+        # As pi: an aborted block still gets its *_end (with the partial content) before message_end.
+        for index, block_kind in sorted(open_blocks.items()):
+            closing = _block_end(block_kind, index, final)
+            if closing is not None:
+                await emit({"type": "message_update", "message": {**final}, "assistantMessageEvent": closing})
     if partial is not None:
         transcript[-1] = final
     else:
@@ -159,6 +168,45 @@ async def stream_assistant_response(
         await emit({"type": "message_start", "message": {**final}})
     await emit({"type": "message_end", "message": final})
     return final
+
+
+def _track_block(open_blocks: dict[int, str], event: Any) -> None:
+    kind = str(event.get("type", ""))
+    block, _, phase = kind.rpartition("_")
+    index = event.get("contentIndex")
+    if not isinstance(index, int) or block not in ("text", "thinking", "toolcall"):
+        return
+    if phase == "start":
+        open_blocks[index] = block
+    elif phase == "end":
+        open_blocks.pop(index, None)
+
+
+def _block_end(block: str, index: int, message: AssistantMessage) -> Any:
+    """The ``*_end`` event that closes content block ``index`` of ``message`` (None if it is gone)."""
+    content = message.get("content") or []
+    if index >= len(content):
+        return None
+    item: Any = content[index]
+    if block == "toolcall":
+        return {"type": "toolcall_end", "contentIndex": index, "toolCall": item, "partial": message}
+    text = item.get("text", "") if block == "text" else item.get("thinking", "")
+    return {"type": f"{block}_end", "contentIndex": index, "content": text, "partial": message}
+
+
+def aborted_reply(model: Model) -> AssistantMessage:
+    """The assistant message of a turn whose request an abort stopped before it was sent."""
+    return {
+        "role": "assistant",
+        "content": [],
+        "api": model["api"],
+        "provider": model["provider"],
+        "model": model["id"],
+        "usage": empty_usage(),
+        "stopReason": "aborted",
+        "errorMessage": "Request was aborted",
+        "timestamp": now_ms(),
+    }
 
 
 # pi's agent calls streamSimple, which asks for min(model.maxTokens, 32000) output tokens unless told.
@@ -233,7 +281,20 @@ async def run_loop(
                 new_messages.extend(results)
             await emit({"type": "turn_end", "message": reply, "toolResults": results})
 
-            if signal is not None and signal.aborted:  # beyond pi: no request after an abort
+            if signal is not None and signal.aborted and not calls:  # no request after an abort
+                await emit({"type": "agent_end", "messages": new_messages})
+                return
+            if signal is not None and signal.aborted:
+                # pi ends an aborted batch with one more turn whose request the abort stops at once,
+                # so the run's last message says "aborted". We make that turn without any request,
+                # and without polling the queues: queued messages stay queued (never lost).
+                await emit({"type": "turn_start"})
+                reply = aborted_reply(config.model)
+                context.messages.append(reply)
+                new_messages.append(reply)
+                await emit({"type": "message_start", "message": {**reply}})
+                await emit({"type": "message_end", "message": reply})
+                await emit({"type": "turn_end", "message": reply, "toolResults": []})
                 await emit({"type": "agent_end", "messages": new_messages})
                 return
 

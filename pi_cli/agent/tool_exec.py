@@ -225,6 +225,8 @@ class _Batch:
 
     async def prepare(self, call: ToolCall) -> _Prepared | _Final:
         """Find, validate and clear the call with ``before_tool_call``; a ``_Final`` if it must not run."""
+        if self.aborted:  # no hooks once aborted, but the call still gets a result (as pi)
+            return _Final(call, error_result("Operation aborted"), True)
         tool = find_tool(self.context.tools, call["name"])
         if tool is None:
             return _Final(call, error_result(f"Tool {call['name']} not found"), True)
@@ -282,8 +284,6 @@ class _Batch:
             await _emit_end(final, self.emit)
             messages.append(await _publish(final, self.emit))
             finals.append(final)
-            if self.aborted:
-                break  # later calls get no events and no results
         return ToolBatch(messages, _terminates(finals))
 
     async def parallel(self, calls: list[ToolCall]) -> ToolBatch:
@@ -294,10 +294,12 @@ class _Batch:
             if isinstance(prepared, _Final):
                 await _emit_end(prepared, self.emit)
             entries.append(prepared)
-            if self.aborted:
-                break
 
         async def run_one(prepared: _Prepared) -> _Final:
+            if self.aborted:  # aborted before it started: every call still gets a result
+                final = _Final(prepared.call, error_result("Operation aborted"), True)
+                await _emit_end(final, self.emit)
+                return final
             final = await self.run(prepared)
             await _emit_end(final, self.emit)
             return final

@@ -64,7 +64,9 @@ async def test_abort_during_tools_keeps_steering_for_the_next_prompt(faux: FauxP
     await agent.prompt("go")
     assert faux.call_count == 1  # pi would have drained S and issued an aborted request
     assert [text(m) for m in agent.steering_queue] == ["S"]
-    assert roles(agent.state.messages) == ["user", "assistant", "toolResult"]
+    # As pi, the run still ends with an aborted assistant turn (made without a request).
+    assert roles(agent.state.messages) == ["user", "assistant", "toolResult", "assistant"]
+    assert agent.state.messages[-1]["stopReason"] == "aborted"
     await agent.prompt("again")
     assert [text(m) for m in faux.requests[1].context["messages"][-2:]] == ["again", "S"]
     assert agent.steering_queue == ()
@@ -101,9 +103,11 @@ async def test_abort_in_before_tool_call_gives_operation_aborted(faux: FauxProvi
     await asyncio.wait_for(agent.prompt("go"), 1)
     assert tool.calls == [] and faux.call_count == 1
     ends = rec.of("tool_execution_end")
-    assert [e["toolCallId"] for e in ends] == ["t1"]  # t2 got no events at all
-    assert ends[0]["result"]["content"][0]["text"] == "Operation aborted"
+    # As pi 1.6: every call of the batch gets a result, the ones not started "Operation aborted".
+    assert [e["toolCallId"] for e in ends] == ["t1", "t2"]
+    assert {e["result"]["content"][0]["text"] for e in ends} == {"Operation aborted"}
     assert rec.types[-2:] == ["turn_end", "agent_end"]
+    assert agent.state.messages[-1]["stopReason"] == "aborted"  # the closing turn, made without a request
 
 
 async def test_abort_during_parallel_batch_makes_no_further_request(faux: FauxProvider) -> None:
@@ -123,8 +127,9 @@ async def test_abort_during_parallel_batch_makes_no_further_request(faux: FauxPr
     rec = Recorder(agent)
     await asyncio.wait_for(agent.prompt("go"), 1)
     assert faux.call_count == 1
-    assert roles(agent.state.messages) == ["user", "assistant", "toolResult", "toolResult"]
+    assert roles(agent.state.messages) == ["user", "assistant", "toolResult", "toolResult", "assistant"]
     assert agent.state.messages[3]["isError"] is True
+    assert agent.state.messages[4]["stopReason"] == "aborted"  # pi's closing turn, without a request
     assert rec.types[-2:] == ["turn_end", "agent_end"]
 
 

@@ -59,5 +59,5 @@ async def test_tool_round_trips_through_the_loop(faux: FauxProvider, cwd: str) -
     assert not results["e"]["isError"]
     assert results["e"]["content"][0]["text"] == "Successfully replaced 1 block(s) in @cfg.ini."
     assert read_bytes(os.path.join(cwd, "cfg.ini")) == b"mode = new\n"
-    assert results["b"]["isError"] and results["b"]["content"][0]["text"] == "boom\n\nCommand exited with code 2"
+    assert results["b"]["isError"] and results["b"]["content"][0]["text"] == "boom\n\n\nCommand exited with code 2"
     assert results["w"]["isError"] and "Validation failed" in results["w"]["content"][0]["text"]

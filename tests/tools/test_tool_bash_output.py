@@ -50,7 +50,7 @@ async def test_50mb_output_keeps_memory_bounded_and_tail_correct(tools: dict[str
     assert peak < 8_000_000  # a few copies of the 100 KB tail, nowhere near the 50 MB stream
     text = text_of(result)
     body, notice = text.rsplit("\n\n", 1)
-    assert body.split("\n") == [str(i) for i in range(6498001, 6500001)]
+    assert body.split("\n") == [*(str(i) for i in range(6498001, 6500001)), ""]  # the final newline kept
     match = re.fullmatch(r"\[Showing lines 6498001-6500000 of 6500000\. Full output: (.+)\]", notice)
     assert match, notice
     check_full_output(match.group(1))
@@ -78,7 +78,7 @@ def test_collector_small_output_has_no_temp_file() -> None:
     collector.feed(b"a\nb")
     collector.feed(b"\n")
     result = collector.truncation()
-    assert not result.truncated and result.content == "a\nb" and collector.total_lines == 2
+    assert not result.truncated and result.content == "a\nb\n" and collector.total_lines == 2
     assert collector.full_output_path is None and collector.notice(result) == ""
     collector.close()
 
