@@ -278,6 +278,14 @@ class AgentSession(SessionFileMixin):
         finally:
             self._busy = False
             self._flush_pending_bash()
+            # pi 1.6: nothing more will run on its own (retries, compaction, queued messages).
+            await self._hub.emit({"type": "agent_settled", "aborted": self._last_stop() == "aborted"})
+
+    def _last_stop(self) -> str | None:
+        for message in reversed(self.agent.state.messages):
+            if message.get("role") == "assistant":
+                return str(message.get("stopReason"))
+        return None
 
     def abort_retry(self) -> None:
         """Cancel a pending auto-retry wait (emits ``auto_retry_end{success:false}``)."""
@@ -322,6 +330,8 @@ class AgentSession(SessionFileMixin):
         kind = event["type"]
         if kind == "message_start" and self._queues.delivered(event["message"]):
             await self._hub.emit(self._queues.event())
+        if kind == "agent_end":  # pi 1.6 says whether an automatic retry follows
+            event = {**event, "willRetry": self.retry.will_retry()}
         await self._hub.emit(event)
         if kind == "message_end":
             message = event["message"]

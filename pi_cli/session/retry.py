@@ -119,6 +119,17 @@ class AutoRetry:
             event["finalError"] = final_error
         await self._session.emit(event)
 
+    def will_retry(self) -> bool:
+        """Whether the run that just ended will be retried automatically (its reply failed with a
+        retryable error and attempts remain)."""
+        last = self._last_assistant()
+        return bool(
+            last is not None
+            and self.policy.enabled
+            and is_retryable_error(last)
+            and self.attempt < self.policy.max_retries
+        )
+
     async def on_message_end(self, message: dict[str, Any]) -> None:
         """A successful assistant reply after retries ends the retry sequence."""
         if self.attempt > 0 and message.get("role") == "assistant" and message.get("stopReason") != "error":

@@ -37,6 +37,7 @@ def test_header_then_events_in_pi_order(pi: PiEnv) -> None:
         "message_end",
         "turn_end",
         "agent_end",
+        "agent_settled",  # pi 1.6: nothing more will run on its own
     ]
     by_type = {e["type"]: e for e in events[1:]}
     assert by_type["tool_execution_start"]["toolName"] == "bash"
@@ -55,8 +56,9 @@ def test_json_mode_exits_zero_when_the_model_errors(pi: PiEnv) -> None:
     result = pi.run("--mode", "json", "hi")
     assert result.returncode == 0
     events = json_lines(result.stdout)
-    final = events[-1]
-    assert final["type"] == "agent_end"
+    assert events[-1] == {"type": "agent_settled", "aborted": False}
+    final = events[-2]
+    assert final["type"] == "agent_end" and final["willRetry"] is False
     assert final["messages"][-1]["stopReason"] == "error"
 
 

@@ -183,5 +183,5 @@ def test_json_lines_escape_control_characters(tmp_path: Path, server: FakeLLMSer
     result = make_env(tmp_path, server).run("--mode", "json", "hi")
     assert result.returncode == 0
     assert_inert(result.stdout, c0_only=True)
-    end = [json.loads(line) for line in result.stdout.splitlines()][-1]
+    end = [json.loads(line) for line in result.stdout.splitlines()][-2]  # before agent_settled
     assert end["type"] == "agent_end" and end["messages"][-1]["content"][0]["text"] == CORPUS

@@ -1,4 +1,4 @@
-"""Every one of pi's 29 RPC commands, driven through one ``pi --mode rpc`` process per test."""
+"""Every one of pi 1.6's 33 RPC commands, driven through one ``pi --mode rpc`` process per test."""
 
 from __future__ import annotations
 
@@ -13,14 +13,16 @@ ALL_COMMANDS = {
     "set_follow_up_mode", "compact", "set_auto_compaction", "set_auto_retry", "abort_retry", "bash",
     "abort_bash", "get_session_stats", "export_html", "switch_session", "fork", "clone", "get_fork_messages",
     "get_last_assistant_text", "set_session_name", "get_commands",
+    # new in pi 1.6
+    "get_available_thinking_levels", "clear_queue", "get_entries", "get_tree",
 }  # fmt: skip
 
 
-def test_protocol_lists_all_29_commands() -> None:
+def test_protocol_lists_all_33_commands() -> None:
     from pi_cli.modes.rpc.handlers import HANDLERS
     from pi_cli.modes.rpc.protocol import COMMAND_MODELS
 
-    assert len(ALL_COMMANDS) == 29
+    assert len(ALL_COMMANDS) == 33
     assert set(COMMAND_MODELS) == ALL_COMMANDS == set(HANDLERS)
 
 

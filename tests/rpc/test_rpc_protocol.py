@@ -57,7 +57,8 @@ def test_crlf_and_u2028_framing(pi: PiEnv) -> None:
         line = json.dumps({"type": "prompt", "id": "p1", "message": "a\u2028b"}, ensure_ascii=False) + "\r\n"
         client.send(line.encode("utf-8"))
         response = client.wait_for(lambda o: o.get("type") == "response")
-        assert response == {"id": "p1", "type": "response", "command": "prompt", "success": True}
+        assert response == {"id": "p1", "type": "response", "command": "prompt", "success": True,
+                            "data": {"disposition": "started"}}  # fmt: skip
         end = client.event("agent_end")
         assert end["messages"][-1]["content"][0]["text"] == "para\u2028graph answer"
         # Output keeps U+2028 raw inside strings, and every record ends with exactly one LF.
@@ -74,7 +75,8 @@ def test_events_carry_no_id_and_prompt_response_precedes_agent_start(pi: PiEnv) 
     try:
         client.send({"type": "prompt", "message": "hi", "id": "x"})
         first = client.next()
-        assert first == {"id": "x", "type": "response", "command": "prompt", "success": True}
+        assert first == {"id": "x", "type": "response", "command": "prompt", "success": True,
+                         "data": {"disposition": "started"}}  # fmt: skip
         client.event("agent_end")
         assert all("id" not in item for item in client.seen[1:])
     finally:

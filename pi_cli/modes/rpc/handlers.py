@@ -1,4 +1,4 @@
-"""One function per RPC command: validated command in, response dict out (pi 0.73.1 shapes).
+"""One function per RPC command: validated command in, response dict out (pi 1.6.0 shapes).
 
 Errors are raised as :class:`~pi_cli.errors.PiError` (the server turns them into failure
 responses with the command's id).
@@ -37,18 +37,19 @@ def _images(images: list[p.ImageInput] | None) -> list[Any] | None:
 async def _prompt(server: RpcServer, cmd: p.PromptCommand) -> dict[str, Any]:
     session = server.session
     run = session.begin_prompt(cmd.message, _images(cmd.images), cmd.streamingBehavior)
-    if run is not None:
+    if run is None:
+        return p.success(cmd.id, "prompt", {"disposition": "queued"})
 
-        async def guarded() -> None:
-            try:
-                await run
-            except PiError as exc:
-                server.respond(p.failure(cmd.id, "prompt", str(exc)))
-            except Exception as exc:  # keep the loop alive; report like pi's .catch()
-                server.respond(p.failure(cmd.id, "prompt", f"{type(exc).__name__}: {exc}"))
+    async def guarded() -> None:
+        try:
+            await run
+        except PiError as exc:
+            server.respond(p.failure(cmd.id, "prompt", str(exc)))
+        except Exception as exc:  # keep the loop alive; report like pi's .catch()
+            server.respond(p.failure(cmd.id, "prompt", f"{type(exc).__name__}: {exc}"))
 
-        server.spawn(guarded())
-    return p.success(cmd.id, "prompt")
+    server.spawn(guarded())
+    return p.success(cmd.id, "prompt", {"disposition": "started"})
 
 
 async def _steer(server: RpcServer, cmd: p.SteerCommand) -> dict[str, Any]:
@@ -56,7 +57,53 @@ async def _steer(server: RpcServer, cmd: p.SteerCommand) -> dict[str, Any]:
         server.session.steer(cmd.message, _images(cmd.images))
     else:
         server.session.follow_up(cmd.message, _images(cmd.images))
-    return p.success(cmd.id, cmd.type)
+    return p.success(cmd.id, cmd.type, {"disposition": "queued"})
+
+
+async def _thinking_levels(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+    from pi_cli.ai.models import supported_thinking_levels
+
+    model = server.session.model
+    levels = list(supported_thinking_levels(model)) if model else ["off"]
+    return p.success(cmd.id, "get_available_thinking_levels", {"levels": levels})
+
+
+async def _clear_queue(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+    steering, follow_up = server.session.clear_queues()
+    return p.success(cmd.id, "clear_queue", {"steering": steering, "followUp": follow_up})
+
+
+def _manager(server: RpcServer) -> Any:
+    manager = getattr(server.session.store, "manager", None)
+    if manager is None:
+        raise PiError("This session keeps no entries")
+    return manager
+
+
+async def _get_entries(server: RpcServer, cmd: p.GetEntriesCommand) -> dict[str, Any]:
+    manager = _manager(server)
+    entries = manager.get_entries()
+    if cmd.since is not None:
+        ids = [e.get("id") for e in entries]
+        if cmd.since not in ids:
+            return p.failure(cmd.id, "get_entries", f"Entry not found: {cmd.since}")
+        entries = entries[ids.index(cmd.since) + 1 :]
+    return p.success(cmd.id, "get_entries", {"entries": entries, "leafId": manager.get_leaf_id()})
+
+
+def _tree_json(node: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"entry": node.entry, "children": [_tree_json(child) for child in node.children]}
+    if node.label is not None:
+        out["label"] = node.label
+    if node.label_timestamp is not None:
+        out["labelTimestamp"] = node.label_timestamp
+    return out
+
+
+async def _get_tree(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+    manager = _manager(server)
+    tree = [_tree_json(node) for node in manager.get_tree()]
+    return p.success(cmd.id, "get_tree", {"tree": tree, "leafId": manager.get_leaf_id()})
 
 
 async def _abort(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
@@ -234,6 +281,10 @@ HANDLERS: dict[str, Handler] = {
     "get_last_assistant_text": _last_text,
     "set_session_name": _set_name,
     "get_commands": _commands,
+    "get_available_thinking_levels": _thinking_levels,
+    "clear_queue": _clear_queue,
+    "get_entries": _get_entries,
+    "get_tree": _get_tree,
 }
 
 

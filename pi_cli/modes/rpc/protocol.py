@@ -81,6 +81,10 @@ class ForkCommand(Command):
     entryId: str
 
 
+class GetEntriesCommand(Command):
+    since: str | None = None
+
+
 class SetSessionNameCommand(Command):
     name: str
 
@@ -115,6 +119,10 @@ COMMAND_MODELS: dict[str, type[Command]] = {
     "get_last_assistant_text": Command,
     "set_session_name": SetSessionNameCommand,
     "get_commands": Command,
+    "get_available_thinking_levels": Command,
+    "clear_queue": Command,
+    "get_entries": GetEntriesCommand,
+    "get_tree": Command,
 }
 
 

@@ -1,0 +1,138 @@
+"""RPC additions of pi 1.6.0, and a client driving pi_cli the way pi-acp 0.0.34 does."""
+
+from __future__ import annotations
+
+from cli.pi_harness import PiEnv, RpcClient
+
+def settled(client: RpcClient) -> dict:
+    """The ``agent_settled`` event, whether it came before the last response (abort waits for it) or after."""
+    seen = next((e for e in client.seen if e.get("type") == "agent_settled"), None)
+    return seen if seen is not None else client.event("agent_settled")
+
+
+SLOW = {"text": "a slow answer arriving in many small pieces", "chunk_size": 3, "delay_chunk": 0.05}
+
+
+def test_thinking_levels_follow_the_model(pi: PiEnv) -> None:
+    client = RpcClient(pi)
+    try:
+        first = client.request({"type": "get_available_thinking_levels"})
+        assert first["data"] == {"levels": ["off"]}  # fake-model does not reason
+        assert client.request({"type": "set_model", "provider": "fake", "modelId": "fake-think"})["success"]
+        levels = client.request({"type": "get_available_thinking_levels"})["data"]["levels"]
+        assert levels[0] == "off" and "high" in levels
+    finally:
+        client.close()
+
+
+def test_dispositions_clear_queue_and_settled(pi: PiEnv) -> None:
+    pi.server.add_turns([SLOW, {"text": "after"}])
+    client = RpcClient(pi)
+    try:
+        started = client.request({"type": "prompt", "message": "go"})
+        assert started["data"] == {"disposition": "started"}
+        client.event("message_update")
+        queued = client.request({"type": "prompt", "message": "later", "streamingBehavior": "followUp"})
+        assert queued["data"] == {"disposition": "queued"}
+        assert client.request({"type": "steer", "message": "turn"})["data"] == {"disposition": "queued"}
+        cleared = client.request({"type": "clear_queue"})
+        assert cleared["data"] == {"steering": ["turn"], "followUp": ["later"]}
+        end = client.event("agent_end")
+        assert end["willRetry"] is False
+        assert client.next() == {"type": "agent_settled", "aborted": False}
+        assert len(pi.bodies()) == 1  # the cleared messages never reached the model
+    finally:
+        client.close()
+
+
+def test_abort_settles_aborted(pi: PiEnv) -> None:
+    pi.server.add_turns([{"text": "partial words here", "chunk_size": 4, "stall_after": 2}])
+    client = RpcClient(pi)
+    try:
+        client.request({"type": "prompt", "message": "go"})
+        client.event("message_update")
+        assert client.request({"type": "abort"})["success"]
+        assert settled(client) == {"type": "agent_settled", "aborted": True}
+        ends = [e for e in client.seen if e.get("type") == "message_update"]
+        kinds = [e["assistantMessageEvent"]["type"] for e in ends]
+        assert kinds[-1] == "text_end"  # the aborted block is closed before message_end
+    finally:
+        client.close()
+
+
+def test_entries_with_cursor_and_tree(pi: PiEnv) -> None:
+    pi.server.add_turns([{"text": "one"}, {"text": "two"}])
+    client = RpcClient(pi)
+    try:
+        for text in ("first", "second"):
+            client.request({"type": "prompt", "message": text})
+            client.event("agent_settled")
+        everything = client.request({"type": "get_entries"})["data"]
+        messages = [e for e in everything["entries"] if e["type"] == "message"]
+        assert [m["message"]["role"] for m in messages] == ["user", "assistant", "user", "assistant"]
+        assert everything["leafId"] == everything["entries"][-1]["id"]
+        since = client.request({"type": "get_entries", "since": messages[1]["id"]})["data"]["entries"]
+        assert [e["message"]["role"] for e in since if e["type"] == "message"] == ["user", "assistant"]
+        missing = client.request({"type": "get_entries", "since": "nope"})
+        assert missing["success"] is False and "nope" in missing["error"]
+        tree = client.request({"type": "get_tree"})["data"]
+        node, depth = tree["tree"][0], 1
+        while node["children"]:
+            node, depth = node["children"][0], depth + 1
+        assert depth == len(everything["entries"]) and node["entry"]["id"] == tree["leafId"]
+    finally:
+        client.close()
+
+
+def test_abort_during_a_tool_batch_ends_aborted_and_answers_every_call(pi: PiEnv) -> None:
+    calls = [
+        {"name": "bash", "arguments": {"command": "echo started; sleep 30"}, "id": "c1"},
+        {"name": "bash", "arguments": {"command": "echo never"}, "id": "c2"},
+    ]
+    pi.server.add_turns([{"tool_calls": calls}])
+    client = RpcClient(pi)
+    try:
+        client.request({"type": "set_steering_mode", "mode": "all"})
+        client.request({"type": "prompt", "message": "run"})
+        client.wait_for(lambda e: e.get("type") == "tool_execution_start" and e["toolCallId"] == "c1")
+        client.request({"type": "abort"})
+        settled(client)
+        messages = client.request({"type": "get_messages"})["data"]["messages"]
+        results = {m["toolCallId"]: m for m in messages if m["role"] == "toolResult"}
+        assert set(results) == {"c1", "c2"} and all(r["isError"] for r in results.values())
+        assert messages[-1]["role"] == "assistant" and messages[-1]["stopReason"] == "aborted"
+        assert len(pi.bodies()) == 1  # the closing aborted turn sent no request
+    finally:
+        client.close()
+
+
+def test_a_client_driving_pi_cli_like_pi_acp(pi: PiEnv) -> None:
+    """pi-acp 0.0.34's calls, in its order: session/new, a prompt, the session menu, a resume."""
+    pi.server.add_turns([{"text": "hello from the agent"}])
+    client = RpcClient(pi)
+    try:
+        state = client.request({"type": "get_state"})["data"]
+        assert state["model"]["id"] == "fake-model" and "sessionId" in state
+        models = client.request({"type": "get_available_models"})["data"]["models"]
+        assert {m["id"] for m in models} >= {"fake-model", "fake-think"}
+        assert client.request({"type": "get_available_thinking_levels"})["success"]
+        assert client.request({"type": "set_model", "provider": "fake", "modelId": "fake-think"})["success"]
+        assert client.request({"type": "set_thinking_level", "level": "high"})["success"]
+        assert client.request({"type": "set_steering_mode", "mode": "one-at-a-time"})["success"]
+        assert client.request({"type": "set_follow_up_mode", "mode": "one-at-a-time"})["success"]
+        assert client.request({"type": "get_commands"})["success"]
+        assert client.request({"type": "prompt", "message": "hi"})["data"]["disposition"] == "started"
+        client.event("agent_settled")
+        stats = client.request({"type": "get_session_stats"})["data"]
+        assert stats["userMessages"] == 1 and stats["assistantMessages"] == 1
+        assert client.request({"type": "set_session_name", "name": "acp run"})["success"]
+        assert client.request({"type": "set_auto_compaction", "enabled": False})["success"]
+        exported = client.request({"type": "export_html", "outputPath": str(pi.root / "s.html")})
+        assert exported["success"] and (pi.root / "s.html").is_file()
+        session_file = client.request({"type": "get_state"})["data"]["sessionFile"]
+        assert client.request({"type": "switch_session", "sessionPath": session_file})["success"]
+        messages = client.request({"type": "get_messages"})["data"]["messages"]
+        assert messages[-1]["content"][0]["text"] == "hello from the agent"
+        assert client.request({"type": "abort"})["success"]  # idle abort is harmless
+    finally:
+        assert client.close() == 0
