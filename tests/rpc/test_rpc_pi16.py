@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from cli.pi_harness import PiEnv, RpcClient
 
+
 def settled(client: RpcClient) -> dict:
     """The ``agent_settled`` event, whether it came before the last response (abort waits for it) or after."""
     seen = next((e for e in client.seen if e.get("type") == "agent_settled"), None)
@@ -136,3 +137,10 @@ def test_a_client_driving_pi_cli_like_pi_acp(pi: PiEnv) -> None:
         assert client.request({"type": "abort"})["success"]  # idle abort is harmless
     finally:
         assert client.close() == 0
+
+
+def test_version_is_the_pi_release_matched(pi: PiEnv) -> None:
+    """pi-acp reads ``pi --version`` from stdout and needs pi ≥ 0.81."""
+    out = pi.run("--version", model=False)
+    major, minor, _patch = (int(part) for part in out.stdout.strip().split("."))
+    assert out.returncode == 0 and out.stderr == "" and (major, minor) >= (1, 6)

@@ -24,6 +24,18 @@ HEAD_PREVIEW_LINES = 10
 EXPANDED_MAX_LINES = 2000  # even "expanded" has a ceiling so one huge output cannot stall layout
 
 
+def _planned_edits(args: dict[str, Any]) -> str:
+    """An edit call's replacements as ``-old``/``+new`` lines (from partial arguments while streaming)."""
+    lines: list[str] = []
+    edits = args.get("edits")
+    for edit in edits if isinstance(edits, list) else []:
+        if not isinstance(edit, dict):
+            continue
+        lines.extend(f"-{line}" for line in str(edit.get("oldText", "")).split("\n") if edit.get("oldText"))
+        lines.extend(f"+{line}" for line in str(edit.get("newText", "")).split("\n") if "newText" in edit)
+    return "\n".join(lines)
+
+
 def _diff_text(diff: str) -> Text:
     out = Text()
     for line in diff.rstrip("\n").split("\n"):
@@ -131,6 +143,9 @@ class ToolCard(Static):
         diff = self.details.get("diff") if isinstance(self.details, dict) else None
         if self.tool_name == "edit" and self.state == "done" and isinstance(diff, str) and diff:
             parts.append(self._collapsed(_diff_text(clean(diff)), head=True))
+        elif self.tool_name == "edit" and self.state in ("pending", "running") and _planned_edits(self.args):
+            # While the call streams (and until the result's own diff arrives): the replacements asked for.
+            parts.append(self._collapsed(_diff_text(clean(_planned_edits(self.args))), head=True))
         elif self.tool_name == "write" and self.state != "error" and not self.output.strip():
             content = str(self.args.get("content", ""))
             if content:
