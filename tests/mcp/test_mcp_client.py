@@ -242,3 +242,29 @@ async def test_http_retries_a_transient_status_and_reconnects_a_forgotten_sessio
         assert (await _call(manager, "mcp__web__echo", {"text": "3"})).content[0]["text"] == "echo: 3"
     finally:
         await manager.close()
+
+
+async def test_runtime_thread_bridge_calls_and_aborts(agent_dir: Path, project: Path) -> None:
+    """In sessions the servers live on the runtime's own loop: calls cross over, aborts cancel there."""
+    from pi_cli.ai.abort import AbortController
+    from pi_cli.mcp.runtime import McpRuntime
+
+    write_config(agent_dir / "mcp.json", {"r": stdio_entry(exposure="direct")})
+    runtime = McpRuntime.load(project, agent_dir, trusted=False)
+    runtime.start()
+    try:
+        await runtime.run(runtime.manager.wait_ready(timeout=10))
+        tools = {t.name: t for t in runtime.tools()}
+        echo = await tools["mcp__r__echo"].execute("c1", {"text": "across"}, None, None)
+        assert echo.content[0]["text"] == "echo: across"
+        controller = AbortController()
+        asyncio.get_running_loop().call_later(0.2, controller.abort)
+        started = time.monotonic()
+        with pytest.raises(McpError, match="Operation aborted"):
+            await tools["mcp__r__hang"].execute("c2", {}, controller.signal, None)
+        assert time.monotonic() - started < 5
+        again = await tools["mcp__r__echo"].execute("c3", {"text": "still"}, None, None)
+        assert again.content[0]["text"] == "echo: still"
+    finally:
+        await runtime.close()
+    assert runtime.manager.servers["r"].client is None
