@@ -175,3 +175,17 @@ def register(pi):
     assert bad.returncode == 1 and "Unknown option: --whisper" in bad.stderr
     missing = pi.run("-p", "-e", "example:nope", "/say hi")
     assert "unknown example 'nope'" in missing.stderr
+
+
+def test_installed_package_entry_point(pi: PiEnv) -> None:
+    site = pi.root / "site"
+    write(
+        site / "demo_ext.py",
+        "def register(pi):\n    pi.register_command('demo', lambda a, c: c.ui.notify('from package'))\n",
+    )
+    write(site / "demo_ext-1.0.dist-info" / "METADATA", "Metadata-Version: 2.1\nName: demo-ext\nVersion: 1.0\n")
+    write(site / "demo_ext-1.0.dist-info" / "entry_points.txt", "[pi_cli.extensions]\ndemo = demo_ext\n")
+    pi.env["PYTHONPATH"] = str(site)
+    done = pi.run("-p", "/demo")
+    assert "from package" in done.stderr.splitlines(), done.stderr
+    assert "from package" not in pi.run("-p", "--no-extensions", "/demo").stderr
