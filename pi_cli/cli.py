@@ -72,19 +72,20 @@ def _has_extension_sources(agent_dir: Path, cwd: Path, trusted: bool) -> bool:
     return has_entry_points("pi_cli.extensions", agent_dir / "cache" / "entry-points.json")
 
 
-def attach_mcp(session: Any, cwd: Path, args: CliArgs | None = None) -> None:
-    """MCP servers of ``mcp.json`` (and, in a trusted project, ``.pi/mcp.json``); nothing is imported
-    beyond a stat of those files when there are none. ``--no-mcp`` and ``--no-tools`` skip them."""
+def attach_mcp(session: Any, cwd: Path, args: CliArgs | None = None, extra: list[Any] | None = None) -> None:
+    """MCP servers of ``mcp.json`` (and, in a trusted project, ``.pi/mcp.json``), plus ``extra``
+    server configs (an ACP client's); nothing is imported beyond a stat of those files when there
+    are none. ``--no-mcp`` and ``--no-tools`` skip them."""
     if args is not None and (args.no_mcp or args.no_tools):
         return
     from pi_cli.mcp.config import has_mcp_config
     from pi_cli.permissions.trust import is_project_trusted
 
     trusted = is_project_trusted(cwd)
-    if has_mcp_config(paths.agent_dir(), cwd, trusted):
+    if extra or has_mcp_config(paths.agent_dir(), cwd, trusted):
         from pi_cli.mcp.runtime import attach_to_session
 
-        attach_to_session(session, cwd, paths.agent_dir(), trusted)
+        attach_to_session(session, cwd, paths.agent_dir(), trusted, extra or ())
 
 
 def _err(line: str) -> None:
@@ -165,13 +166,17 @@ def run_acp(args: CliArgs) -> int:
 
     set_trust_override(args.approve)  # each client cwd then resolves without a prompt
 
-    def make_session(cwd: Path, session_file: str | None) -> Any:
+    def make_session(cwd: Path, session_file: str | None, mcp_servers: list[Any] | None = None) -> Any:
+        from pi_cli.modes.acp.mcp_servers import client_servers
+
         options = session_options(args, "acp", cwd)
         options.continue_ = options.resume = False
         options.fork = None
         options.session = session_file
         session = create_agent_session(options)
-        attach_mcp(session, cwd, args)
+        servers, problems = client_servers(mcp_servers)
+        session.startup_notices.extend(f"Warning: {line}" for line in problems)
+        attach_mcp(session, cwd, args, servers)
         attach_extensions(session, cwd, args)
         install_gate(session, args.permissions)
         for notice in session.startup_notices:

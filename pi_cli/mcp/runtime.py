@@ -63,9 +63,11 @@ class McpRuntime:
         self._scanned: tuple[int, int] = (0, 0)  # (id, length) of the message list last scanned
 
     @classmethod
-    def load(cls, cwd: Path, agent_dir: Path, trusted: bool) -> McpRuntime:
-        """Read the config files (the project one only when ``trusted``); connects nothing yet."""
+    def load(cls, cwd: Path, agent_dir: Path, trusted: bool, extra: Iterable[Any] = ()) -> McpRuntime:
+        """Read the config files (the project one only when ``trusted``), plus ``extra`` server
+        configs (e.g. an ACP client's, which win over a file's of the same name); connects nothing yet."""
         config = load_mcp_config(agent_dir, cwd, trusted)
+        config.servers.update({server.name: server for server in extra})
         return cls(McpManager(config, cwd, McpLog(agent_dir / "mcp.log")))
 
     @property
@@ -240,13 +242,13 @@ def loaded_tool_names(messages: Iterable[Any]) -> list[str]:
     return names
 
 
-def attach_to_session(session: Any, cwd: Path, agent_dir: Path, trusted: bool) -> McpRuntime:
+def attach_to_session(session: Any, cwd: Path, agent_dir: Path, trusted: bool, extra: Iterable[Any] = ()) -> McpRuntime:
     """Load the servers, bind them to ``session.agent`` and start connecting.
 
     Sets ``session.mcp`` (what ``/mcp`` reads) and adds configuration problems to the session's
     start-up notices. The caller has checked :func:`pi_cli.mcp.config.has_mcp_config`.
     """
-    runtime = McpRuntime.load(cwd, agent_dir, trusted)
+    runtime = McpRuntime.load(cwd, agent_dir, trusted, extra)
     session.mcp = runtime
     notices = getattr(session, "startup_notices", None)
     if isinstance(notices, list):

@@ -233,3 +233,22 @@ async def test_ask_mode_requests_permission_on_the_tool_call(pi: PiEnv, choice: 
     starts = client.of("tool_call")
     assert request["toolCall"]["toolCallId"] == starts[0]["toolCallId"]
     assert (pi.cwd / "made").exists() is runs
+
+
+async def test_the_clients_mcp_servers_join_the_session(pi: PiEnv) -> None:
+    import sys
+    from pathlib import Path
+
+    server = str(Path(__file__).resolve().parents[1] / "mcp" / "mcp_test_server.py")
+    call = {"name": "mcp__editor__echo", "arguments": {"text": "from the editor's server"}}
+    pi.server.add_turns([{"tool_calls": [call]}, {"text": "echoed"}])
+    async with acp_agent(pi) as (conn, client, _proc):
+        spec = {"name": "editor", "command": sys.executable, "args": [server], "env": []}
+        sse = {"type": "sse", "name": "old", "url": "http://127.0.0.1:9/sse", "headers": []}
+        session = await conn.new_session(cwd=str(pi.cwd), mcp_servers=[spec, sse])
+        reply = await conn.prompt(session_id=session.session_id, prompt=[text_block("use it")])
+    assert reply.stop_reason == "end_turn"
+    tools = [t["function"]["name"] for t in pi.bodies()[0]["tools"]]
+    assert "mcp__editor__echo" in tools
+    final = client.of("tool_call_update")[-1]
+    assert final["status"] == "completed" and "from the editor's server" in final["content"][0]["content"]["text"]

@@ -24,6 +24,7 @@ from acp.schema import (
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
+    McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
@@ -44,8 +45,8 @@ from pi_cli.modes.acp.updates import Update
 PROTOCOL_VERSION = 1
 LIST_PAGE_SIZE = 50
 
-# (cwd, session file to open or None for a new one) -> AgentSession
-SessionFactory = Callable[[Path, str | None], Any]
+# (cwd, session file to open or None for a new one, the client's MCP servers) -> AgentSession
+SessionFactory = Callable[[Path, str | None, list[Any] | None], Any]
 
 
 def _user_error(message: str) -> RequestError:
@@ -79,6 +80,7 @@ class PiAcpAgent:
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True, audio=False),
+                mcp_capabilities=McpCapabilities(http=True, sse=False),
                 session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
             ),
             auth_methods=[],
@@ -88,11 +90,13 @@ class PiAcpAgent:
     async def authenticate(self, method_id: str, **_: Any) -> AuthenticateResponse:
         return AuthenticateResponse()
 
-    async def new_session(self, cwd: str, **_: Any) -> NewSessionResponse:
-        handle = await self._open(Path(cwd), None)
+    async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any) -> NewSessionResponse:
+        handle = await self._open(Path(cwd), None, mcp_servers)
         return NewSessionResponse.model_validate({"sessionId": handle.session_id, **self._session_state(handle)})
 
-    async def load_session(self, cwd: str, session_id: str, **_: Any) -> LoadSessionResponse:
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
+    ) -> LoadSessionResponse:
         from pi_cli.session import catalog
 
         found = catalog.resolve_session_arg(session_id, cwd)
@@ -101,7 +105,7 @@ class PiAcpAgent:
         existing = self._sessions.pop(session_id, None)
         if existing is not None:
             await existing.close()
-        handle = await self._open(Path(cwd), str(found.path))
+        handle = await self._open(Path(cwd), str(found.path), mcp_servers)
         for update in replay_updates(handle.session.messages, handle.cwd):
             await self._send(handle.session_id, update)
         await self._announce(handle)
@@ -192,12 +196,12 @@ class PiAcpAgent:
             raise _user_error(f"Unknown session: {session_id}")
         return handle
 
-    async def _open(self, cwd: Path, session_path: str | None) -> AcpSession:
+    async def _open(self, cwd: Path, session_path: str | None, mcp_servers: list[Any] | None = None) -> AcpSession:
         problem = _cwd_problem(cwd)
         if problem is not None:
             raise _user_error(problem)
         try:
-            session = self._make_session(cwd, session_path)
+            session = self._make_session(cwd, session_path, mcp_servers)
         except PiError as exc:
             raise _user_error(str(exc).removeprefix("Error: ")) from None
         holder: dict[str, str] = {}
