@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -235,11 +237,11 @@ async def test_ask_mode_requests_permission_on_the_tool_call(pi: PiEnv, choice: 
     assert (pi.cwd / "made").exists() is runs
 
 
-async def test_the_clients_mcp_servers_join_the_session(pi: PiEnv) -> None:
-    import sys
-    from pathlib import Path
+MCP_TEST_SERVER = str(Path(__file__).resolve().parents[1] / "mcp" / "mcp_test_server.py")
 
-    server = str(Path(__file__).resolve().parents[1] / "mcp" / "mcp_test_server.py")
+
+async def test_the_clients_mcp_servers_join_the_session(pi: PiEnv) -> None:
+    server = MCP_TEST_SERVER
     call = {"name": "mcp__editor__echo", "arguments": {"text": "from the editor's server"}}
     pi.server.add_turns([{"tool_calls": [call]}, {"text": "echoed"}])
     async with acp_agent(pi) as (conn, client, _proc):
