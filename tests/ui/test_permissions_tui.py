@@ -151,3 +151,19 @@ async def test_typing_in_the_dialog_queues_steering_and_keeps_asking(faux: Any, 
         await pilot.press("1")
         await settled(pilot, app)
     assert (workdir / "made").exists()
+
+
+async def test_settings_rows_for_approval_mode_and_default_trust(faux: Any, workdir: Path, tmp_path: Path) -> None:
+    app = gated_app(faux, workdir, "true", mode="auto")
+    async with app.run_test(size=SIZE) as pilot:
+        app.editor.load_text("/settings")
+        await pilot.press("enter")
+        picker = await screen_of(pilot, app, PickerScreen)
+        keys = [item.key for item in picker.items]
+        assert keys[-2:] == ["permissions", "trust-default"]
+        await pilot.press(*"approval", "enter")
+        await wait_until(pilot, lambda: app.session.permissions.mode == "ask")
+        picker = await screen_of(pilot, app, PickerScreen)
+        await pilot.press(*"project trust", "enter")
+        await wait_until(pilot, lambda: (tmp_path / "agent" / "settings.json").exists())
+    assert read_json(tmp_path / "agent" / "settings.json")["defaultProjectTrust"] == "always"

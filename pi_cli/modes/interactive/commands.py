@@ -159,13 +159,16 @@ class CommandRunner:
             PickItem("compaction", "Auto-compaction", "on" if s.auto_compaction_enabled else "off"),
             PickItem("retry", "Auto-retry", "on" if s.auto_retry_enabled else "off"),
             PickItem("theme", "Theme", "light" if self.app.theme == "textual-light" else "dark"),
+            *self.permission_commands.settings_items(),
         ]
 
         def chosen(key: str | None) -> None:
             if not key:
                 return
             flip = {"all": "one-at-a-time", "one-at-a-time": "all"}
-            if key == "steering":
+            if self.permission_commands.apply_setting(key):
+                pass
+            elif key == "steering":
                 s.set_steering_mode(flip.get(str(s.steering_mode), "all"))
                 self.app.notify(f"Steering mode: {s.steering_mode}")
             elif key == "followup":

@@ -19,6 +19,7 @@ PERMISSION_COMMANDS: list[tuple[str, str]] = [
     ("trust", "Save a project trust decision for future pi processes"),
 ]
 ABORT_GRACE_S = 5.0
+TRUST_DEFAULT_LABELS = {"ask": "Ask", "always": "Always trust", "never": "Never trust"}  # pi's labels
 
 
 class TuiApprovalUI:
@@ -102,6 +103,35 @@ class PermissionCommands:
                 self._set(mode)
 
         self.app.push_screen(PickerScreen("Tool approval mode", items), chosen)
+
+    def settings_items(self) -> list[PickItem]:
+        """Rows for /settings: the session's approval mode and the user's ``defaultProjectTrust``."""
+        from pi_cli.permissions.trust import default_project_trust
+
+        rows = [PickItem("trust-default", "Default project trust", TRUST_DEFAULT_LABELS[default_project_trust()])]
+        if self.gate is not None:
+            rows.insert(0, PickItem("permissions", "Tool approval mode", str(self.gate.mode)))
+        return rows
+
+    def apply_setting(self, key: str) -> bool:
+        """Toggle the /settings row ``key`` if it is one of ours; False otherwise."""
+        if key == "permissions" and self.gate is not None:
+            self.cycle()
+            return True
+        if key != "trust-default":
+            return False
+        from pi_cli.config.settings import SettingsError, save_global_setting
+        from pi_cli.permissions.trust import default_project_trust
+
+        order = list(TRUST_DEFAULT_LABELS)
+        value = order[(order.index(default_project_trust()) + 1) % len(order)]
+        try:
+            save_global_setting("defaultProjectTrust", value)
+        except SettingsError as exc:
+            self.app.notify(str(exc), severity="error")
+            return True
+        self.app.notify(f"Default project trust: {TRUST_DEFAULT_LABELS[value]} (applies from the next start)")
+        return True
 
     def _set(self, mode: str) -> None:
         self.gate.mode = mode
