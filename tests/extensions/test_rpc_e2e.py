@@ -44,7 +44,8 @@ def test_get_commands_lists_extension_commands(pi: PiEnv) -> None:
 def test_ui_round_trip_through_a_command(pi: PiEnv) -> None:
     client = _client(pi)
     try:
-        assert client.request({"type": "prompt", "message": "/ask the plan"})["success"]
+        response = client.request({"type": "prompt", "message": "/ask the plan"})
+        assert response["success"] and response["data"] == {"disposition": "handled"}
         confirm = client.event("extension_ui_request")
         assert (confirm["method"], confirm["title"], confirm["message"]) == ("confirm", "Proceed?", "with the plan")
         client.send({"type": "extension_ui_response", "id": confirm["id"], "confirmed": True})

@@ -36,6 +36,11 @@ def _images(images: list[p.ImageInput] | None) -> list[Any] | None:
 
 async def _prompt(server: RpcServer, cmd: p.PromptCommand) -> dict[str, Any]:
     session = server.session
+    extensions: Any = getattr(session, "extensions", None)
+    command = extensions.command_for(cmd.message) if extensions is not None else None
+    if command is not None:  # an extension command: it runs (dialogs and all) without a model run
+        server.spawn(extensions.run_command(*command))
+        return p.success(cmd.id, "prompt", {"disposition": "handled"})
     run = session.begin_prompt(cmd.message, _images(cmd.images), cmd.streamingBehavior)
     if run is None:
         return p.success(cmd.id, "prompt", {"disposition": "queued"})
