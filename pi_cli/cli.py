@@ -85,7 +85,8 @@ def attach_mcp(session: Any, cwd: Path, args: CliArgs | None = None, extra: list
     if extra or has_mcp_config(paths.agent_dir(), cwd, trusted):
         from pi_cli.mcp.runtime import attach_to_session
 
-        attach_to_session(session, cwd, paths.agent_dir(), trusted, extra or ())
+        selection = args.tools if args is not None else None
+        attach_to_session(session, cwd, paths.agent_dir(), trusted, extra or (), selection)
 
 
 def _err(line: str) -> None:

@@ -144,10 +144,13 @@ def _set_models(out: CliArgs, value: str) -> None:
 
 def _set_tools(out: CliArgs, value: str) -> None:
     names = _split_list(value)
+    # MCP tools (``mcp__server__tool``, with ``*`` patterns) and ``tool_search`` are known only once
+    # servers connect; pi_cli.mcp applies them (pi's rule).
+    known = [name for name in names if name in TOOL_NAMES_ALL or name.startswith("mcp__") or name == "tool_search"]
     for name in names:
-        if name not in TOOL_NAMES_ALL:
+        if name not in known:
             out.warnings.append(f'Warning: Unknown tool "{name}". Valid tools: {", ".join(TOOL_NAMES_ALL)}')
-    out.tools = [name for name in names if name in TOOL_NAMES_ALL]
+    out.tools = known
 
 
 def _set_permissions(out: CliArgs, value: str) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fnmatch
 from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -28,7 +29,7 @@ from pi_cli.mcp.errors import McpError
 from pi_cli.mcp.log import McpLog
 from pi_cli.mcp.results import map_call_result
 from pi_cli.mcp.search import SearchDoc, rank
-from pi_cli.mcp.tools import McpTool, ToolSearchTool, tool_names
+from pi_cli.mcp.tools import TOOL_SEARCH_NAME, McpTool, ToolSearchTool, tool_names
 
 # "disconnected": it was connected and dropped; its tools stay declared and the next call reconnects.
 Runner = Callable[[Coroutine[Any, Any, Any], AbortSignal | None], Awaitable[Any]]
@@ -62,6 +63,7 @@ class McpManager:
             name: ServerState(cfg, "connecting" if cfg.enabled else "disabled") for name, cfg in config.servers.items()
         }
         self.loaded: set[str] = set()
+        self.selection: list[str] | None = None  # the --tools entries, when given
         # Set when the servers live on another event loop (see pi_cli.mcp.runtime): tools and
         # /mcp actions hand their coroutine to it instead of awaiting it here.
         self.runner: Runner | None = None
@@ -153,7 +155,23 @@ class McpManager:
     def all_tools(self) -> list[tuple[McpTool, Exposure]]:
         """Every tool of every connected (or dropped, to be reconnected) server with its effective exposure."""
         live = ("connected", "disconnected")
-        return [(t, s.exposure_of(t)) for s in self.servers.values() if s.status in live for t in s.tools.values()]
+        return [
+            (t, self._selected(t, s.exposure_of(t)))
+            for s in self.servers.values()
+            if s.status in live
+            for t in s.tools.values()
+        ]
+
+    def _selected(self, tool: McpTool, exposure: Exposure) -> Exposure:
+        """pi's ``--tools`` rule: once an entry starts with ``mcp__``, unmatched MCP tools are gone; an
+        MCP tool no entry names is never declared directly (only ``tool_search`` can load it)."""
+        if self.selection is None or exposure == "hidden":
+            return exposure
+        patterns = [p for p in self.selection if p.startswith("mcp__")]
+        named = any(fnmatch.fnmatchcase(tool.name, p) for p in patterns)
+        if patterns and not named:
+            return "hidden"
+        return "deferred" if exposure == "direct" and not named else exposure
 
     def active_tools(self) -> list[Any]:
         """What the model is given: direct tools, loaded deferred tools, and ``tool_search`` if useful."""
@@ -166,7 +184,11 @@ class McpManager:
         return tools
 
     def wants_tool_search(self) -> bool:
-        """True while an enabled server may offer deferred tools (configured default or per tool)."""
+        """True while an enabled server may offer deferred tools (configured default or per tool).
+
+        With ``--tools``, only when it lists ``tool_search``."""
+        if self.selection is not None:
+            return TOOL_SEARCH_NAME in self.selection and any(s.config.enabled for s in self.servers.values())
         for state in self.servers.values():
             if not state.config.enabled or (state.status == "failed" and not state.tools):
                 continue
@@ -174,11 +196,6 @@ class McpManager:
             if cfg.exposure == "deferred" or "deferred" in cfg.tool_exposure.values():
                 return True
         return False
-
-    def restore_loaded(self, names: Iterable[str]) -> None:
-        """Tools that ``tool_search`` loaded earlier on this branch (resume, fork)."""
-        self.loaded.update(n for n in names if n.startswith("mcp__"))
-        self._changed()
 
     async def search_and_load(self, query: str, limit: int) -> list[McpTool]:
         """``tool_search``: waits for every server to settle, ranks deferred tools not loaded yet."""

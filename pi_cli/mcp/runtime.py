@@ -242,13 +242,23 @@ def loaded_tool_names(messages: Iterable[Any]) -> list[str]:
     return names
 
 
-def attach_to_session(session: Any, cwd: Path, agent_dir: Path, trusted: bool, extra: Iterable[Any] = ()) -> McpRuntime:
+def attach_to_session(
+    session: Any,
+    cwd: Path,
+    agent_dir: Path,
+    trusted: bool,
+    extra: Iterable[Any] = (),
+    selection: list[str] | None = None,
+) -> McpRuntime:
     """Load the servers, bind them to ``session.agent`` and start connecting.
 
     Sets ``session.mcp`` (what ``/mcp`` reads) and adds configuration problems to the session's
-    start-up notices. The caller has checked :func:`pi_cli.mcp.config.has_mcp_config`.
+    start-up notices. ``extra`` are server configs from elsewhere (an ACP client's); ``selection`` is
+    the ``--tools`` list, when given (see ``McpManager._selected``).
+    The caller has checked :func:`pi_cli.mcp.config.has_mcp_config`.
     """
     runtime = McpRuntime.load(cwd, agent_dir, trusted, extra)
+    runtime.manager.selection = selection
     session.mcp = runtime
     notices = getattr(session, "startup_notices", None)
     if isinstance(notices, list):

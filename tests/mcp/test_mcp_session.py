@@ -125,3 +125,15 @@ def test_extension_handlers_and_the_approval_gate_apply_to_mcp_tools(pi: PiEnv) 
     refused = pi.run("--permissions", "read-only", "-p", "go")
     assert refused.returncode == 0, refused.stderr
     assert any("not allowed in read-only mode" in text for text in _tool_results(pi.bodies()[-1]))
+
+
+def test_tools_flag_selects_mcp_tools_as_pi(pi: PiEnv) -> None:
+    """Once a --tools entry starts with mcp__ it filters MCP tools; unnamed direct tools are not declared."""
+    write_config(pi.agent_dir / "mcp.json", {"d": stdio_entry(exposure="direct")})
+    pi.server.add_turns([{"text": "ok"}, {"text": "ok"}])
+    picked = pi.run("--tools", "read,mcp__d__e*", "-p", "go")
+    assert picked.returncode == 0 and "Unknown tool" not in picked.stderr, picked.stderr
+    assert _tool_names(pi.bodies()[-1]) == ["read", "mcp__d__echo"]
+    plain = pi.run("--tools", "read,tool_search", "-p", "go")
+    assert plain.returncode == 0, plain.stderr
+    assert _tool_names(pi.bodies()[-1]) == ["read", "tool_search"]  # direct tools only through search
