@@ -254,3 +254,18 @@ async def test_the_clients_mcp_servers_join_the_session(pi: PiEnv) -> None:
     assert "mcp__editor__echo" in tools
     final = client.of("tool_call_update")[-1]
     assert final["status"] == "completed" and "from the editor's server" in final["content"][0]["content"]["text"]
+
+
+@pytest.mark.parametrize(("choice", "ran"), [("0", True), ("1", False)])
+async def test_an_extensions_confirm_becomes_a_permission_request(pi: PiEnv, choice: str, ran: bool) -> None:
+    target = pi.cwd / "build"
+    target.mkdir()
+    pi.server.add_turns([{"tool_calls": [{"name": "bash", "arguments": {"command": "rm -rf build"}}]}, {"text": "ok"}])
+    async with acp_agent(pi, "-e", "example:dangerous_bash") as (conn, client, _proc):
+        client.permission_choice = choice  # "0" = Yes, "1" = No
+        session = await conn.new_session(cwd=str(pi.cwd), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("clean up")])
+    request = client.permission_requests[0]
+    assert [(o["name"], o["kind"]) for o in request["options"]] == [("Yes", "allow_once"), ("No", "reject_once")]
+    assert request["toolCall"]["title"] == "rm -rf build" and request["toolCall"]["kind"] == "execute"
+    assert target.exists() is not ran

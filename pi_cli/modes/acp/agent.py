@@ -216,6 +216,11 @@ class PiAcpAgent:
             from pi_cli.modes.acp.permissions import AcpApprovals
 
             gate.ui = AcpApprovals(lambda: self._conn, handle.session_id)
+        extensions = getattr(session, "extensions", None)  # extensions' ctx.ui asks the same way
+        if extensions is not None:
+            from pi_cli.modes.acp.extension_ui import acp_extension_ui
+
+            extensions.ui = acp_extension_ui(lambda: self._conn, handle.session_id)
         self._sessions[handle.session_id] = handle
         if session_path is None:
             # Announced after the response, so the client knows the session id first.
