@@ -23,6 +23,7 @@ from pi_cli.errors import AgentBusyError, MissingApiKeyError, ModelError
 from pi_cli.session import stats as _stats
 from pi_cli.session.auto_compaction import AutoCompactor
 from pi_cli.session.bash_runs import BashRunner
+from pi_cli.session.checkpointing import SessionCheckpoints
 from pi_cli.session.events import EventHub, SessionListener
 from pi_cli.session.model_control import ModelControl
 from pi_cli.session.queues import QueueTracker
@@ -86,6 +87,7 @@ class AgentSession(SessionFileMixin):
         self.compactor = AutoCompactor(self)
         prefix = getattr(settings, "shell_command_prefix", None)
         self._bash = BashRunner(cwd, prefix if isinstance(prefix, str) else None)
+        self.checkpoints = SessionCheckpoints(self)  # file snapshots for rewind (issue 18)
         self._unsubscribe_agent = agent.subscribe(self._on_agent_event)
 
     # -- state -------------------------------------------------------------------------------
@@ -269,6 +271,7 @@ class AgentSession(SessionFileMixin):
 
     async def _run(self, start: Callable[[], Any]) -> None:
         try:
+            await self.checkpoints.before_run()
             await start()
             while True:
                 await self.retry.run_loop()
@@ -337,6 +340,7 @@ class AgentSession(SessionFileMixin):
             message = event["message"]
             self.store.append_message(message)
             await self.retry.on_message_end(message)
+        await self.checkpoints.on_event(event)
 
     async def emit(self, event: dict[str, Any]) -> None:
         """Deliver a session-level event (used by helpers such as compaction and model control)."""

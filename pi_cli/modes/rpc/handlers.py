@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_cli.errors import PiError
 from pi_cli.modes.rpc import protocol as p
+from pi_cli.modes.rpc import rewind_commands
 from pi_cli.session import session_ops as ops
 
 if TYPE_CHECKING:
@@ -257,6 +258,8 @@ async def _commands(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
 
 
 HANDLERS: dict[str, Handler] = {
+    "rewind": rewind_commands.rewind,
+    "get_checkpoints": rewind_commands.get_checkpoints,
     "prompt": _prompt,
     "steer": _steer,
     "follow_up": _steer,

@@ -89,6 +89,12 @@ class SetSessionNameCommand(Command):
     name: str
 
 
+class RewindCommand(Command):
+    entryId: str
+    files: bool = True
+    conversation: bool = True
+
+
 COMMAND_MODELS: dict[str, type[Command]] = {
     "prompt": PromptCommand,
     "steer": SteerCommand,
@@ -123,6 +129,8 @@ COMMAND_MODELS: dict[str, type[Command]] = {
     "clear_queue": Command,
     "get_entries": GetEntriesCommand,
     "get_tree": Command,
+    "get_checkpoints": Command,
+    "rewind": RewindCommand,
 }
 
 

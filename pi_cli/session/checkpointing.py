@@ -1,0 +1,170 @@
+"""Checkpoints and rewind for an AgentSession (issue 18).
+
+``SessionCheckpoints(session)`` snapshots the project's files (``pi_cli.checkpoints``) before each
+user message's run and after each tool batch, and records, for every user message, the checkpoint
+taken just before it as a ``custom`` session entry::
+
+    {"type": "custom", "customType": "pi_cli.checkpoint",
+     "data": {"entryId": <user message entry id>, "checkpointId": <sha>}}
+
+pi ignores custom entries, so such sessions still open in pi; sessions written by pi (or before
+checkpoints existed) simply have no checkpoint for their messages, and rewind says so.
+
+``await rewind(entry_id, files=True, conversation=True)`` restores the files to that checkpoint
+(the restore is itself checkpointed, so it can be undone) and/or moves the session's leaf to just
+before the message (a branch: nothing is deleted); it returns ``{"changedFiles", "changes",
+"text"}``. Refused while a run or a ``!`` command is going. Settings: ``checkpoints.enabled``
+(default true), ``checkpoints.maxFileBytes`` (default 5 MB), ``checkpoints.maxFiles`` (50,000).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pi_cli.checkpoints import CheckpointError, CheckpointStore
+from pi_cli.checkpoints.store import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES
+from pi_cli.config.paths import agent_dir
+from pi_cli.errors import SessionError
+
+if TYPE_CHECKING:
+    from pi_cli.session.agent_session import AgentSession
+
+CUSTOM_TYPE = "pi_cli.checkpoint"
+
+
+def _setting(settings: Any, key: str, default: Any) -> Any:
+    """``checkpoints.<key>`` from the settings object (unknown sections arrive as plain data)."""
+    section: Any = None
+    to_json = getattr(settings, "to_json", None)
+    if callable(to_json):
+        section = to_json().get("checkpoints")
+    if not isinstance(section, dict):
+        return default
+    value = section.get(key, default)
+    if isinstance(default, bool):
+        return value if isinstance(value, bool) else default
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else default
+
+
+class SessionCheckpoints:
+    """The checkpoint side of one AgentSession (see the module docstring)."""
+
+    def __init__(self, session: AgentSession) -> None:
+        self.session = session
+        self.enabled = bool(_setting(session.settings, "enabled", True))
+        self._store: CheckpointStore | None = None
+        self._pending: str | None = None  # taken before the run, waiting for the user entry id
+        self.notice: str | None = None
+
+    @property
+    def store(self) -> CheckpointStore:
+        if self._store is None:
+            self._store = CheckpointStore(
+                self.session.cwd, agent_dir(),
+                max_file_bytes=int(_setting(self.session.settings, "maxFileBytes", DEFAULT_MAX_FILE_BYTES)),
+                max_files=int(_setting(self.session.settings, "maxFiles", DEFAULT_MAX_FILES)),
+            )  # fmt: skip
+        return self._store
+
+    def _active(self) -> bool:
+        # Without a session file there is no entry to attach a checkpoint to and nothing to rewind.
+        return self.enabled and self.session.store.manager is not None
+
+    async def _snapshot(self, label: str) -> str | None:
+        store = self.store
+        checkpoint = await store.snapshot(label)
+        if checkpoint is None:
+            self.notice = store.notice  # shown by get_checkpoints and /rewind
+        return checkpoint
+
+    async def before_run(self) -> None:
+        """Hook: a user message's run is about to start."""
+        if self._active():
+            self._pending = await self._snapshot("before user message")
+
+    async def on_event(self, event: dict[str, Any]) -> None:
+        """Hook: an agent event was handled (user message persisted, tool batch done)."""
+        if not self._active():
+            return
+        kind = event.get("type")
+        if kind == "message_end" and event.get("message", {}).get("role") == "user":
+            checkpoint = self._pending or await self._snapshot("before steering message")
+            self._pending = None
+            manager = self.session.store.manager
+            entry_id = manager.get_leaf_id() if manager is not None else None
+            if checkpoint and entry_id:
+                self.session.store.append_custom_entry(CUSTOM_TYPE, {"entryId": entry_id, "checkpointId": checkpoint})
+        elif kind == "turn_end" and event.get("toolResults"):
+            await self._snapshot("after tool batch")
+
+    # -- rewind ----------------------------------------------------------------------------
+
+    def checkpoints(self) -> list[dict[str, Any]]:
+        """Every recorded (user entry, checkpoint) pair of this session file, in file order."""
+        manager = self.session.store.manager
+        if manager is None:
+            return []
+        out = []
+        for entry in manager.get_entries():
+            data = entry.get("data")
+            if entry.get("type") != "custom" or entry.get("customType") != CUSTOM_TYPE or not isinstance(data, dict):
+                continue
+            if isinstance(data.get("entryId"), str) and isinstance(data.get("checkpointId"), str):
+                out.append({"entryId": data["entryId"], "checkpointId": data["checkpointId"],
+                            "timestamp": entry.get("timestamp")})  # fmt: skip
+        return out
+
+    def checkpoint_for(self, entry_id: str) -> str | None:
+        found = [c["checkpointId"] for c in self.checkpoints() if c["entryId"] == entry_id]
+        return found[-1] if found else None
+
+    async def preview(self, entry_id: str) -> dict[str, list[str]]:
+        """What restoring the files of ``entry_id`` would change: the checkpoint → now diff turned
+        around (files created since will be deleted, files deleted since will be created)."""
+        checkpoint = self._require_checkpoint(entry_id)
+        try:
+            diff = await self.store.diff(checkpoint)
+        except CheckpointError as exc:
+            raise SessionError(str(exc)) from None
+        return {"modified": diff["modified"], "created": diff["deleted"], "deleted": diff["created"]}
+
+    def _require_checkpoint(self, entry_id: str) -> str:
+        checkpoint = self.checkpoint_for(entry_id)
+        if checkpoint is None:
+            raise SessionError(
+                "No checkpoint covers this message: its files cannot be restored"
+                " (recorded without checkpoints, e.g. by pi or with checkpoints off)."
+            )
+        return checkpoint
+
+    async def rewind(self, entry_id: str, files: bool = True, conversation: bool = True) -> dict[str, Any]:
+        """Restore files and/or move the leaf before user entry ``entry_id`` (module docstring)."""
+        session = self.session
+        if session.is_streaming or session.is_bash_running or session.is_compacting:
+            raise SessionError("Cannot rewind while the agent is running")
+        manager = session.store.manager
+        if manager is None:
+            raise SessionError("Rewind needs a session file (this session is not saved).")
+        entry = manager.get_entry(entry_id)
+        if entry is None or entry.get("type") != "message" or entry["message"].get("role") != "user":
+            raise SessionError(f"Invalid entry ID for rewind: {entry_id}")
+        checkpoint = self._require_checkpoint(entry_id) if files else None
+        changes: dict[str, list[str]] = {"modified": [], "created": [], "deleted": []}
+        if checkpoint is not None:
+            try:
+                changes = await self.store.restore(checkpoint)
+            except CheckpointError as exc:
+                raise SessionError(f"Could not restore files: {exc}") from None
+        from pi_cli.session.entry_messages import user_text
+        from pi_cli.session.session_ops import _reload
+
+        text = user_text(entry["message"])
+        if conversation:
+            parent = entry.get("parentId")
+            if parent is None:
+                manager.reset_leaf()
+            else:
+                manager.branch(parent)
+            _reload(session)
+        changed = sorted({p for paths in changes.values() for p in paths})
+        return {"changedFiles": changed, "changes": changes, "text": text}
