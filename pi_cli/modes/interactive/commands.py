@@ -17,6 +17,7 @@ from pi_cli.modes.interactive.keys import APP_KEYS, EDITOR_KEYS
 from pi_cli.modes.interactive.login_commands import register_login_commands
 from pi_cli.modes.interactive.mcp_commands import register_mcp_commands
 from pi_cli.modes.interactive.permission_commands import register_permission_commands
+from pi_cli.modes.interactive.rewind_commands import register_rewind_commands
 from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
 from pi_cli.modes.interactive.session_commands import register_session_commands
 from pi_cli.modes.interactive.startup import startup_header
@@ -54,6 +55,7 @@ class CommandRunner:
         self.login_commands = register_login_commands(self)  # /login, /logout
         self.permission_commands = register_permission_commands(self)  # /permissions, /trust, dialogs
         self.mcp_commands = register_mcp_commands(self)  # /mcp
+        self.rewind_commands = register_rewind_commands(self)  # /rewind
 
     @property
     def session(self) -> Any:

@@ -1,0 +1,106 @@
+"""``/rewind`` in the TUI (issue 18): back to before a user message, files and/or conversation.
+
+``/rewind`` lists the user messages (newest first, as ``/fork`` does), marking those with a file
+checkpoint. Choosing one shows what restoring would change (files modified, created, deleted) as
+the options' detail, then offers "Conversation and files", "Files only" or "Conversation only"
+(only the last when no checkpoint covers the message). Rewinding the conversation moves the leaf
+to before the message and puts its text back in the editor; the restore is itself a checkpoint.
+The work is done by ``session.checkpoints`` (pi_cli.session.checkpointing).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
+
+REWIND_COMMANDS: list[tuple[str, str]] = [("rewind", "Restore files and/or conversation to before a message")]
+_MODES = {"both": (True, True), "files": (True, False), "conversation": (False, True)}
+
+
+def change_summary(changes: dict[str, list[str]]) -> str:
+    """``2 modified, 1 created, 1 deleted`` (or ``no file changes``)."""
+    parts = [f"{len(changes[k])} {k}" for k in ("modified", "created", "deleted") if changes.get(k)]
+    return ", ".join(parts) if parts else "no file changes"
+
+
+class RewindCommands:
+    """Handlers attached to the app's ``CommandRunner`` by :func:`register_rewind_commands`."""
+
+    def __init__(self, app: Any, runner: Any) -> None:
+        self.app = app
+        self.runner = runner
+
+    async def _notice(self, text: str, kind: str = "info") -> None:
+        await self.app.show_notice(text, kind)
+
+    async def cmd_rewind(self, args: str) -> None:
+        session = self.app.session
+        if self.app.running:
+            await self._notice("Cannot rewind while the agent is running", "warning")
+            return
+        if getattr(session.store, "manager", None) is None:
+            await self._notice("/rewind needs a saved session (this one is in memory only).", "warning")
+            return
+        checkpoints = session.checkpoints
+        candidates = list(session.get_fork_messages())
+        if not candidates:
+            await self._notice("No messages to rewind to")
+            return
+        items = [
+            PickItem(c["entryId"], " ".join(c["text"].split())[:120],
+                     "files checkpointed" if checkpoints.checkpoint_for(c["entryId"]) else "no file checkpoint")
+            for c in reversed(candidates)
+        ]  # fmt: skip
+        self.app.push_screen(PickerScreen("Rewind to before message", items), self._message_chosen)
+
+    def _message_chosen(self, entry_id: str | None) -> None:
+        if entry_id:
+            self.app.run_worker(self._offer_modes(entry_id), exclusive=True, group="rewind")
+
+    async def _offer_modes(self, entry_id: str) -> None:
+        checkpoints = self.app.session.checkpoints
+        items: list[PickItem] = []
+        if checkpoints.checkpoint_for(entry_id):
+            try:
+                summary = "files: " + change_summary(await checkpoints.preview(entry_id))
+            except Exception as exc:
+                summary = f"files: cannot compare ({exc})"
+            items += [PickItem("both", "Conversation and files", summary), PickItem("files", "Files only", summary)]
+        items.append(PickItem("conversation", "Conversation only", "files stay as they are"))
+
+        def chosen(mode: str | None) -> None:
+            if mode in _MODES:
+                self.app.run_worker(self._rewind(entry_id, mode), exclusive=True, group="rewind")
+
+        self.app.push_screen(PickerScreen("Rewind", items), chosen)
+
+    async def _rewind(self, entry_id: str, mode: str) -> None:
+        files, conversation = _MODES[mode]
+        try:
+            result = await self.app.session.checkpoints.rewind(entry_id, files=files, conversation=conversation)
+        except Exception as exc:
+            await self._notice(f"Rewind failed: {exc}", "error")
+            return
+        if conversation:
+            await self.runner.session_commands.reload_transcript()
+            self.app.editor.set_text(str(result.get("text", "")))
+        done = "Rewound" + (" conversation" if conversation else "")
+        if files:
+            done += (" and " if conversation else " ") + "files (" + change_summary(result["changes"]) + ")"
+        await self._notice(done)
+
+
+def register_rewind_commands(runner: Any) -> RewindCommands:
+    """Attach ``cmd_rewind`` to a ``CommandRunner`` and list it for completion."""
+    commands = RewindCommands(runner.app, runner)
+    runner.cmd_rewind = commands.cmd_rewind
+    base_entries = runner.completion_entries
+
+    def completion_entries() -> list[tuple[str, str]]:
+        entries: list[tuple[str, str]] = list(base_entries())
+        known = {name for name, _ in entries}
+        return entries + [item for item in REWIND_COMMANDS if item[0] not in known]
+
+    runner.completion_entries = completion_entries
+    return commands

@@ -1,0 +1,38 @@
+"""/rewind in the TUI: pick a message, see what files would change, restore files and conversation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from test_session_screens import SIZE, prompt, screen_of, send, stored_session, wait_until
+
+from pi_cli.ai.providers.faux import faux_assistant, faux_text
+from pi_cli.modes.interactive import make_app
+from pi_cli.modes.interactive.screens.picker import PickerScreen
+from pi_cli.modes.interactive.widgets.messages import UserView
+
+
+async def test_rewind_restores_files_and_conversation(faux: Any, workdir: Path) -> None:
+    app = make_app(stored_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        faux.set_responses([faux_assistant([faux_text("answer one")]), faux_assistant([faux_text("answer two")])])
+        await prompt(pilot, app, "first question")
+        (workdir / "made.txt").write_text("made by a tool\n")  # as bash would
+        (workdir / "hello.txt").unlink()
+        await prompt(pilot, app, "second question")
+        await send(pilot, app, "/rewind")
+        picker = await screen_of(pilot, app, PickerScreen)
+        assert [(i.label, i.detail) for i in picker.items] == [
+            ("second question", "files checkpointed"), ("first question", "files checkpointed")
+        ]  # fmt: skip
+        await pilot.press("down", "enter")  # first question
+        await wait_until(pilot, lambda: isinstance(app.screen, PickerScreen) and app.screen is not picker)
+        modes = app.screen
+        assert [i.key for i in modes.items] == ["both", "files", "conversation"]
+        assert modes.items[0].detail == "files: 1 created, 1 deleted"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.editor.text == "first question")
+        assert (workdir / "hello.txt").read_text() == "hello\n" and not (workdir / "made.txt").exists()
+        await wait_until(pilot, lambda: [u.text for u in app.query(UserView)] == [])
+        assert app.session.messages == []
