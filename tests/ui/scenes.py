@@ -55,7 +55,9 @@ def _prepare(home: Path) -> Path:
     return project
 
 
-def _app(home: Path, responses: list[Any], tools: list[Any] | None = None) -> tuple[Any, Any]:
+def _app(
+    home: Path, responses: list[Any], tools: list[Any] | None = None, permissions: str | None = None
+) -> tuple[Any, Any]:
     from pi_cli.agent.agent import Agent
     from pi_cli.modes.interactive import make_app
     from pi_cli.session.agent_session import AgentSession
@@ -66,6 +68,10 @@ def _app(home: Path, responses: list[Any], tools: list[Any] | None = None) -> tu
     agent = Agent(system_prompt="scene", model=faux.model(), tools=tools or [])
     session = AgentSession(agent=agent, cwd=project)
     session.models.extra_models = list(faux.models)
+    if permissions is not None:
+        from pi_cli.permissions.install import install_gate
+
+        install_gate(session, permissions)
     app = make_app(session, keymap={})
     return app, faux
 
@@ -165,7 +171,29 @@ def error(home: Path) -> Scene:
     return app, run_before
 
 
+def approval(home: Path) -> Scene:
+    """``--permissions ask``: the dialog before a bash command runs."""
+    reply = faux_assistant(
+        [
+            faux_text("The build directory is stale; I'll clear it and rebuild."),
+            faux_tool_call("bash", {"command": "rm -rf build/ && make -j4"}, id="call-1"),
+        ]
+    )
+    app, _ = _app(home, [reply, faux_assistant([faux_text("done")])], [SlowTool()], permissions="ask")
+
+    async def run_before(pilot: Any) -> None:
+        from pi_cli.modes.interactive.screens.approval import ApprovalScreen
+
+        app.editor.load_text("rebuild from scratch")
+        await pilot.press("enter")
+        await _wait(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await _freeze(pilot)
+
+    return app, run_before
+
+
 SCENES: dict[str, Callable[[Path], Scene]] = {
+    "approval": approval,
     "idle": idle,
     "streaming_tool": streaming_tool,
     "queued_messages": queued_messages,
