@@ -46,6 +46,12 @@ def _setting(settings: Any, key: str, default: Any) -> Any:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else default
 
 
+def change_summary(changes: dict[str, list[str]]) -> str:
+    """``2 modified, 1 created, 1 deleted`` (or ``no file changes``), for the UIs."""
+    parts = [f"{len(changes[k])} {k}" for k in ("modified", "created", "deleted") if changes.get(k)]
+    return ", ".join(parts) if parts else "no file changes"
+
+
 class SessionCheckpoints:
     """The checkpoint side of one AgentSession (see the module docstring)."""
 

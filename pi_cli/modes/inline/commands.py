@@ -15,6 +15,7 @@ from pi_cli.ai.types import THINKING_LEVELS
 from pi_cli.modes.display import format_tokens
 from pi_cli.modes.inline import render
 from pi_cli.modes.inline.approvals import permissions_command, trust_command
+from pi_cli.modes.inline.rewind import rewind_command
 
 COMMANDS: dict[str, str] = {
     "model": "Switch model: /model <provider/id or fuzzy name>[:thinking]",
@@ -29,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "mcp": "MCP servers: /mcp [reconnect|enable|disable <server>] [exposure <server> <mode>]",
     "permissions": "Tool approval mode: /permissions auto|ask|read-only",
     "trust": "Save a project trust decision: /trust yes|parent|no",
+    "rewind": "Restore files and/or conversation to before a message: /rewind [N [both|files|conversation]]",
     "quit": "Quit pi",
 }
 
@@ -150,6 +152,7 @@ _HANDLERS: dict[str, _Handler] = {
     "mcp": _mcp,
     "permissions": permissions_command,
     "trust": trust_command,
+    "rewind": rewind_command,
     "quit": _quit,
     "exit": _quit,
 }

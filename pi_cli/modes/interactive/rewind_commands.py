@@ -13,15 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
+from pi_cli.session.checkpointing import change_summary
 
 REWIND_COMMANDS: list[tuple[str, str]] = [("rewind", "Restore files and/or conversation to before a message")]
 _MODES = {"both": (True, True), "files": (True, False), "conversation": (False, True)}
-
-
-def change_summary(changes: dict[str, list[str]]) -> str:
-    """``2 modified, 1 created, 1 deleted`` (or ``no file changes``)."""
-    parts = [f"{len(changes[k])} {k}" for k in ("modified", "created", "deleted") if changes.get(k)]
-    return ", ".join(parts) if parts else "no file changes"
 
 
 class RewindCommands:
