@@ -4,7 +4,8 @@ Modes (``--permissions MODE``, settings ``permissions.mode``):
 - ``auto`` (default, pi's behaviour): nothing is asked; only ``deny`` / ``ask`` rules apply;
 - ``ask``: ``write``, ``edit``, ``bash``, MCP and extension tools ask; ``read``, ``grep``,
   ``find``, ``ls`` run unasked unless their path is outside the session's cwd;
-- ``read-only``: every tool but the read-only four is refused (allow rules do not reopen them).
+- ``read-only``: every tool but the read-only ones (and ``tool_search``) is refused (allow rules do not
+  reopen them).
 
 Order for a call: a ``deny`` rule refuses (any mode) → read-only mode refuses a mutating tool →
 an ``ask`` rule asks → an ``allow`` rule allows → the mode decides. Rules come from the user
@@ -29,7 +30,8 @@ MODE_DETAILS: dict[str, str] = {
     "ask": "ask before write, edit, bash, MCP tools and paths outside the project",
     "read-only": "refuse every tool but read, grep, find and ls",
 }
-READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls"})
+# tool_search only loads MCP tool declarations (the loaded tools still ask when they are called).
+READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls", "tool_search"})
 Action = Literal["allow", "deny", "ask"]
 
 
@@ -104,7 +106,7 @@ def load_rules(
 
 
 def is_mutating(tool: str) -> bool:
-    """Every tool but read, grep, find and ls may change something (bash, edits, MCP, extensions)."""
+    """Every tool but read, grep, find, ls (and tool_search) may change something (bash, edits, MCP, extensions)."""
     return tool not in READ_ONLY_TOOLS
 
 
