@@ -47,8 +47,9 @@ def test_header_then_events_in_pi_order(pi: PiEnv) -> None:
     assert "hi" in end["result"]["content"][0]["text"]
     assert [m["role"] for m in by_type["agent_end"]["messages"]] == ["user", "assistant", "toolResult", "assistant"]
     update = next(e for e in events if e["type"] == "message_update")
-    assert set(update) == {"type", "message", "assistantMessageEvent"}
-    assert "partial" in update["assistantMessageEvent"]
+    # pi 1.6.0's wire form: delta-only, the cumulative usage beside it
+    assert set(update) == {"type", "usage", "assistantMessageEvent"}
+    assert "partial" not in update["assistantMessageEvent"]
 
 
 def test_json_mode_exits_zero_when_the_model_errors(pi: PiEnv) -> None:

@@ -1,12 +1,13 @@
 """Coalesce ``message_update`` deltas for JSON and RPC output.
 
-Every ``message_update`` line carries the whole partial message (twice: ``message`` and
-``assistantMessageEvent.partial``), so one line per token makes output quadratic in the answer
-length — pi 0.73.1 needs 24.6 s to deliver a 20,000-token answer that way. Here consecutive
+Every in-process ``message_update`` carries the whole partial message (twice: ``message`` and
+``assistantMessageEvent.partial``); written like that, one line per token makes output quadratic in
+the answer length — pi 0.73.1 needs 24.6 s to deliver a 20,000-token answer that way. Here consecutive
 deltas of the same kind and content index are merged into one update (deltas concatenated, the
 latest partial) and written at most ``rate`` times per second; any other event flushes the pending
 update first, so order is preserved and concatenating the deltas still gives the full text. The
-line shape is pi's: only the number of updates changes.
+line shape is pi 1.6.0's wire form (:mod:`pi_cli.modes.wire_events`: delta-only updates); only the
+number of updates changes.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import asyncio
 import time
 from collections.abc import Callable
 from typing import Any
+
+from pi_cli.modes.wire_events import to_wire
 
 DELTA_TYPES = frozenset(("text_delta", "thinking_delta", "toolcall_delta"))
 
@@ -51,7 +54,7 @@ class UpdateCoalescer:
                     self._schedule(self._interval - (now - self._last))
                 return
         self.flush()
-        self._emit(event)
+        self._emit(to_wire(event))
 
     def _schedule(self, delay: float) -> None:
         try:
@@ -77,4 +80,4 @@ class UpdateCoalescer:
         self._key = None
         self._deltas = []
         self._last = time.monotonic() if now is None else now
-        self._emit(latest)
+        self._emit(to_wire(latest))

@@ -242,7 +242,9 @@ async def _fork_messages(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
 
 
 async def _last_text(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
-    return p.success(cmd.id, "get_last_assistant_text", {"text": server.session.get_last_assistant_text()})
+    text = server.session.get_last_assistant_text()
+    # pi 1.6.0 answers ``data: {}`` (text undefined) when there is no assistant text yet.
+    return p.success(cmd.id, "get_last_assistant_text", {} if text is None else {"text": text})
 
 
 async def _set_name(server: RpcServer, cmd: p.SetSessionNameCommand) -> dict[str, Any]:

@@ -167,7 +167,7 @@ def parse_command(obj: Any) -> Command:
         raise CommandError("parse", "Failed to parse command: missing string field 'type'", request_id)
     model = COMMAND_MODELS.get(kind)
     if model is None:
-        raise UnknownCommand(kind, f"Unknown command: {kind}")
+        raise UnknownCommand(kind, f"Unknown command: {kind}", request_id)
     try:
         return model.model_validate(obj)
     except ValidationError as exc:

@@ -2,8 +2,8 @@
 
 * Every command may carry ``id``; its response echoes it. Events never carry an id.
 * A line that is not JSON → ``{"type":"response","command":"parse","success":false,
-  "error":"Failed to parse command: ..."}``; an unknown ``type`` → ``Unknown command: <type>``
-  (no id); an invalid payload or a handler error → a failure response with the command's id.
+  "error":"Failed to parse command: ..."}`` (no id); an unknown ``type`` → ``Unknown command: <type>``
+  (with the id, as pi 1.6.0); an invalid payload or a handler error → a failure response with the command's id.
   The loop always goes on.
 * Commands run as tasks in arrival order, so ``abort``/``abort_bash`` work while a ``bash``
   command or a prompt is running. ``prompt`` answers after preflight, before ``agent_start``.
@@ -112,7 +112,7 @@ class RpcServer:
         try:
             command = parse_command(obj)
         except UnknownCommand as exc:
-            self.respond(failure(None, exc.command, exc.message))
+            self.respond(failure(exc.id, exc.command, exc.message))  # pi 1.6 echoes the id (0.73.1 did not)
             return
         except CommandError as exc:
             self.respond(failure(exc.id, exc.command, exc.message))

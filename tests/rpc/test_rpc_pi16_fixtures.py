@@ -1,0 +1,109 @@
+"""pi_cli's RPC output against answers recorded from the real pi 1.6.0 (tests/fixtures/pi16).
+
+The fixture was recorded by driving ``pi --mode rpc`` (1.6.0) with the same fake-server script used
+here; no Node is needed to run these tests. Compared: the event sequence of a tool-using run (wire
+form: delta-only ``message_update`` with ``usage``, ``toolcall_start`` with ``id``/``toolName``,
+``stopReason: "pending"`` on the assistant ``message_start``), each event's field names, and the
+field names, success and error text of single command responses.
+
+Known, listed differences (see /work/notes/issue-14.md): pi 1.6.0 adds ``durationMs``,
+``rawStopReason`` and ``thinkingLevel`` to assistant messages, ``durationMs`` to tool results,
+``structuredContent`` to read results, ``reasoning`` and ``cost.totalFromProvider`` to usage;
+pi_cli coalesces consecutive deltas (fewer updates, same text).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from cli.pi_harness import PiEnv, RpcClient
+
+FIXTURE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "pi16" / "rpc_session.json").read_text())
+# Fields pi 1.6.0 has that pi_cli does not produce yet (listed in the issue note).
+NOT_YET = {"durationMs", "rawStopReason", "thinkingLevel", "structuredContent", "reasoning", "totalFromProvider"}
+DELTAS = ("text_delta", "thinking_delta", "toolcall_delta")
+
+
+def _kind(event: dict[str, Any]) -> str:
+    inner = event.get("assistantMessageEvent")
+    return f"message_update:{inner['type']}" if isinstance(inner, dict) else str(event["type"])
+
+
+def _collapse(kinds: list[str]) -> list[str]:
+    """Consecutive deltas of one kind count once (pi_cli coalesces them)."""
+    out: list[str] = []
+    for kind in kinds:
+        if not (out and out[-1] == kind and kind.split(":")[-1] in DELTAS):
+            out.append(kind)
+    return out
+
+
+def _shape(value: Any) -> Any:
+    """Field names (recursively, first list item only); leaves become their JSON type name."""
+    if isinstance(value, dict):
+        return {k: _shape(v) for k, v in value.items() if k not in NOT_YET}
+    if isinstance(value, list):
+        return [_shape(value[0])] if value else []
+    if isinstance(value, bool) or value is None:
+        return type(value).__name__
+    if isinstance(value, (int, float)):
+        return "number"
+    return "string"
+
+
+def _run(pi: PiEnv) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    pi.server.add_turns([
+        {"tool_calls": [{"name": "read", "arguments": {"path": "a.txt"}, "id": "call_1"}]},
+        {"text": "All done."},
+    ])  # fmt: skip
+    (pi.cwd / "a.txt").write_text("line one\nline two\n")
+    client = RpcClient(pi)
+    answers: dict[str, dict[str, Any]] = {}
+    try:
+        answers["get_last_assistant_text"] = client.request({"type": "get_last_assistant_text"})
+        client.send({"id": "p1", "type": "prompt", "message": "read a.txt"})
+        start = len(client.seen)
+        client.event("agent_settled")
+        events = [e for e in client.seen[start:] if e.get("type") != "response"]
+        answers["get_last_assistant_text#2"] = client.request({"type": "get_last_assistant_text"})
+        answers["get_entries#2"] = client.request({"type": "get_entries"})
+        for command in (
+            {"type": "get_state"}, {"type": "get_available_thinking_levels"}, {"type": "get_session_stats"},
+            {"type": "get_fork_messages"}, {"type": "clear_queue"}, {"type": "abort"},
+            {"type": "bash", "command": "echo hi; echo err >&2; exit 3"},
+            {"type": "set_session_name", "name": "my session"}, {"type": "bogus_cmd"},
+            {"type": "set_model", "provider": "fake", "modelId": "fake-think"},
+        ):  # fmt: skip
+            answers[str(command["type"])] = client.request(command)
+    finally:
+        client.close()
+    return events, answers
+
+
+def test_a_tool_run_streams_pi16s_events_and_answers_its_shapes(pi: PiEnv) -> None:
+    events, answers = _run(pi)
+    expected = [e for e in FIXTURE["run_events"] if e["type"] != "response"]
+    assert _collapse([_kind(e) for e in events]) == _collapse([_kind(e) for e in expected])
+    # Same field names for every event kind (first occurrence of each).
+    ours = {_kind(e): e for e in reversed(events)}
+    theirs = {_kind(e): e for e in reversed(expected)}
+    for kind, event in theirs.items():
+        assert _shape(ours[kind]) == _shape(event), kind
+    start = next(e for e in events if e["type"] == "message_start" and e["message"]["role"] == "assistant")
+    assert start["message"]["stopReason"] == "pending"
+    tool_start = next(e for e in events if _kind(e) == "message_update:toolcall_start")
+    assert tool_start["assistantMessageEvent"]["id"] == "call_1"
+    assert tool_start["assistantMessageEvent"]["toolName"] == "read"
+
+    recorded = FIXTURE["responses"]
+    for key, answer in answers.items():
+        pi_answer = recorded[key]
+        assert answer["success"] == pi_answer["success"], key
+        assert _shape(answer) == _shape(pi_answer), key
+    assert answers["bogus_cmd"]["error"] == recorded["bogus_cmd"]["error"] == "Unknown command: bogus_cmd"
+    assert answers["bogus_cmd"]["id"] is not None
+    assert answers["get_last_assistant_text"]["data"] == recorded["get_last_assistant_text"]["data"] == {}
+    assert answers["bash"]["data"] == recorded["bash"]["data"]
+    assert answers["get_available_thinking_levels"]["data"] == recorded["get_available_thinking_levels"]["data"]
