@@ -111,6 +111,13 @@ class PermissionSettings(_Section):
     ask: list[str] = Field(default_factory=list)
 
 
+class AcpSettings(_Section):
+    """``"acp"`` (pi_cli's addition): ``clientFs`` lets read/write/edit go through the editor's
+    ``fs/*`` methods when the client offers them, so unsaved buffers are what the agent sees."""
+
+    client_fs: bool = True
+
+
 class Settings(_Section):
     """Every setting pi 0.73.1 documents, with pi's defaults (plus ``ui``, pi_cli's TUI choice)."""
 
@@ -153,6 +160,7 @@ class Settings(_Section):
     ui: Literal["tui", "inline"] = "tui"
     default_project_trust: Literal["ask", "always", "never"] = "ask"  # user-level file only
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
+    acp: AcpSettings = Field(default_factory=AcpSettings)
 
     def to_json(self) -> dict[str, Any]:
         """The settings as pi's JSON object (camelCase keys, unknown keys included)."""

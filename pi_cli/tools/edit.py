@@ -114,14 +114,17 @@ class EditTool(BuiltinTool):
         check_aborted(signal)
         async with file_mutation_lock(absolute):
             check_aborted(signal)
-            raw = await asyncio.to_thread(_read_text, absolute, path_arg)
+            raw = await self.file_ops.read_text(absolute) if self.file_ops is not None else None
+            if raw is None:
+                raw = await asyncio.to_thread(_read_text, absolute, path_arg)
             bom, text = strip_bom(raw)
             ending = detect_line_ending(text)
             applied = apply_edits(normalize_to_lf(text), edits, path_arg)
             final = bom + restore_line_endings(applied.new_content, ending)
             check_aborted(signal)
-            data = final.encode("utf-8", "surrogateescape")
-            await asyncio.to_thread(atomic_write_bytes, absolute, data)
+            if self.file_ops is None or not await self.file_ops.write_text(absolute, final):
+                data = final.encode("utf-8", "surrogateescape")
+                await asyncio.to_thread(atomic_write_bytes, absolute, data)
         diff = generate_diff(applied.base_content, applied.new_content)
         return text_result(
             f"Successfully replaced {len(edits)} block(s) in {path_arg}.",

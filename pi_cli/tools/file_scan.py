@@ -102,3 +102,15 @@ def scan_selection(path: str, start: int, end: int | None, head_bytes: int) -> S
         complete=len(head) == length,
         first_line_bytes=first_line,
     )
+
+
+def selection_from_text(text: str, start: int, end: int | None, head_bytes: int) -> Selection:
+    """:func:`scan_selection` over text already in memory (an editor's buffer); same rules."""
+    lines = text.split("\n")
+    total = len(lines)
+    if start >= total:
+        raise IndexError("offset beyond end", total)
+    chosen = lines[start:end]
+    data = "\n".join(chosen).encode("utf-8", "surrogatepass")
+    first = len(chosen[0].encode("utf-8", "surrogatepass")) if chosen else 0
+    return Selection(total, len(chosen), len(data), data[:head_bytes], len(data) <= head_bytes, first)

@@ -19,7 +19,7 @@ from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.ai.types import UserContent
 from pi_cli.tools.base import BuiltinTool, as_int, check_aborted, text_result
-from pi_cli.tools.file_scan import Selection, scan_selection
+from pi_cli.tools.file_scan import Selection, scan_selection, selection_from_text
 from pi_cli.tools.images import (
     MAX_IMAGE_BASE64_BYTES,
     MAX_IMAGE_DIMENSION,
@@ -87,8 +87,12 @@ class ReadTool(BuiltinTool):
             )
         start = max(0, offset - 1) if offset else 0
         end = start + max(limit, 0) if limit is not None else None
+        buffer = await self.file_ops.read_text(absolute) if self.file_ops is not None else None
         try:
-            selection = await asyncio.to_thread(scan_selection, absolute, start, end, DEFAULT_MAX_BYTES + 2)
+            if buffer is not None:  # the editor's text (it may hold unsaved changes)
+                selection = selection_from_text(buffer, start, end, DEFAULT_MAX_BYTES + 2)
+            else:
+                selection = await asyncio.to_thread(scan_selection, absolute, start, end, DEFAULT_MAX_BYTES + 2)
         except IndexError as exc:
             raise ValueError(f"Offset {offset} is beyond end of file ({exc.args[1]} lines total)") from None
         check_aborted(signal)

@@ -56,7 +56,8 @@ class WriteTool(BuiltinTool):
         async with file_mutation_lock(absolute):
             check_aborted(signal)
             try:
-                await asyncio.to_thread(_write, absolute, content)
+                if self.file_ops is None or not await self.file_ops.write_text(absolute, content):
+                    await asyncio.to_thread(_write, absolute, content)
             except IsADirectoryError:
                 raise
             except OSError as exc:

@@ -21,6 +21,8 @@ class RecordingClient:
         self.permission_requests: list[dict[str, Any]] = []
         self.permission_choice: str | None = None  # optionId to pick; None = cancelled
         self.changed = asyncio.Event()
+        self.buffers: dict[str, str] = {}  # the editor's (unsaved) file texts, by absolute path
+        self.writes: list[tuple[str, str]] = []
 
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
         self.updates.append({"sessionId": session_id, **update.model_dump(by_alias=True, exclude_none=True)})
@@ -36,6 +38,21 @@ class RecordingClient:
         if self.permission_choice is None:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=self.permission_choice))
+
+    async def read_text_file(self, session_id: str, path: str, **_: Any) -> Any:
+        from acp import RequestError
+        from acp.schema import ReadTextFileResponse
+
+        if path not in self.buffers:
+            raise RequestError.resource_not_found(path)
+        return ReadTextFileResponse(content=self.buffers[path])
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **_: Any) -> Any:
+        from acp.schema import WriteTextFileResponse
+
+        self.writes.append((path, content))
+        self.buffers[path] = content
+        return WriteTextFileResponse()
 
     def on_connect(self, conn: Any) -> None:
         pass
@@ -59,7 +76,9 @@ class RecordingClient:
 
 
 @contextlib.asynccontextmanager
-async def acp_agent(env: PiEnv, *args: str) -> AsyncIterator[tuple[ClientSideConnection, RecordingClient, Any]]:
+async def acp_agent(
+    env: PiEnv, *args: str, fs: bool = False
+) -> AsyncIterator[tuple[ClientSideConnection, RecordingClient, Any]]:
     """``pi --mode acp`` as a subprocess, initialized; yields (connection, client, process)."""
     proc = await asyncio.create_subprocess_exec(
         *PI, "--mode", "acp", "--model", "fake/fake-model", *args,
@@ -70,7 +89,8 @@ async def acp_agent(env: PiEnv, *args: str) -> AsyncIterator[tuple[ClientSideCon
     assert proc.stdin is not None and proc.stdout is not None
     conn = ClientSideConnection(client, proc.stdin, proc.stdout)
     try:
-        await asyncio.wait_for(conn.initialize(protocol_version=PROTOCOL_VERSION), 30)
+        caps = {"fs": {"readTextFile": True, "writeTextFile": True}} if fs else None
+        await asyncio.wait_for(conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=caps), 30)
         yield conn, client, proc
     finally:
         await conn.close()

@@ -269,3 +269,34 @@ async def test_an_extensions_confirm_becomes_a_permission_request(pi: PiEnv, cho
     assert [(o["name"], o["kind"]) for o in request["options"]] == [("Yes", "allow_once"), ("No", "reject_once")]
     assert request["toolCall"]["title"] == "rm -rf build" and request["toolCall"]["kind"] == "execute"
     assert target.exists() is not ran
+
+
+async def test_read_write_and_edit_go_through_the_editors_buffers(pi: PiEnv) -> None:
+    (pi.cwd / "a.py").write_text("on disk\n")
+    (pi.cwd / "b.py").write_text("x = 1\n")
+    calls = [
+        {"name": "read", "arguments": {"path": "a.py"}, "id": "r"},
+        {"name": "edit", "arguments": {"path": "b.py", "edits": [{"oldText": "x = 2", "newText": "x = 3"}]}, "id": "e"},
+        {"name": "write", "arguments": {"path": "c.py", "content": "new file\n"}, "id": "w"},
+    ]
+    pi.server.add_turns([{"tool_calls": calls}, {"text": "done"}])
+    async with acp_agent(pi, fs=True) as (conn, client, _proc):
+        client.buffers[str(pi.cwd / "a.py")] = "unsaved text in the editor\n"
+        client.buffers[str(pi.cwd / "b.py")] = "x = 2\n"  # the buffer differs from the disk
+        session = await conn.new_session(cwd=str(pi.cwd), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("go")])
+    results = {m["tool_call_id"]: m["text"] for m in _tool_results(pi)}
+    assert "unsaved text in the editor" in results["r"]
+    assert (str(pi.cwd / "b.py"), "x = 3\n") in client.writes and (pi.cwd / "b.py").read_text() == "x = 1\n"
+    assert (str(pi.cwd / "c.py"), "new file\n") in client.writes and not (pi.cwd / "c.py").exists()
+
+
+def _tool_results(pi: PiEnv) -> list[dict[str, Any]]:
+    """The tool messages of the last request body (OpenAI shape), text joined."""
+    out = []
+    for message in pi.bodies()[-1]["messages"]:
+        if message["role"] == "tool":
+            content = message["content"]
+            text = content if isinstance(content, str) else "".join(p.get("text", "") for p in content)
+            out.append({"tool_call_id": message["tool_call_id"], "text": text})
+    return out

@@ -68,13 +68,15 @@ class PiAcpAgent:
         self._make_session = make_session
         self._sessions: dict[str, AcpSession] = {}
         self._conn: Any = None
+        self._client_capabilities: Any = None
 
     def on_connect(self, conn: Any) -> None:
         self._conn = conn
 
     # -- lifecycle ------------------------------------------------------------------------------
 
-    async def initialize(self, protocol_version: int, **_: Any) -> InitializeResponse:
+    async def initialize(self, protocol_version: int, client_capabilities: Any = None, **_: Any) -> InitializeResponse:
+        self._client_capabilities = client_capabilities
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -216,6 +218,10 @@ class PiAcpAgent:
             from pi_cli.modes.acp.permissions import AcpApprovals
 
             gate.ui = AcpApprovals(lambda: self._conn, handle.session_id)
+        if self._client_capabilities is not None:  # the editor's buffers for read/write/edit
+            from pi_cli.modes.acp.file_ops import bind_client_fs
+
+            bind_client_fs(session, lambda: self._conn, handle.session_id, self._client_capabilities)
         extensions = getattr(session, "extensions", None)  # extensions' ctx.ui asks the same way
         if extensions is not None:
             from pi_cli.modes.acp.extension_ui import acp_extension_ui
