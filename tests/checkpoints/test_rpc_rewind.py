@@ -82,3 +82,24 @@ def test_rewind_without_checkpoint_says_so(pi: PiEnv, pi_settings: dict) -> None
         assert talk["success"] and talk["data"]["text"] == "hi" and talk["data"]["changedFiles"] == []
     finally:
         assert client.close() == 0
+
+
+def test_rewind_after_resume(pi: PiEnv) -> None:
+    (pi.cwd / "notes.md").write_text("v1\n")
+    pi.server.add_turns([_bash_turn("echo v2 > notes.md"), {"text": "edited"}])
+    client = RpcClient(pi)
+    try:
+        assert client.request({"type": "prompt", "message": "edit notes"})["success"]
+        client.event("agent_end")
+    finally:
+        assert client.close() == 0
+    assert (pi.cwd / "notes.md").read_text() == "v2\n"
+    resumed = RpcClient(pi, "--continue")
+    try:
+        listed = resumed.request({"type": "get_checkpoints"})["data"]["checkpoints"]
+        assert [c["text"] for c in listed] == ["edit notes"]
+        result = resumed.request({"type": "rewind", "entryId": listed[0]["entryId"], "conversation": False})
+        assert result["success"] and result["data"]["changedFiles"] == ["notes.md"]
+        assert (pi.cwd / "notes.md").read_text() == "v1\n"
+    finally:
+        assert resumed.close() == 0
