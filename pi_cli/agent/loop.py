@@ -32,7 +32,8 @@ from pi_cli.agent.tool_exec import AfterHook, BeforeHook, execute_tool_calls, fa
 from pi_cli.agent.types import AgentContext, AgentEvent, AgentEventSink, AgentMessage, NextTurnUpdate, TurnContext
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.ai.options import StreamOptions
-from pi_cli.ai.types import AssistantMessage, Context, Model, Tool, ToolCall, empty_usage, now_ms
+from pi_cli.ai.provider_common import new_output
+from pi_cli.ai.types import AssistantMessage, Context, Model, Tool, ToolCall
 
 StreamFn = Callable[[Model, Context, StreamOptions], Any]  # returns a stream (or an awaitable of one)
 _LLM_ROLES = frozenset(("user", "assistant", "toolResult"))
@@ -196,17 +197,10 @@ def _block_end(block: str, index: int, message: AssistantMessage) -> Any:
 
 def aborted_reply(model: Model) -> AssistantMessage:
     """The assistant message of a turn whose request an abort stopped before it was sent."""
-    return {
-        "role": "assistant",
-        "content": [],
-        "api": model["api"],
-        "provider": model["provider"],
-        "model": model["id"],
-        "usage": empty_usage(),
-        "stopReason": "aborted",
-        "errorMessage": "Request was aborted",
-        "timestamp": now_ms(),
-    }
+    reply = new_output(model)
+    reply["stopReason"] = "aborted"
+    reply["errorMessage"] = "Request was aborted"  # what a provider says when the abort stops it
+    return reply
 
 
 # pi's agent calls streamSimple, which asks for min(model.maxTokens, 32000) output tokens unless told.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pi_cli.modes.interactive.completions import add_completions
 from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
 
 LOGIN_COMMANDS: list[tuple[str, str]] = [
@@ -76,12 +77,5 @@ def register_login_commands(runner: Any) -> LoginCommands:
     commands = LoginCommands(runner.app)
     runner.cmd_login = commands.cmd_login
     runner.cmd_logout = commands.cmd_logout
-    base_entries = runner.completion_entries
-
-    def completion_entries() -> list[tuple[str, str]]:
-        entries: list[tuple[str, str]] = list(base_entries())
-        known = {name for name, _ in entries}
-        return entries + [item for item in LOGIN_COMMANDS if item[0] not in known]
-
-    runner.completion_entries = completion_entries
+    add_completions(runner, LOGIN_COMMANDS)
     return commands

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pi_cli.modes.interactive.completions import add_completions
 from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
 
 MCP_COMMANDS: list[tuple[str, str]] = [("mcp", "MCP servers: state, tools, reconnect, enable/disable, exposure")]
@@ -100,12 +101,5 @@ def register_mcp_commands(runner: Any) -> McpCommands:
     """Attach ``cmd_mcp`` to a ``CommandRunner`` and list it for completion."""
     commands = McpCommands(runner.app)
     runner.cmd_mcp = commands.cmd_mcp
-    base_entries = runner.completion_entries
-
-    def completion_entries() -> list[tuple[str, str]]:
-        entries: list[tuple[str, str]] = list(base_entries())
-        known = {name for name, _ in entries}
-        return entries + [item for item in MCP_COMMANDS if item[0] not in known]
-
-    runner.completion_entries = completion_entries
+    add_completions(runner, MCP_COMMANDS)
     return commands

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from pi_cli.modes.interactive.completions import add_completions
 from pi_cli.modes.interactive.screens.approval import ApprovalScreen, MessageScreen
 from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
 from pi_cli.permissions.policy import MODE_DETAILS
@@ -185,14 +186,7 @@ def register_permission_commands(runner: Any) -> PermissionCommands:
     commands = PermissionCommands(runner.app)
     runner.cmd_permissions = commands.cmd_permissions
     runner.cmd_trust = commands.cmd_trust
-    base_entries = runner.completion_entries
-
-    def completion_entries() -> list[tuple[str, str]]:
-        entries: list[tuple[str, str]] = list(base_entries())
-        known = {name for name, _ in entries}
-        return entries + [item for item in PERMISSION_COMMANDS if item[0] not in known]
-
-    runner.completion_entries = completion_entries
+    add_completions(runner, PERMISSION_COMMANDS)
     gate = commands.gate
     if gate is not None:
         gate.ui = TuiApprovalUI(runner.app)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pi_cli.modes.interactive.completions import add_completions
 from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
 from pi_cli.session.checkpointing import change_summary
 
@@ -90,12 +91,5 @@ def register_rewind_commands(runner: Any) -> RewindCommands:
     """Attach ``cmd_rewind`` to a ``CommandRunner`` and list it for completion."""
     commands = RewindCommands(runner.app, runner)
     runner.cmd_rewind = commands.cmd_rewind
-    base_entries = runner.completion_entries
-
-    def completion_entries() -> list[tuple[str, str]]:
-        entries: list[tuple[str, str]] = list(base_entries())
-        known = {name for name, _ in entries}
-        return entries + [item for item in REWIND_COMMANDS if item[0] not in known]
-
-    runner.completion_entries = completion_entries
+    add_completions(runner, REWIND_COMMANDS)
     return commands

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from pi_cli.ai.abort import AbortController
+from pi_cli.modes.interactive.completions import add_completions
 from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
 from pi_cli.modes.interactive.screens.resume import ResumeScreen, default_loader
 from pi_cli.modes.interactive.screens.tree import (
@@ -276,14 +277,7 @@ def register_session_commands(target: Any) -> SessionCommands:
     commands = SessionCommands(app)
     for name in ("resume", "tree", "fork", "clone", "export"):
         setattr(runner, f"cmd_{name}", getattr(commands, f"cmd_{name}"))
-    base_entries = runner.completion_entries
-
-    def completion_entries() -> list[tuple[str, str]]:
-        entries: list[tuple[str, str]] = list(base_entries())
-        known = {name for name, _ in entries}
-        return entries + [item for item in SESSION_COMMANDS if item[0] not in known]
-
-    runner.completion_entries = completion_entries
+    add_completions(runner, SESSION_COMMANDS)
     runner.session_commands = commands
     if getattr(app.session, "resume_requested", False):
         app.session.resume_requested = False
