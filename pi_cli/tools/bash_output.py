@@ -112,11 +112,12 @@ class OutputCollector:
 
     def truncation(self) -> TruncationResult:
         """pi's tail truncation of the output so far, with totals over the whole stream."""
-        total_bytes = self.total_bytes - (1 if self._ends_with_newline else 0)
-        result = truncate_tail(self._tail_text(), total_lines=max(self.total_lines, 1), total_bytes=total_bytes)
-        if self._ends_with_newline and not result.last_line_partial:
-            # The text keeps the output's final newline, as pi 1.6 returns it ("a\nb\n", not "a\nb");
-            # the counts above stay those of the lines themselves.
+        # pi 1.6.0 counts every byte of the stream (the final newline too) but not the empty "line"
+        # after a final newline; measured: `seq 1 3000` → totalBytes 13893, totalLines 3000.
+        result = truncate_tail(self._tail_text(), total_lines=max(self.total_lines, 1), total_bytes=self.total_bytes)
+        if self._ends_with_newline and not result.truncated:
+            # A whole output keeps its final newline, as pi 1.6.0 returns it ("a\nb\n", not "a\nb"); a
+            # truncated tail does not (pi: "…3000\n\n[Showing lines …]").
             result.content += "\n"
         if result.truncated and self._file is None and self.full_output_path is None:
             self._open_file()  # only reachable for many short lines; the whole output is still held

@@ -18,11 +18,6 @@ from pi_cli.tools.file_locks import file_mutation_lock
 from pi_cli.tools.paths import resolve_to_cwd
 
 
-def js_length(text: str) -> int:
-    """Length as JavaScript counts it (UTF-16 code units); pi reports this as the byte count."""
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
-
-
 def _write(path: str, content: str) -> None:
     if os.path.isdir(path):
         raise IsADirectoryError(f"Cannot write {path}: it is a directory")
@@ -62,4 +57,4 @@ class WriteTool(BuiltinTool):
                 raise
             except OSError as exc:
                 raise OSError(f"Could not write {path_arg}: {exc.strerror or exc}") from None
-        return text_result(f"Successfully wrote {js_length(content)} bytes to {path_arg}")
+        return text_result(f"Successfully wrote to {path_arg}")  # pi 1.6.0 (0.73.1 said "wrote N bytes to")

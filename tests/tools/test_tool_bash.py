@@ -70,7 +70,11 @@ async def test_line_truncation_keeps_tail_and_full_output_file(tools: dict[str, 
     result = await tools["bash"].execute("t", {"command": "seq 3001"}, None, None)
     text = text_of(result)
     body, notice = text.rsplit("\n\n", 1)
-    assert body.split("\n")[0] == "1002" and body.endswith("\n3001\n")
+    # pi 1.6.0 (measured): a truncated tail has no final newline, then "\n\n[Showing …]"; totalBytes
+    # counts the whole stream, final newline included.
+    assert body.split("\n")[0] == "1002" and body.endswith("\n3001")
+    assert result.details["truncation"]["totalBytes"] == len("".join(f"{i}\n" for i in range(1, 3002)))
+    assert result.details["truncation"]["totalLines"] == 3001
     match = re.fullmatch(r"\[Showing lines 1002-3001 of 3001\. Full output: (.+/pi-bash-[0-9a-f]{16}\.log)\]", notice)
     assert match, notice
     assert result.details["fullOutputPath"] == match.group(1)

@@ -50,7 +50,8 @@ async def test_50mb_output_keeps_memory_bounded_and_tail_correct(tools: dict[str
     assert peak < 8_000_000  # a few copies of the 100 KB tail, nowhere near the 50 MB stream
     text = text_of(result)
     body, notice = text.rsplit("\n\n", 1)
-    assert body.split("\n") == [*(str(i) for i in range(6498001, 6500001)), ""]  # the final newline kept
+    # pi 1.6.0 (measured with `seq 1 3000`): a truncated tail drops the final newline before the notice
+    assert body.split("\n") == [str(i) for i in range(6498001, 6500001)]
     match = re.fullmatch(r"\[Showing lines 6498001-6500000 of 6500000\. Full output: (.+)\]", notice)
     assert match, notice
     check_full_output(match.group(1))
