@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
@@ -64,6 +65,7 @@ class _Final:
     call: ToolCall
     result: AgentToolResult
     is_error: bool
+    duration_ms: int | None = None  # how long ``execute`` took (pi 1.6 ``durationMs``); None: never ran
 
 
 async def resolve(value: Any) -> Any:
@@ -101,9 +103,11 @@ def find_tool(tools: list[AgentTool], name: str) -> AgentTool | None:
 
 async def _execute(
     prepared: _Prepared, signal: AbortSignal | None, emit: AgentEventSink
-) -> tuple[AgentToolResult, bool]:
-    """Run ``execute``; every update it emitted is delivered before this returns."""
+) -> tuple[AgentToolResult, bool, int]:
+    """Run ``execute``; every update it emitted is delivered before this returns. Also returns how
+    long ``execute`` took in whole milliseconds (monotonic clock, as pi 1.6's ``durationMs``)."""
     call = prepared.call
+    started = time.monotonic()
     chain: asyncio.Future[None] | None = None
     accepting = True
 
@@ -130,12 +134,13 @@ async def _execute(
     try:
         result = await resolve(prepared.tool.execute(call["id"], prepared.args, signal, on_update))
         accepting = False
+        duration = round((time.monotonic() - started) * 1000)
         if not isinstance(result, AgentToolResult):
             result = _result_from(result)
-        outcome = (result, False)
+        outcome = (result, False, duration)
     except Exception as exc:
         accepting = False
-        outcome = (error_result(exception_text(exc)), True)
+        outcome = (error_result(exception_text(exc)), True, round((time.monotonic() - started) * 1000))
     if chain is not None:
         await chain
     return outcome
@@ -175,6 +180,8 @@ def tool_result_message(final: _Final) -> ToolResultMessage:
         message["usage"] = result.usage
     if result.added_tool_names:
         message["addedToolNames"] = result.added_tool_names
+    if final.duration_ms is not None:
+        message["durationMs"] = final.duration_ms
     return cast(ToolResultMessage, message)
 
 
@@ -192,6 +199,7 @@ async def _emit_end(final: _Final, emit: AgentEventSink) -> None:
             "toolName": final.call["name"],
             "result": final.result.to_json(),
             "isError": final.is_error,
+            **({} if final.duration_ms is None else {"durationMs": final.duration_ms}),
         }
     )
 
@@ -254,16 +262,16 @@ class _Batch:
 
     async def run(self, prepared: _Prepared) -> _Final:
         """Execute a prepared call and apply ``after_tool_call``."""
-        result, is_error = await _execute(prepared, self.signal, self.emit)
+        result, is_error, duration = await _execute(prepared, self.signal, self.emit)
         if self.after is None:
-            return _Final(prepared.call, result, is_error)
+            return _Final(prepared.call, result, is_error, duration)
         try:
             hook_ctx = AfterToolCallContext(self.message, prepared.call, prepared.args, result, is_error, self.context)
             override = await resolve(self.after(hook_ctx, self.signal))
         except Exception as exc:
-            return _Final(prepared.call, error_result(exception_text(exc)), True)
+            return _Final(prepared.call, error_result(exception_text(exc)), True, duration)
         if override is None:
-            return _Final(prepared.call, result, is_error)
+            return _Final(prepared.call, result, is_error, duration)
         merged = AgentToolResult(
             content=_pick(_get(override, "content"), result.content),
             details=_pick(_get(override, "details"), result.details),
@@ -272,7 +280,7 @@ class _Batch:
             added_tool_names=result.added_tool_names,
         )
         flag = _get(override, "is_error", "isError")
-        return _Final(prepared.call, merged, is_error if flag is None else bool(flag))
+        return _Final(prepared.call, merged, is_error if flag is None else bool(flag), duration)
 
     async def sequential(self, calls: list[ToolCall]) -> ToolBatch:
         finals: list[_Final] = []

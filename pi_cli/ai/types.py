@@ -113,6 +113,7 @@ class ToolResultMessage(TypedDict):
     isError: bool
     timestamp: int
     details: NotRequired[Any]
+    durationMs: NotRequired[int]  # pi 1.6: how long the tool ran; absent when it did not run
 
 
 Message: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage

@@ -7,8 +7,8 @@ form: delta-only ``message_update`` with ``usage``, ``toolcall_start`` with ``id
 field names, success and error text of single command responses.
 
 Known, listed differences (see /work/notes/issue-14.md): pi 1.6.0 adds ``durationMs``,
-``rawStopReason`` and ``thinkingLevel`` to assistant messages, ``durationMs`` to tool results,
-``structuredContent`` to read results, ``reasoning`` and ``cost.totalFromProvider`` to usage;
+``rawStopReason`` and ``thinkingLevel`` to assistant messages (pi_cli has ``durationMs`` only on
+tool results), ``structuredContent`` to read results, ``reasoning`` and ``cost.totalFromProvider`` to usage;
 pi_cli coalesces consecutive deltas (fewer updates, same text).
 """
 
@@ -96,6 +96,10 @@ def test_a_tool_run_streams_pi16s_events_and_answers_its_shapes(pi: PiEnv) -> No
     tool_start = next(e for e in events if _kind(e) == "message_update:toolcall_start")
     assert tool_start["assistantMessageEvent"]["id"] == "call_1"
     assert tool_start["assistantMessageEvent"]["toolName"] == "read"
+    tool_end = next(e for e in events if e["type"] == "tool_execution_end")
+    result_end = next(e for e in events if e["type"] == "message_end" and e["message"]["role"] == "toolResult")
+    assert isinstance(tool_end["durationMs"], int) and tool_end["durationMs"] >= 0  # pi 1.6.0 has it too
+    assert result_end["message"]["durationMs"] == tool_end["durationMs"]
 
     recorded = FIXTURE["responses"]
     for key, answer in answers.items():
