@@ -36,3 +36,30 @@ async def test_rewind_restores_files_and_conversation(faux: Any, workdir: Path) 
         assert (workdir / "hello.txt").read_text() == "hello\n" and not (workdir / "made.txt").exists()
         await wait_until(pilot, lambda: [u.text for u in app.query(UserView)] == [])
         assert app.session.messages == []
+
+
+async def test_tree_offers_to_restore_files(faux: Any, workdir: Path) -> None:
+    from test_session_screens import _select_row
+
+    from pi_cli.modes.interactive.screens.tree import TreeScreen
+
+    app = make_app(stored_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        faux.set_responses([faux_assistant([faux_text("answer one")]), faux_assistant([faux_text("answer two")])])
+        await prompt(pilot, app, "first question")
+        await prompt(pilot, app, "second question")
+        (workdir / "made.txt").write_text("after the second question\n")
+        await send(pilot, app, "/tree")
+        tree = await screen_of(pilot, app, TreeScreen)
+        await _select_row(pilot, tree, "user: second question")
+        await pilot.press("enter")
+        summary = await screen_of(pilot, app, PickerScreen)
+        assert summary.title_text == "Summarize branch?"
+        await pilot.press("enter")  # No summary
+        await wait_until(pilot, lambda: isinstance(app.screen, PickerScreen) and app.screen is not summary)
+        offer = app.screen
+        assert offer.title_text == "Restore files to this point?"
+        assert offer.items[0].detail == "files: 1 deleted"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not (workdir / "made.txt").exists())
+        assert app.editor.text == "second question"

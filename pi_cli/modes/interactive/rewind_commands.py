@@ -86,6 +86,27 @@ class RewindCommands:
             done += (" and " if conversation else " ") + "files (" + change_summary(result["changes"]) + ")"
         await self._notice(done)
 
+    async def offer_file_restore(self, entry_id: str) -> None:
+        """After ``/tree`` moved to before user message ``entry_id``: when its checkpoint differs
+        from the files now, ask whether to restore the files too (nothing is asked otherwise)."""
+        checkpoints = getattr(self.app.session, "checkpoints", None)
+        if checkpoints is None or not checkpoints.checkpoint_for(entry_id):
+            return
+        try:
+            preview = await checkpoints.preview(entry_id)
+        except Exception:
+            return  # the navigation itself succeeded; /rewind reports file problems in full
+        if not any(preview.values()):
+            return
+        summary = "files: " + change_summary(preview)
+        items = [PickItem("restore", "Restore files too", summary), PickItem("keep", "Keep files as they are")]
+
+        def chosen(choice: str | None) -> None:
+            if choice == "restore":
+                self.app.run_worker(self._rewind(entry_id, "files"), exclusive=True, group="rewind")
+
+        self.app.push_screen(PickerScreen("Restore files to this point?", items), chosen)
+
 
 def register_rewind_commands(runner: Any) -> RewindCommands:
     """Attach ``cmd_rewind`` to a ``CommandRunner`` and list it for completion."""

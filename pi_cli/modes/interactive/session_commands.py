@@ -210,6 +210,9 @@ class SessionCommands:
         if result.editor_text is not None and not self.app.editor.text.strip():
             self.app.editor.set_text(result.editor_text)
         await self._notice("Navigated to selected point")
+        rewind = getattr(getattr(self.app, "commands", None), "rewind_commands", None)
+        if rewind is not None:  # issue 18: offer to restore the files of that point too
+            await rewind.offer_file_restore(entry_id)
 
     # --- /fork and /clone ---------------------------------------------------------------------
 
