@@ -156,6 +156,8 @@ async def stream_assistant_response(
     if final is None:
         final = await response.result()
     assert final is not None
+    # pi 1.6 records the thinking level the request was made with on the finished message.
+    final["thinkingLevel"] = options.reasoning or "off"
     if final.get("stopReason") == "aborted" and open_blocks and partial is not None:
         # As pi: an aborted block still gets its *_end (with the partial content) before message_end.
         for index, block_kind in sorted(open_blocks.items()):

@@ -103,6 +103,7 @@ class AssistantMessage(TypedDict):
     errorMessage: NotRequired[str]
     responseId: NotRequired[str]
     responseModel: NotRequired[str]
+    thinkingLevel: NotRequired[str]  # pi 1.6: the level the request was made with ("off" when none)
 
 
 class ToolResultMessage(TypedDict):
