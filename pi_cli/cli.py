@@ -115,7 +115,7 @@ def list_models(search: str | None) -> int:
 
 def export_session(paths: list[str]) -> int:
     """``--export in.jsonl [out.html]``."""
-    from pi_cli.session.export_html import export_file_to_html
+    from pi_cli.store.export_html import export_file_to_html
 
     try:
         result = export_file_to_html(Path(paths[0]).expanduser(), paths[1] if len(paths) > 1 else None)

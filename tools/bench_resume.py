@@ -33,8 +33,8 @@ CWD = "/bench/project"
 _LOAD_SCRIPT = r"""
 import resource, sys, time
 t0 = time.perf_counter()
-from pi_cli.session.manager import SessionManager
-from pi_cli.session.entry_messages import convert_to_llm
+from pi_cli.store.manager import SessionManager
+from pi_cli.store.entry_messages import convert_to_llm
 from pi_cli.session.compaction import estimate_context_tokens
 sm = SessionManager.continue_recent(sys.argv[1])
 ctx = sm.build_context()
@@ -49,7 +49,7 @@ print(f"{len(ctx.messages)} {len(llm)} {tokens} {elapsed:.4f} {rss:.1f}")
 def build_session(agent_dir: Path, messages: int) -> Path:
     """Write the benchmark session under ``agent_dir`` (fsync off: setup speed only)."""
     os.environ["PI_CODING_AGENT_DIR"] = str(agent_dir)
-    from pi_cli.session.manager import SessionManager
+    from pi_cli.store.manager import SessionManager
 
     sm = SessionManager.create(CWD, fsync=False)
     sm.append_model_change("fake", "fake-model")

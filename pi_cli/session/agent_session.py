@@ -20,7 +20,6 @@ from typing import Any
 
 from pi_cli.ai.types import ImageContent, Model, now_ms
 from pi_cli.errors import AgentBusyError, MissingApiKeyError, ModelError
-from pi_cli.session import stats as _stats
 from pi_cli.session.auto_compaction import AutoCompactor
 from pi_cli.session.bash_runs import BashRunner
 from pi_cli.session.checkpointing import SessionCheckpoints
@@ -30,6 +29,7 @@ from pi_cli.session.queues import QueueTracker
 from pi_cli.session.retry import AutoRetry, RetryPolicy
 from pi_cli.session.session_ops import SessionFileMixin
 from pi_cli.session.store_bridge import SessionStoreBridge
+from pi_cli.store import stats as _stats
 
 
 class AgentSession(SessionFileMixin):

@@ -14,7 +14,7 @@ from typing import Any
 
 from pi_cli.errors import BashBusyError
 from pi_cli.session.abort_slot import AbortSlot
-from pi_cli.session.entry_messages import bash_execution_message
+from pi_cli.store.entry_messages import bash_execution_message
 
 
 class BashRunner:

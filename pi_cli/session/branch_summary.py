@@ -15,9 +15,6 @@ from typing import Any
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.ai.types import Model
 from pi_cli.session.context_budget import estimate_tokens
-from pi_cli.session.entry_messages import convert_to_llm, user_text
-from pi_cli.session.manager import SessionManager, message_from_entry
-from pi_cli.session.store import Entry
 from pi_cli.session.summarizer import (
     CompactionAbortedError,
     FileOps,
@@ -25,6 +22,9 @@ from pi_cli.session.summarizer import (
     serialize_conversation,
     summarise_text,
 )
+from pi_cli.store.entry_messages import convert_to_llm, user_text
+from pi_cli.store.jsonl import Entry
+from pi_cli.store.manager import SessionManager, message_from_entry
 
 BRANCH_SUMMARY_PREAMBLE = (
     "The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n"

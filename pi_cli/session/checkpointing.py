@@ -161,8 +161,8 @@ class SessionCheckpoints:
                 changes = await self.store.restore(checkpoint)
             except CheckpointError as exc:
                 raise SessionError(f"Could not restore files: {exc}") from None
-        from pi_cli.session.entry_messages import user_text
         from pi_cli.session.session_ops import _reload
+        from pi_cli.store.entry_messages import user_text
 
         text = user_text(entry["message"])
         if conversation:

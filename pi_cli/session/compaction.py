@@ -47,9 +47,6 @@ from pi_cli.session.context_budget import (
     latest_compaction,
     should_compact,
 )
-from pi_cli.session.entry_messages import convert_to_llm
-from pi_cli.session.manager import SessionManager, build_session_context, message_from_entry
-from pi_cli.session.store import Entry
 from pi_cli.session.summarizer import (
     TOOL_RESULT_MAX_CHARS,
     CompactionAbortedError,
@@ -59,6 +56,9 @@ from pi_cli.session.summarizer import (
     serialize_conversation,
     summarise_text,
 )
+from pi_cli.store.entry_messages import convert_to_llm
+from pi_cli.store.jsonl import Entry
+from pi_cli.store.manager import SessionManager, build_session_context, message_from_entry
 
 __all__ = [
     "IMAGE_CHARS",

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_cli.ai.types import Model
-from pi_cli.session.manager import SessionManager
-from pi_cli.session.store import Entry, iso_to_ms
+from pi_cli.store.jsonl import Entry, iso_to_ms
+from pi_cli.store.manager import SessionManager
 
 IMAGE_CHARS = 4800  # an image counts as 1,200 tokens
 

@@ -32,9 +32,9 @@ def load_registry() -> Any:
 
 def open_session_manager(options: SessionOptions, settings: Any) -> Any:
     """The SessionManager the session flags ask for (in memory with ``--no-session``)."""
-    from pi_cli.session import catalog
-    from pi_cli.session.manager import SessionManager
-    from pi_cli.session.store import SessionFileError
+    from pi_cli.store import catalog
+    from pi_cli.store.jsonl import SessionFileError
+    from pi_cli.store.manager import SessionManager
 
     try:
         return catalog.open_session_for_cli(
@@ -93,9 +93,9 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
     from pi_cli.agent.agent import Agent
     from pi_cli.config.settings import load_settings, save_global_setting
     from pi_cli.permissions.trust import is_project_trusted
-    from pi_cli.session.entry_messages import convert_to_llm
     from pi_cli.session.model_control import clamp_level
     from pi_cli.session.resources import load_resources
+    from pi_cli.store.entry_messages import convert_to_llm
 
     cwd = options.cwd.resolve()
     # Decided at start-up (cli.decide_project_trust: prompt, flags, trust.json, defaultProjectTrust);

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from pi_cli.ai.types import ImageContent, now_ms
-from pi_cli.session.entry_messages import user_text
+from pi_cli.store.entry_messages import user_text
 
 
 class QueueTracker:

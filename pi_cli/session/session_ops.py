@@ -93,7 +93,7 @@ async def fork(session: AgentSession, entry_id: str) -> dict[str, Any]:
     entry = manager.get_entry(entry_id)
     if entry is None or entry.get("type") != "message" or entry["message"].get("role") != "user":
         raise SessionError(f"Invalid entry ID for forking: {entry_id}")
-    from pi_cli.session.entry_messages import user_text
+    from pi_cli.store.entry_messages import user_text
 
     text = user_text(entry["message"])
     await _settle(session)
@@ -120,7 +120,7 @@ async def clone(session: AgentSession) -> dict[str, Any]:
 
 async def export_html(session: AgentSession, output_path: str | None) -> str:
     manager = _manager(session)
-    from pi_cli.session.export_html import export_html as render
+    from pi_cli.store.export_html import export_html as render
 
     model = session.model
     key = session.models.api_key_for_provider(model["provider"]) if model else None

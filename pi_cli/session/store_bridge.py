@@ -1,6 +1,6 @@
 """The AgentSession's view of session storage.
 
-When a ``SessionManager`` (``pi_cli.session.manager``) is given, every call is forwarded to it
+When a ``SessionManager`` (``pi_cli.store.manager``) is given, every call is forwarded to it
 (methods it lacks are skipped). Without one, the session lives in memory: an id (UUIDv7, as pi
 uses), a header for ``--mode json``'s first line, and a name. Either way the AgentSession calls
 the same methods, so persistence is one object's concern.

@@ -10,7 +10,7 @@ from typing import Any
 from cli.pi_harness import PiEnv, RpcClient, server  # also puts tools/ on sys.path
 from fake_llm_server import FakeLLMServer  # type: ignore[import-not-found]  # tools/ is not on mypy's path
 
-from pi_cli.session.store import parse_session_text
+from pi_cli.store.jsonl import parse_session_text
 
 __all__ = ["FAST", "FakeLLMServer", "PiEnv", "RpcClient", "server"]
 

@@ -124,7 +124,7 @@ def test_print_mode_keeps_exact_bytes_when_piped(tmp_path: Path, server: FakeLLM
 def _tui_session(cwd: Path, faux: Any) -> Any:
     from pi_cli.agent.agent import Agent
     from pi_cli.session.agent_session import AgentSession
-    from pi_cli.session.entry_messages import convert_to_llm
+    from pi_cli.store.entry_messages import convert_to_llm
     from pi_cli.tools import create_all_tools
 
     agent = Agent(

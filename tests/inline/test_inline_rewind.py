@@ -13,9 +13,9 @@ from pi_cli.agent.agent import Agent
 from pi_cli.ai.providers.faux import faux_assistant, faux_text, register_faux_provider
 from pi_cli.modes.inline.commands import run_command
 from pi_cli.session.agent_session import AgentSession
-from pi_cli.session.entry_messages import convert_to_llm
-from pi_cli.session.manager import SessionManager
 from pi_cli.session.store_bridge import SessionStoreBridge
+from pi_cli.store.entry_messages import convert_to_llm
+from pi_cli.store.manager import SessionManager
 
 
 @pytest.fixture

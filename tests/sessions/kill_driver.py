@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from pi_cli.session.manager import SessionManager
+from pi_cli.store.manager import SessionManager
 
 
 def main() -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_cli.session.catalog import (
+from pi_cli.store.catalog import (
     SessionAbortedError,
     SessionArgsError,
     SessionNotFoundError,
@@ -16,7 +16,7 @@ from pi_cli.session.catalog import (
     open_session_for_cli,
     rename_session,
 )
-from pi_cli.session.manager import SessionManager
+from pi_cli.store.manager import SessionManager
 
 from .helpers import assistant, user
 

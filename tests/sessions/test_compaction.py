@@ -25,7 +25,7 @@ from pi_cli.session.compaction import (
     serialize_conversation,
     should_compact,
 )
-from pi_cli.session.manager import SessionManager
+from pi_cli.store.manager import SessionManager
 
 from .helpers import assistant, tool_result, user
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pi_cli.session.export_html import export_file_to_html, export_html, render_html
-from pi_cli.session.manager import SessionManager
+from pi_cli.store.export_html import export_file_to_html, export_html, render_html
+from pi_cli.store.manager import SessionManager
 
 from .helpers import assistant, tool_result, user
 

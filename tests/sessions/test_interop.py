@@ -6,7 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-from pi_cli.session.manager import SessionManager
+from pi_cli.store.manager import SessionManager
 
 from .helpers import assistant, tool_result, user
 

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from pi_cli.session.manager import SessionManager
+from pi_cli.store.manager import SessionManager
 
 DRIVER = Path(__file__).with_name("kill_driver.py")
 

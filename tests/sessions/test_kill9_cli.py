@@ -15,7 +15,7 @@ from typing import IO, Any
 
 import pytest
 
-from pi_cli.session.manager import SessionManager
+from pi_cli.store.manager import SessionManager
 
 ROOT = Path(__file__).resolve().parents[2]
 PI = Path(sys.executable).with_name("pi")

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from pi_cli.session.manager import SessionManager
-from pi_cli.session.store import load_session_file
+from pi_cli.store.jsonl import load_session_file
+from pi_cli.store.manager import SessionManager
 
 from .helpers import assistant, tool_result, user
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pi_cli.session.manager import SessionManager
-from pi_cli.session.migrate import migrate_entries
+from pi_cli.store.manager import SessionManager
+from pi_cli.store.migrate import migrate_entries
 
 V1 = [
     {"type": "session", "id": "old-1", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/p"},

@@ -12,9 +12,9 @@ import pytest
 from pi_cli.agent.agent import Agent
 from pi_cli.agent.types import AgentToolResult
 from pi_cli.ai.providers.faux import FauxProvider, faux_assistant, faux_tool_call, register_faux_provider
-from pi_cli.session.entry_messages import convert_to_llm
-from pi_cli.session.manager import SessionManager
-from pi_cli.session.recorder import SessionRecorder
+from pi_cli.store.entry_messages import convert_to_llm
+from pi_cli.store.manager import SessionManager
+from pi_cli.store.recorder import SessionRecorder
 
 
 class EchoTool:

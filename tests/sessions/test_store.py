@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_cli.session.store import (
+from pi_cli.store.jsonl import (
     SessionFileError,
     SessionWriter,
     default_session_dir,

@@ -33,7 +33,7 @@ def make_session(faux: Any, cwd: Path, tools: list[Any] | None = None, model_id:
     """A real AgentSession with the faux provider's model and the given tools."""
     from pi_cli.agent.agent import Agent
     from pi_cli.session.agent_session import AgentSession
-    from pi_cli.session.entry_messages import convert_to_llm
+    from pi_cli.store.entry_messages import convert_to_llm
 
     agent = Agent(system_prompt="test", model=faux.model(model_id), tools=tools or [], convert_to_llm=convert_to_llm)
     session = AgentSession(agent=agent, cwd=cwd)

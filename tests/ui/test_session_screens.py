@@ -17,7 +17,7 @@ from pi_cli.modes.interactive.screens.picker import PickerScreen
 from pi_cli.modes.interactive.screens.resume import ResumeScreen
 from pi_cli.modes.interactive.screens.tree import InstructionsScreen, SummarizingScreen, TreeScreen
 from pi_cli.modes.interactive.widgets.messages import Notice, UserView
-from pi_cli.session.manager import SessionManager
+from pi_cli.store.manager import SessionManager
 
 SIZE = (100, 40)
 
@@ -26,8 +26,8 @@ def stored_session(faux: Any, cwd: Path, manager: SessionManager | None = None) 
     """A real AgentSession over the faux provider, persisted by a SessionManager in the tmp agent dir."""
     from pi_cli.agent.agent import Agent
     from pi_cli.session.agent_session import AgentSession
-    from pi_cli.session.entry_messages import convert_to_llm
     from pi_cli.session.store_bridge import SessionStoreBridge
+    from pi_cli.store.entry_messages import convert_to_llm
 
     manager = manager or SessionManager.create(cwd)
     messages = list(manager.build_context().messages)

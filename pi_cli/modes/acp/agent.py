@@ -99,7 +99,7 @@ class PiAcpAgent:
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> LoadSessionResponse:
-        from pi_cli.session import catalog
+        from pi_cli.store import catalog
 
         found = catalog.resolve_session_arg(session_id, cwd)
         if found.path is None or found.kind == "path":
@@ -114,7 +114,7 @@ class PiAcpAgent:
         return LoadSessionResponse.model_validate(self._session_state(handle))
 
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **_: Any) -> ListSessionsResponse:
-        from pi_cli.session import catalog
+        from pi_cli.store import catalog
 
         infos = catalog.list_sessions(cwd) if cwd else catalog.list_all_sessions()
         start = int(cursor) if cursor and cursor.isdigit() else 0

@@ -25,7 +25,7 @@ async def rewind(server: RpcServer, cmd: p.RewindCommand) -> dict[str, Any]:
 
 
 async def get_checkpoints(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
-    from pi_cli.session.entry_messages import user_text
+    from pi_cli.store.entry_messages import user_text
 
     checkpoints = server.session.checkpoints
     manager = server.session.store.manager

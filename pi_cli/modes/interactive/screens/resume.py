@@ -25,7 +25,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from pi_cli.session.catalog import SessionInfo, delete_session, list_all_sessions, list_sessions, rename_session
+from pi_cli.store.catalog import SessionInfo, delete_session, list_all_sessions, list_sessions, rename_session
 
 Loader = Callable[[bool], list[SessionInfo]]
 HINT = "enter open · tab all projects · ctrl+n named only · ctrl+r rename · ctrl+d delete · esc cancel"

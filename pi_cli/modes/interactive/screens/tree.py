@@ -23,8 +23,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from pi_cli.session.entry_messages import user_text
-from pi_cli.session.session_tree import SessionTreeNode
+from pi_cli.store.entry_messages import user_text
+from pi_cli.store.tree import SessionTreeNode
 
 HIDDEN_TYPES = frozenset({"model_change", "thinking_level_change", "label", "custom", "session_info"})
 PAGE = 15

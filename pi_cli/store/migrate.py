@@ -12,7 +12,7 @@ the file when :func:`migrate_entries` reports a change.
 
 from __future__ import annotations
 
-from pi_cli.session.store import CURRENT_SESSION_VERSION, Entry, new_entry_id
+from pi_cli.store.jsonl import CURRENT_SESSION_VERSION, Entry, new_entry_id
 
 
 def _v1_to_v2(entries: list[Entry]) -> None:

@@ -8,7 +8,7 @@ for assistant replies, provider and model, which the context needs to restore th
 line's place in the file under :data:`REF`. Short lines and every other entry type are parsed as
 usual. :func:`materialize` reads a slim entry's line back when its body is needed.
 
-Damage is handled as :func:`~pi_cli.session.store.parse_session_text` does (a torn last line is
+Damage is handled as :func:`~pi_cli.store.jsonl.parse_session_text` does (a torn last line is
 skipped and reported, a corrupt middle line is reported with its number); a slim line that turns
 out unreadable later becomes a placeholder message that says so.
 """
@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pi_cli.session.store import Entry, LoadedFile, SessionFileError, parse_session_text
+from pi_cli.store.jsonl import Entry, LoadedFile, SessionFileError, parse_session_text
 
 REF = "\x00ref"  # (offset, length) of a slim entry's line; never written to disk
 SLIM_FILE_BYTES = 8 * 1024 * 1024  # smaller files are parsed whole
@@ -69,7 +69,7 @@ def _slim(body: bytes, offset: int) -> Entry | None:
 
 
 def load_slim(path: Path) -> LoadedFile:
-    """Like :func:`~pi_cli.session.store.load_session_file`, with long message lines kept slim.
+    """Like :func:`~pi_cli.store.jsonl.load_session_file`, with long message lines kept slim.
     Falls back to a whole parse for small files and for files of an older format (they migrate)."""
     try:
         size = path.stat().st_size

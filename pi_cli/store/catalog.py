@@ -9,9 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pi_cli.session.entry_messages import user_text
-from pi_cli.session.manager import SessionManager
-from pi_cli.session.store import (
+from pi_cli.store.entry_messages import user_text
+from pi_cli.store.jsonl import (
     SESSION_DIR_ENV,
     SessionFileError,
     iso_to_ms,
@@ -19,6 +18,7 @@ from pi_cli.session.store import (
     resolve_session_dir,
     sessions_root,
 )
+from pi_cli.store.manager import SessionManager
 
 
 class SessionNotFoundError(Exception):

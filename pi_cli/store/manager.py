@@ -18,13 +18,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pi_cli.session.entry_messages import user_text
-from pi_cli.session.lazy_entries import is_slim, load_slim, materialize
-from pi_cli.session.migrate import migrate_entries
-from pi_cli.session.session_context import SessionContext, build_session_context, message_from_entry
-from pi_cli.session.session_tree import SessionTreeNode, build_tree
-from pi_cli.session.stats import session_stats
-from pi_cli.session.store import (
+from pi_cli.store.context import SessionContext, build_session_context, message_from_entry
+from pi_cli.store.entry_messages import user_text
+from pi_cli.store.jsonl import (
     CURRENT_SESSION_VERSION,
     Entry,
     SessionFileError,
@@ -38,6 +34,10 @@ from pi_cli.session.store import (
     read_header,
     rewrite_session_file,
 )
+from pi_cli.store.lazy_entries import is_slim, load_slim, materialize
+from pi_cli.store.migrate import migrate_entries
+from pi_cli.store.stats import session_stats
+from pi_cli.store.tree import SessionTreeNode, build_tree
 
 __all__ = [
     "SessionContext",
@@ -378,7 +378,7 @@ class SessionManager:
         return build_session_context(path)
 
     def get_tree(self) -> list[SessionTreeNode]:
-        """All entries as a forest; see :func:`pi_cli.session.session_tree.build_tree`."""
+        """All entries as a forest; see :func:`pi_cli.store.tree.build_tree`."""
         return build_tree(self.get_entries(), self._labels, self._label_times)
 
     @property

@@ -24,9 +24,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pi_cli.session.entry_messages import bash_execution_to_text
-from pi_cli.session.manager import SessionManager, message_from_entry
-from pi_cli.session.store import Entry
+from pi_cli.store.entry_messages import bash_execution_to_text
+from pi_cli.store.jsonl import Entry
+from pi_cli.store.manager import SessionManager, message_from_entry
 
 _SECRET_ENV = re.compile(r"(API_KEY|_TOKEN|_SECRET|SECRET_ACCESS_KEY|AUTH)$")
 _MIME = re.compile(r"^image/[a-z0-9.+-]+$")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pi_cli.session.store import Entry
+from pi_cli.store.jsonl import Entry
 
 
 @dataclass(slots=True)

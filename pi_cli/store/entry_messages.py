@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from pi_cli.ai.types import Message, now_ms
-from pi_cli.session.store import iso_to_ms
+from pi_cli.store.jsonl import iso_to_ms
 
 COMPACTION_SUMMARY_PREFIX = (
     "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pi_cli.session.manager import SessionManager
+from pi_cli.store.manager import SessionManager
 
 PERSISTED_ROLES = frozenset({"user", "assistant", "toolResult"})
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pi_cli.session.entry_messages import branch_summary_message, compaction_summary_message, custom_message
-from pi_cli.session.store import Entry
+from pi_cli.store.entry_messages import branch_summary_message, compaction_summary_message, custom_message
+from pi_cli.store.jsonl import Entry
 
 
 @dataclass(slots=True)
