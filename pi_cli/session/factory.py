@@ -14,8 +14,8 @@ from typing import Any
 
 from pi_cli.ai.types import Model
 from pi_cli.errors import ConfigError, SessionError
+from pi_cli.models.startup import choose_model
 from pi_cli.session.agent_session import AgentSession
-from pi_cli.session.model_select import choose_model
 from pi_cli.session.options import SessionOptions
 from pi_cli.session.store_bridge import SessionStoreBridge
 
@@ -23,7 +23,7 @@ DEFAULT_TOOLS = ("read", "bash", "edit", "write")
 
 
 def load_registry() -> Any:
-    from pi_cli.session.model_registry import ModelRegistry
+    from pi_cli.models.registry import ModelRegistry
 
     registry = ModelRegistry()
     registry.load()
@@ -83,7 +83,7 @@ def _stream_options(settings: Any) -> Any:
 
 
 def _probe_local() -> list[Model]:
-    from pi_cli.session.local_probe import probe_local_servers
+    from pi_cli.models.local_probe import probe_local_servers
 
     return probe_local_servers()
 

@@ -17,9 +17,9 @@ from pi_cli.ai.overflow import is_retryable_error
 from pi_cli.cli_args import CliArgs, parse_args, select_mode
 from pi_cli.cli_input import compose_initial_input
 from pi_cli.errors import InputFileError, UsageError
+from pi_cli.models import local_probe
 from pi_cli.modes.rpc.coalesce import UpdateCoalescer
 from pi_cli.modes.rpc.jsonl import serialize_json_line, split_records
-from pi_cli.session import local_probe
 from pi_cli.session.retry import RetryPolicy, retry_after_ms
 
 
@@ -132,7 +132,7 @@ def test_local_probe_finds_an_openai_compatible_server(monkeypatch: pytest.Monke
 
 
 def test_fallback_order_local_then_demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pi_cli.session.model_select import choose_model
+    from pi_cli.models.startup import choose_model
     from pi_cli.session.options import SessionOptions
 
     class EmptyRegistry:

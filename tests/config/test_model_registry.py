@@ -10,8 +10,8 @@ import pytest
 
 from pi_cli.ai.models import ENV_KEY_NAMES
 from pi_cli.config.auth import AuthStore, clear_config_value_cache
-from pi_cli.session.model_registry import ModelNotFoundError, ModelRegistry, is_local_url, redacted
-from pi_cli.session.model_resolver import format_model_list, format_token_count, fuzzy_filter
+from pi_cli.models.registry import ModelNotFoundError, ModelRegistry, is_local_url, redacted
+from pi_cli.models.resolver import format_model_list, format_token_count, fuzzy_filter
 
 ALL_KEY_VARS = sorted({name for names in ENV_KEY_NAMES.values() for name in names})
 

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from pi_cli.config import auth as auth_module
 from pi_cli.config.settings import Settings, load_settings
-from pi_cli.session.model_registry import ModelRegistry
-from pi_cli.session.models_json import parse_models_json
+from pi_cli.models.models_json import parse_models_json
+from pi_cli.models.registry import ModelRegistry
 from pi_cli.store.entry_messages import convert_to_llm
 from pi_cli.store.jsonl import SessionFileError, parse_session_text
 from pi_cli.store.manager import SessionManager

@@ -97,7 +97,7 @@ def test_two_processes_refresh_once(oauth_env: Path, server: FakeLLMServer) -> N
 
 
 async def test_registry_uses_the_oauth_token(oauth_env: Path) -> None:
-    from pi_cli.session.model_registry import ModelRegistry
+    from pi_cli.models.registry import ModelRegistry
 
     record = await CodexFlow().login(BrowserUI())
     OAuthCredentials().save("openai-codex", record)
@@ -109,7 +109,7 @@ async def test_registry_uses_the_oauth_token(oauth_env: Path) -> None:
 
 
 async def test_subscription_models_are_listed_once_logged_in(oauth_env: Path) -> None:
-    from pi_cli.session.model_registry import ModelRegistry
+    from pi_cli.models.registry import ModelRegistry
 
     before = ModelRegistry().load()
     assert not [m for m in before.all_models() if m["provider"] == "github-copilot"]

@@ -191,7 +191,7 @@ async def test_model_picker_rereads_models_json(faux: Any, workdir: Path) -> Non
     import json
     import os
 
-    from pi_cli.session.model_registry import ModelRegistry
+    from pi_cli.models.registry import ModelRegistry
 
     session = stored_session(faux, workdir)
     session.model_registry = ModelRegistry().load()

@@ -24,7 +24,7 @@ def _public(model: Any) -> Any:
     """A model as shown to clients: header values masked (they may carry credentials)."""
     if not isinstance(model, dict) or "headers" not in model:
         return model
-    from pi_cli.session.model_registry import redacted
+    from pi_cli.models.registry import redacted
 
     return redacted(model)  # type: ignore[arg-type]
 

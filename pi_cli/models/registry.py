@@ -32,8 +32,8 @@ from pi_cli.ai import models as catalogue
 from pi_cli.ai.types import Model, ThinkingLevel
 from pi_cli.config import paths
 from pi_cli.config.auth import AuthStore, resolve_config_value
-from pi_cli.session import model_resolver as resolver
-from pi_cli.session.models_json import CustomModels, is_local_url, parse_models_json
+from pi_cli.models import resolver
+from pi_cli.models.models_json import CustomModels, is_local_url, parse_models_json
 
 
 class ModelNotFoundError(LookupError):

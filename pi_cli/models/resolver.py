@@ -6,7 +6,7 @@ wins; otherwise a substring of the id or display name matches, preferring undate
 last; a trailing ``:<thinking level>`` is split off only when the whole pattern matches nothing, so
 ids containing colons (OpenRouter's ``:free``) keep working.
 
-Pure functions over lists of models; :class:`~pi_cli.session.model_registry.ModelRegistry` adds
+Pure functions over lists of models; :class:`~pi_cli.models.registry.ModelRegistry` adds
 providers, credentials and the CLI's fallbacks on top.
 """
 
