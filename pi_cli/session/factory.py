@@ -93,8 +93,8 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
     from pi_cli.agent.agent import Agent
     from pi_cli.config.settings import load_settings, save_global_setting
     from pi_cli.permissions.trust import is_project_trusted
+    from pi_cli.resources.loader import load_resources
     from pi_cli.session.model_control import clamp_level
-    from pi_cli.session.resources import load_resources
     from pi_cli.store.entry_messages import convert_to_llm
 
     cwd = options.cwd.resolve()

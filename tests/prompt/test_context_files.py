@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_cli.session.context_files import ContextFile, load_context_files
+from pi_cli.resources.context_files import ContextFile, load_context_files
 
 Write = Callable[[Path, str], Path]
 

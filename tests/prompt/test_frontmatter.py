@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pi_cli.session.frontmatter import FrontmatterError, parse_frontmatter, split_frontmatter, strip_frontmatter
+from pi_cli.resources.frontmatter import FrontmatterError, parse_frontmatter, split_frontmatter, strip_frontmatter
 
 
 def test_plain_values_comments_and_trimmed_body() -> None:

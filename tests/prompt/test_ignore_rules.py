@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_cli.session.ignore_rules import IgnoreRule, is_ignored, read_ignore_rules
+from pi_cli.resources.ignore_rules import IgnoreRule, is_ignored, read_ignore_rules
 
 
 def rules_for(tmp_path: Path, text: str, sub: str = "") -> list[IgnoreRule]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_cli.session.prompt_templates import (
+from pi_cli.resources.prompt_templates import (
     PromptTemplate,
     expand_prompt_template,
     load_prompt_templates,

@@ -10,7 +10,7 @@ from datetime import date
 from pathlib import Path
 from types import SimpleNamespace
 
-from pi_cli.session.resources import load_resources
+from pi_cli.resources.loader import load_resources
 
 Write = Callable[[Path, str], Path]
 DAY = date(2026, 1, 2)
@@ -207,7 +207,7 @@ def test_skill_diagnostics_surface_through_the_facade(project: Path, agent_dir: 
 
 def test_importing_the_facade_is_cheap() -> None:
     code = (
-        "import sys, pi_cli.session.resources\n"
+        "import sys, pi_cli.resources.loader\n"
         "heavy = {'pydantic', 'textual', 'httpx', 'yaml', 'rich', 'jsonschema'}\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))"
     )

@@ -6,7 +6,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from pi_cli.session.skills import Skill, expand_skill_command, format_skills_for_prompt, load_skills
+from pi_cli.resources.skills import Skill, expand_skill_command, format_skills_for_prompt, load_skills
 
 Write = Callable[[Path, str], Path]
 

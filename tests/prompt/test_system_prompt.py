@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from pi_cli.session.context_files import ContextFile
-from pi_cli.session.skills import Skill
-from pi_cli.session.system_prompt import TOOL_SNIPPETS, build_system_prompt
+from pi_cli.resources.context_files import ContextFile
+from pi_cli.resources.skills import Skill
+from pi_cli.resources.system_prompt import TOOL_SNIPPETS, build_system_prompt
 
 DAY = date(2026, 3, 4)
 SKILL = Skill("pdf-tools", "Work with <PDF> & forms", "/s/pdf-tools/SKILL.md", "/s/pdf-tools", "user")

@@ -29,8 +29,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pi_cli.session.frontmatter import read_frontmatter_file, strip_frontmatter
-from pi_cli.session.ignore_rules import IgnoreRule, is_ignored, read_ignore_rules
+from pi_cli.resources.frontmatter import read_frontmatter_file, strip_frontmatter
+from pi_cli.resources.ignore_rules import IgnoreRule, is_ignored, read_ignore_rules
 
 __all__ = [
     "MAX_DESCRIPTION_LENGTH",

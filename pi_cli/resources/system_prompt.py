@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
 
-from pi_cli.session.context_files import ContextFile
-from pi_cli.session.skills import Skill, format_skills_for_prompt
+from pi_cli.resources.context_files import ContextFile
+from pi_cli.resources.skills import Skill, format_skills_for_prompt
 
 __all__ = ["TOOL_GUIDELINES", "TOOL_SNIPPETS", "build_system_prompt", "docs_readme_path"]
 

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from pi_cli.session.frontmatter import read_frontmatter_file
+from pi_cli.resources.frontmatter import read_frontmatter_file
 
 __all__ = [
     "PromptTemplate",

@@ -19,10 +19,10 @@ from datetime import date, datetime
 from typing import Any
 
 from pi_cli.config.paths import agent_dir as default_agent_dir
-from pi_cli.session.context_files import ContextFile, load_context_files
-from pi_cli.session.prompt_templates import PromptTemplate, expand_prompt_template, load_prompt_templates
-from pi_cli.session.skills import Skill, expand_skill_command, load_skills
-from pi_cli.session.system_prompt import build_system_prompt
+from pi_cli.resources.context_files import ContextFile, load_context_files
+from pi_cli.resources.prompt_templates import PromptTemplate, expand_prompt_template, load_prompt_templates
+from pi_cli.resources.skills import Skill, expand_skill_command, load_skills
+from pi_cli.resources.system_prompt import build_system_prompt
 
 __all__ = ["Resources", "load_resources", "resolve_prompt_input"]
 
