@@ -35,7 +35,7 @@ import resource, sys, time
 t0 = time.perf_counter()
 from pi_cli.store.manager import SessionManager
 from pi_cli.store.entry_messages import convert_to_llm
-from pi_cli.session.compaction import estimate_context_tokens
+from pi_cli.compaction.compactor import estimate_context_tokens
 sm = SessionManager.continue_recent(sys.argv[1])
 ctx = sm.build_context()
 llm = convert_to_llm(ctx.messages)

@@ -1,5 +1,5 @@
 """When and how an AgentSession compacts its context (pi §6), on top of
-:mod:`pi_cli.session.compaction` (which cuts and summarises).
+:mod:`pi_cli.compaction.compactor` (which cuts and summarises).
 
 * manual (``/compact``, RPC ``compact``): ``compaction_start{reason:"manual"}`` … ``compaction_end``;
   failures raise with pi's message (``Nothing to compact (session too small)``, ...).
@@ -52,7 +52,7 @@ class AutoCompactor:
         self, reason: str, custom_instructions: str | None = None, will_retry: bool = False
     ) -> dict[str, Any]:
         """Run one compaction with events; returns pi's result JSON. Raises CompactionFailed."""
-        from pi_cli.session.compaction import CompactionAbortedError, CompactionError, run_compaction
+        from pi_cli.compaction.compactor import CompactionAbortedError, CompactionError, run_compaction
 
         session = self._session
         manager = session.store.manager
@@ -93,7 +93,7 @@ class AutoCompactor:
         if not self._enabled():
             return False
         from pi_cli.ai.overflow import is_context_overflow
-        from pi_cli.session.compaction import estimate_context_tokens, should_compact
+        from pi_cli.compaction.compactor import estimate_context_tokens, should_compact
 
         session = self._session
         model = session.model

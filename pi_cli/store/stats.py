@@ -2,7 +2,7 @@
 
 Context use follows pi: the last successful assistant message's usage tells how big the context
 was at that call; messages after it are estimated at four characters per token (the estimate is
-:func:`pi_cli.session.compaction.estimate_context_tokens`).
+:func:`pi_cli.compaction.compactor.estimate_context_tokens`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ def context_usage(messages: list[dict[str, Any]], context_window: int) -> dict[s
     """``{tokens, contextWindow, percent}`` or None without a window."""
     if context_window <= 0:
         return None
-    from pi_cli.session.compaction import estimate_context_tokens  # not needed at start-up
+    from pi_cli.compaction.compactor import estimate_context_tokens  # not needed at start-up
 
     tokens = estimate_context_tokens(messages).tokens
     return {"tokens": tokens, "contextWindow": context_window, "percent": tokens / context_window * 100}

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from pi_cli.ai.providers.faux import FauxProvider, faux_assistant, register_faux_provider
-from pi_cli.session.branch_summary import collect_entries_for_branch_summary, navigate_tree
+from pi_cli.compaction.branch_summary import collect_entries_for_branch_summary, navigate_tree
 from pi_cli.store.manager import SessionManager
 
 from .helpers import assistant, tool_result, user

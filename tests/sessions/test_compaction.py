@@ -11,8 +11,7 @@ import pytest
 
 from pi_cli.ai.abort import AbortController
 from pi_cli.ai.providers.faux import FauxProvider, faux_assistant, register_faux_provider
-from pi_cli.config.settings import Settings
-from pi_cli.session.compaction import (
+from pi_cli.compaction.compactor import (
     SUMMARIZATION_SYSTEM_PROMPT,
     CompactionAbortedError,
     CompactionError,
@@ -25,6 +24,7 @@ from pi_cli.session.compaction import (
     serialize_conversation,
     should_compact,
 )
+from pi_cli.config.settings import Settings
 from pi_cli.store.manager import SessionManager
 
 from .helpers import assistant, tool_result, user
@@ -224,7 +224,7 @@ async def test_nothing_to_compact_on_empty_session(tmp_path: Path, faux: FauxPro
 
 
 def test_compaction_trigger_follows_pi(tmp_path: Path) -> None:
-    from pi_cli.session.compaction import compaction_trigger
+    from pi_cli.compaction.compactor import compaction_trigger
 
     sm = SessionManager.create("/proj", tmp_path, fsync=False)
     model: Any = {"id": "fake-model", "provider": "fake", "contextWindow": 32000}

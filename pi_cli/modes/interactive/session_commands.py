@@ -5,7 +5,7 @@ JSONL-aware ``/export``; plus the ``pi -r`` picker at start.
 ``/name`` to a ``cmd_name`` attribute) and adds them to command completion. Each command works
 on the AgentSession's session manager (``session.store.manager``): the session file operations
 are the AgentSession's own (``switch_session``, ``fork``, ``clone``); tree navigation uses
-:func:`pi_cli.session.branch_summary.navigate_tree`. After any of them the transcript is rebuilt
+:func:`pi_cli.compaction.branch_summary.navigate_tree`. After any of them the transcript is rebuilt
 from the session's messages. Commands refuse to run while the agent is working.
 """
 
@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from pi_cli.ai.abort import AbortController
+from pi_cli.compaction.branch_summary import collect_entries_for_branch_summary, navigate_tree
 from pi_cli.modes.interactive.completions import add_completions
 from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
 from pi_cli.modes.interactive.screens.resume import ResumeScreen, default_loader
@@ -25,7 +26,6 @@ from pi_cli.modes.interactive.screens.tree import (
     flatten,
     initial_index,
 )
-from pi_cli.session.branch_summary import collect_entries_for_branch_summary, navigate_tree
 
 SESSION_COMMANDS: list[tuple[str, str]] = [
     ("resume", "Resume a different session"),

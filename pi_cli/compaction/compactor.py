@@ -16,9 +16,9 @@ The flow, as in pi:
 4. :func:`run_compaction` — the three steps plus appending the ``compaction`` entry; nothing is
    written unless the summary succeeded, so an abort leaves the session as it was.
 
-Token counting and the decision to compact live in :mod:`pi_cli.session.context_budget`, the
-summariser's input and request in :mod:`pi_cli.session.summarizer`, the prompts in
-:mod:`pi_cli.session.compaction_prompts`; their public names are re-exported here.
+Token counting and the decision to compact live in :mod:`pi_cli.compaction.budget`, the
+summariser's input and request in :mod:`pi_cli.compaction.summarizer`, the prompts in
+:mod:`pi_cli.compaction.prompts`; their public names are re-exported here.
 """
 
 from __future__ import annotations
@@ -29,13 +29,7 @@ from typing import Any
 
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.ai.types import Model
-from pi_cli.session.compaction_prompts import (
-    SUMMARIZATION_PROMPT,
-    SUMMARIZATION_SYSTEM_PROMPT,
-    TURN_PREFIX_SUMMARIZATION_PROMPT,
-    UPDATE_SUMMARIZATION_PROMPT,
-)
-from pi_cli.session.context_budget import (
+from pi_cli.compaction.budget import (
     IMAGE_CHARS,
     OVERFLOW_RECOVERY_FAILED,
     CompactionSettings,
@@ -47,7 +41,13 @@ from pi_cli.session.context_budget import (
     latest_compaction,
     should_compact,
 )
-from pi_cli.session.summarizer import (
+from pi_cli.compaction.prompts import (
+    SUMMARIZATION_PROMPT,
+    SUMMARIZATION_SYSTEM_PROMPT,
+    TURN_PREFIX_SUMMARIZATION_PROMPT,
+    UPDATE_SUMMARIZATION_PROMPT,
+)
+from pi_cli.compaction.summarizer import (
     TOOL_RESULT_MAX_CHARS,
     CompactionAbortedError,
     CompactionError,

@@ -1,6 +1,6 @@
 """The instructions sent to the model when it summarises a conversation for compaction.
 
-Kept apart from :mod:`pi_cli.session.compaction` because they are prose, not logic: the first
+Kept apart from :mod:`pi_cli.compaction.compactor` because they are prose, not logic: the first
 summary, the update of an earlier summary, and the summary of a split turn's first part.
 """
 

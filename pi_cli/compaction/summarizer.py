@@ -15,7 +15,7 @@ from typing import Any
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.types import Model
-from pi_cli.session.compaction_prompts import SUMMARIZATION_SYSTEM_PROMPT
+from pi_cli.compaction.prompts import SUMMARIZATION_SYSTEM_PROMPT
 from pi_cli.store.entry_messages import user_text
 
 TOOL_RESULT_MAX_CHARS = 2000

@@ -14,8 +14,8 @@ from typing import Any
 
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.ai.types import Model
-from pi_cli.session.context_budget import estimate_tokens
-from pi_cli.session.summarizer import (
+from pi_cli.compaction.budget import estimate_tokens
+from pi_cli.compaction.summarizer import (
     CompactionAbortedError,
     FileOps,
     format_file_operations,
