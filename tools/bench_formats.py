@@ -22,12 +22,12 @@ from fake_llm_events import anthropic_events, openai_events  # noqa: E402
 from fake_llm_google import google_events  # noqa: E402
 from fake_llm_responses import responses_events  # noqa: E402
 
-from pi_cli.ai.provider_common import new_output  # noqa: E402
 from pi_cli.ai.providers.anthropic import EventParser  # noqa: E402
 from pi_cli.ai.providers.google import GeminiParser  # noqa: E402
 from pi_cli.ai.providers.openai_completions import ChunkParser  # noqa: E402
 from pi_cli.ai.providers.openai_responses import ResponsesParser  # noqa: E402
-from pi_cli.ai.sse import SSEDecoder  # noqa: E402
+from pi_cli.ai.transport.provider_common import new_output  # noqa: E402
+from pi_cli.ai.transport.sse import SSEDecoder  # noqa: E402
 
 CHUNKS = 23_000
 WORD = "token "

@@ -65,7 +65,7 @@ async def _through_provider(base_url: str) -> tuple[float, float, int]:
 
 
 async def _transport_only(base_url: str) -> tuple[float, bytes]:
-    from pi_cli.ai.http_client import get_client
+    from pi_cli.ai.transport.http_client import get_client
 
     client = get_client()
     cpu = time.process_time()
@@ -83,9 +83,9 @@ async def _transport_only(base_url: str) -> tuple[float, bytes]:
 
 def _replay(body: bytes) -> float:
     """Provider CPU without a socket: decoder + chunk parser over the recorded body, event by event."""
-    from pi_cli.ai.provider_common import new_output
     from pi_cli.ai.providers.openai_completions import ChunkParser
-    from pi_cli.ai.sse import SSEDecoder
+    from pi_cli.ai.transport.provider_common import new_output
+    from pi_cli.ai.transport.sse import SSEDecoder
 
     pieces = [piece + b"\n\n" for piece in body.split(b"\n\n") if piece]
     cpu = time.process_time()

@@ -32,7 +32,7 @@ from pi_cli.agent.tool_exec import AfterHook, BeforeHook, execute_tool_calls, fa
 from pi_cli.agent.types import AgentContext, AgentEvent, AgentEventSink, AgentMessage, NextTurnUpdate, TurnContext
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.ai.options import StreamOptions
-from pi_cli.ai.provider_common import new_output
+from pi_cli.ai.transport.provider_common import new_output
 from pi_cli.ai.types import AssistantMessage, Context, Model, Tool, ToolCall
 
 StreamFn = Callable[[Model, Context, StreamOptions], Any]  # returns a stream (or an awaitable of one)

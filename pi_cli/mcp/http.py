@@ -18,8 +18,8 @@ from typing import Any
 
 import httpx
 
-from pi_cli.ai.http_client import get_client
-from pi_cli.ai.sse import SSEDecoder
+from pi_cli.ai.transport.http_client import get_client
+from pi_cli.ai.transport.sse import SSEDecoder
 from pi_cli.mcp.errors import McpClosed, McpError
 from pi_cli.mcp.log import McpLog
 

@@ -2,7 +2,7 @@
 
 The GitHub token is the long-lived ``refresh``; ``access`` is the short-lived Copilot token that
 ``/copilot_internal/v2/token`` trades it for (about 30 minutes), refreshed the same way. Requests
-go to the API host the token names (``proxy-ep``), see :mod:`pi_cli.ai.copilot`.
+go to the API host the token names (``proxy-ep``), see :mod:`pi_cli.ai.requests.copilot`.
 """
 
 from __future__ import annotations

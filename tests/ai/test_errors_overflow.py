@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from pi_cli.ai.http_errors import format_http_error, format_stream_error, redact
 from pi_cli.ai.overflow import is_context_overflow, is_retryable_error
+from pi_cli.ai.transport.http_errors import format_http_error, format_stream_error, redact
 
 
 def _failed(message: str) -> dict[str, Any]:

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from pi_cli.ai.google_request import build_request as google_request
-from pi_cli.ai.google_request import const_as_enum, convert_contents, thinking_config
-from pi_cli.ai.openai_responses_request import convert_input, short_hash
 from pi_cli.ai.options import StreamOptions
+from pi_cli.ai.requests.google import build_request as google_request
+from pi_cli.ai.requests.google import const_as_enum, convert_contents, thinking_config
+from pi_cli.ai.requests.openai_responses import convert_input, short_hash
 
 ZERO = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0, "cost": {}}
 

@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from pi_cli.ai import anthropic_request, openai_request
 from pi_cli.ai.options import StreamOptions
+from pi_cli.ai.requests import anthropic as anthropic_request
+from pi_cli.ai.requests import openai_completions as openai_request
 
 
 def _model(**extra: Any) -> Any:

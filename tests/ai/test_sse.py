@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pi_cli.ai.sse import SSEDecoder, SSEEvent, decode_all
+from pi_cli.ai.transport.sse import SSEDecoder, SSEEvent, decode_all
 
 STREAM = (
     'event: message_start\r\ndata: {"a": "caf\u00e9 \U0001f600"}\r\n\r\n'

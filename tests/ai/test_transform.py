@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_cli.ai.provider_common import safe_tool_id
 from pi_cli.ai.sanitize import encode_body, strip_surrogates
 from pi_cli.ai.transform import IMAGE_PLACEHOLDER, NO_RESULT_TEXT, transform_messages
+from pi_cli.ai.transport.provider_common import safe_tool_id
 
 MODEL: Any = {"id": "m1", "provider": "p1", "api": "openai-completions", "input": ["text"]}
 IMAGE = {"type": "image", "data": "AAAA", "mimeType": "image/png"}

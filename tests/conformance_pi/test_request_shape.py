@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from pi_cli.agent.agent import Agent
-from pi_cli.ai.openai_compat import resolve_compat
-from pi_cli.ai.openai_request import convert_messages
 from pi_cli.ai.providers.faux import faux_assistant, faux_text, register_faux_provider
+from pi_cli.ai.requests.openai_compat import resolve_compat
+from pi_cli.ai.requests.openai_completions import convert_messages
 
 
 async def _max_tokens_for(model_max: int, explicit: int | None = None) -> int | None:

@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pi_cli.ai.partial_json import StreamingArgs, parse_streaming_json, repair_json
-from pi_cli.ai.sse import SSEDecoder, SSEEvent, decode_all
+from pi_cli.ai.transport.sse import SSEDecoder, SSEEvent, decode_all
 
 from .fuzz_settings import FUZZ
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import httpx
 from cli.pi_harness import PiEnv, RpcClient
 
-from pi_cli.ai.http_client import error_text
-from pi_cli.ai.http_errors import format_http_error, redact
+from pi_cli.ai.transport.http_client import error_text
+from pi_cli.ai.transport.http_errors import format_http_error, redact
 from pi_cli.config.auth import AuthStore
 
 from .faults import FAST, FakeLLMServer, finish, make_env, run_prompt, server

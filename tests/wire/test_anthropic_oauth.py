@@ -39,7 +39,7 @@ async def test_api_keys_keep_the_plain_request(server: FakeLLMServer) -> None:
 
 
 async def test_copilot_token_picks_the_api_host_and_bearer_auth(server: FakeLLMServer) -> None:
-    from pi_cli.ai.copilot import base_url
+    from pi_cli.ai.requests.copilot import base_url
 
     model = {"provider": "github-copilot", "baseUrl": "https://api.individual.githubcopilot.com"}
     token = "tid=1;exp=9;proxy-ep=proxy.business.githubcopilot.com;sku=x"

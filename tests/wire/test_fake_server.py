@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 
-from pi_cli.ai.http_client import _header_delay
+from pi_cli.ai.transport.http_client import _header_delay
 
 from .helpers import TOOLS_DIR, FakeLLMServer, openai_model, options, run
 

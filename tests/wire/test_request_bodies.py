@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from pi_cli.ai.openai_compat import resolve_compat
+from pi_cli.ai.requests.openai_compat import resolve_compat
 
 from .helpers import API_KEY, FakeLLMServer, anthropic_model, openai_model, options, run
 

@@ -25,13 +25,13 @@ from typing import Any, Literal
 
 import httpx
 
-from pi_cli.ai.anthropic_request import build_request, is_oauth_token
 from pi_cli.ai.event_stream import AssistantMessageEventStream
-from pi_cli.ai.http_client import AbortedError, ProviderError, sse_batches
 from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.partial_json import StreamingArgs, repair_json
-from pi_cli.ai.provider_call import ProviderCall
-from pi_cli.ai.provider_common import apply_cost, done_event, error_event
+from pi_cli.ai.requests.anthropic import build_request, is_oauth_token
+from pi_cli.ai.transport.http_client import AbortedError, ProviderError, sse_batches
+from pi_cli.ai.transport.provider_call import ProviderCall
+from pi_cli.ai.transport.provider_common import apply_cost, done_event, error_event
 from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model, StopReason
 
 REDACTED_TEXT = "[Reasoning redacted]"

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from pi_cli.ai.abort import AbortSignal
-from pi_cli.ai.provider_common import new_output
+from pi_cli.ai.transport.provider_common import new_output
 from pi_cli.ai.types import (
     AssistantContent,
     AssistantMessage,

@@ -12,11 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from pi_cli.ai.event_stream import AssistantMessageEventStream
-from pi_cli.ai.http_client import ProviderError
-from pi_cli.ai.openai_codex_request import build_request
 from pi_cli.ai.options import StreamOptions
-from pi_cli.ai.provider_run import run_sse
 from pi_cli.ai.providers.openai_responses import ResponsesParser
+from pi_cli.ai.requests.openai_codex import build_request
+from pi_cli.ai.transport.http_client import ProviderError
+from pi_cli.ai.transport.provider_run import run_sse
 from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model
 
 API = "openai-codex-responses"

@@ -21,14 +21,14 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from pi_cli.ai.event_stream import AssistantMessageEventStream
-from pi_cli.ai.http_client import AbortedError, ProviderError, sse_batches
-from pi_cli.ai.http_errors import format_stream_error
-from pi_cli.ai.openai_compat import resolve_compat
-from pi_cli.ai.openai_request import build_request
 from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.partial_json import StreamingArgs
-from pi_cli.ai.provider_call import ProviderCall
-from pi_cli.ai.provider_common import apply_cost, done_event, error_event
+from pi_cli.ai.requests.openai_compat import resolve_compat
+from pi_cli.ai.requests.openai_completions import build_request
+from pi_cli.ai.transport.http_client import AbortedError, ProviderError, sse_batches
+from pi_cli.ai.transport.http_errors import format_stream_error
+from pi_cli.ai.transport.provider_call import ProviderCall
+from pi_cli.ai.transport.provider_common import apply_cost, done_event, error_event
 from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model, StopReason
 
 _REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")

@@ -25,13 +25,13 @@ import json
 from typing import Any
 
 from pi_cli.ai.event_stream import AssistantMessageEventStream
-from pi_cli.ai.http_client import ProviderError
-from pi_cli.ai.openai_responses_request import build_request
 from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.partial_json import StreamingArgs
-from pi_cli.ai.provider_common import apply_cost
-from pi_cli.ai.provider_run import run_sse
-from pi_cli.ai.sse import SSEEvent
+from pi_cli.ai.requests.openai_responses import build_request
+from pi_cli.ai.transport.http_client import ProviderError
+from pi_cli.ai.transport.provider_common import apply_cost
+from pi_cli.ai.transport.provider_run import run_sse
+from pi_cli.ai.transport.sse import SSEEvent
 from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model, StopReason
 
 API = "openai-responses"

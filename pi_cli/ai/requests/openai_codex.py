@@ -16,10 +16,10 @@ import json
 import platform
 from typing import Any
 
-from pi_cli.ai.http_client import ProviderError
 from pi_cli.ai.models import clamp_thinking_level
-from pi_cli.ai.openai_responses_request import PROMPT_CACHE_KEY_MAX, convert_input
 from pi_cli.ai.options import StreamOptions
+from pi_cli.ai.requests.openai_responses import PROMPT_CACHE_KEY_MAX, convert_input
+from pi_cli.ai.transport.http_client import ProviderError
 from pi_cli.ai.types import Context, Model
 
 JWT_CLAIM = "https://api.openai.com/auth"

@@ -13,12 +13,12 @@ from __future__ import annotations
 import os
 from typing import Any, cast
 
-from pi_cli.ai.copilot import base_url as copilot_base_url
-from pi_cli.ai.copilot import is_copilot
-from pi_cli.ai.copilot import request_headers as copilot_headers
 from pi_cli.ai.options import StreamOptions
-from pi_cli.ai.provider_common import safe_tool_id
+from pi_cli.ai.requests.copilot import base_url as copilot_base_url
+from pi_cli.ai.requests.copilot import is_copilot
+from pi_cli.ai.requests.copilot import request_headers as copilot_headers
 from pi_cli.ai.transform import transform_messages
+from pi_cli.ai.transport.provider_common import safe_tool_id
 from pi_cli.ai.types import Context, Model
 
 API_VERSION = "2023-06-01"

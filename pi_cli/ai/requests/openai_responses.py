@@ -21,10 +21,10 @@ import os
 import re
 from typing import Any, cast
 
-from pi_cli.ai.copilot import base_url as copilot_base_url
-from pi_cli.ai.copilot import is_copilot
-from pi_cli.ai.copilot import request_headers as copilot_headers
 from pi_cli.ai.options import StreamOptions
+from pi_cli.ai.requests.copilot import base_url as copilot_base_url
+from pi_cli.ai.requests.copilot import is_copilot
+from pi_cli.ai.requests.copilot import request_headers as copilot_headers
 from pi_cli.ai.transform import transform_messages
 from pi_cli.ai.types import Context, Model
 

@@ -29,9 +29,9 @@ from collections.abc import AsyncIterator, Callable, Iterable
 import httpx
 
 from pi_cli.ai.abort import AbortSignal
-from pi_cli.ai.http_errors import format_http_error, redact
 from pi_cli.ai.options import StreamOptions
-from pi_cli.ai.sse import SSEDecoder, SSEEvent
+from pi_cli.ai.transport.http_errors import format_http_error, redact
+from pi_cli.ai.transport.sse import SSEDecoder, SSEEvent
 
 MAX_ERROR_BODY_BYTES = 64 * 1024
 # Keyed by the loop object itself (weakly): a client's pool is bound to the loop it was made on, and an

@@ -1,7 +1,7 @@
 """One streaming HTTP provider call: the parts the OpenAI and Anthropic providers share.
 
 Both providers follow the same frame: check the model's api, build and send the request (with
-retries, see :func:`pi_cli.ai.http_client.open_stream`), treat a 200 JSON body as an error report,
+retries, see :func:`pi_cli.ai.transport.http_client.open_stream`), treat a 200 JSON body as an error report,
 parse the stream, and end any failure in one terminal ``error`` event that keeps the partial
 content. :class:`ProviderCall` holds that frame; each provider keeps only its parsing.
 """
@@ -13,7 +13,9 @@ from typing import Any
 
 import httpx
 
-from pi_cli.ai.http_client import (
+from pi_cli.ai.options import StreamOptions
+from pi_cli.ai.sanitize import encode_body
+from pi_cli.ai.transport.http_client import (
     AbortedError,
     AbortScope,
     ProviderError,
@@ -22,9 +24,7 @@ from pi_cli.ai.http_client import (
     json_body_error,
     open_stream,
 )
-from pi_cli.ai.options import StreamOptions
-from pi_cli.ai.provider_common import error_event, new_output
-from pi_cli.ai.sanitize import encode_body
+from pi_cli.ai.transport.provider_common import error_event, new_output
 from pi_cli.ai.types import Context, ErrorEvent, Model
 
 RequestBuilder = Callable[[Model, Context, StreamOptions], tuple[str, dict[str, str], dict[str, Any]]]

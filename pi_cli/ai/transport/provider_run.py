@@ -1,7 +1,7 @@
 """The streaming loop of an SSE provider, around a per-format parser.
 
 The OpenAI Responses and Gemini providers differ only in how they read events; everything else —
-``start`` first, the request through :class:`~pi_cli.ai.provider_call.ProviderCall` (retries,
+``start`` first, the request through :class:`~pi_cli.ai.transport.provider_call.ProviderCall` (retries,
 JSON/HTML bodies that are no stream), abort checks between events, the terminal ``done``/``error``
 with the partial content kept — is this loop. A format supplies an :class:`EventParser`.
 """
@@ -12,11 +12,11 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import Protocol
 
-from pi_cli.ai.http_client import AbortedError, sse_batches
 from pi_cli.ai.options import StreamOptions
-from pi_cli.ai.provider_call import ProviderCall, RequestBuilder
-from pi_cli.ai.provider_common import done_event, error_event
-from pi_cli.ai.sse import SSEEvent
+from pi_cli.ai.transport.http_client import AbortedError, sse_batches
+from pi_cli.ai.transport.provider_call import ProviderCall, RequestBuilder
+from pi_cli.ai.transport.provider_common import done_event, error_event
+from pi_cli.ai.transport.sse import SSEEvent
 from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model
 
 
@@ -24,7 +24,7 @@ class EventParser(Protocol):
     """One response's decoder: fills ``output`` in place and returns stream events."""
 
     def feed(self, sse: SSEEvent) -> list[AssistantMessageEvent]:
-        """Apply one SSE event; raise :class:`~pi_cli.ai.http_client.ProviderError` for an error event."""
+        """Apply one SSE event; raise :class:`~pi_cli.ai.transport.http_client.ProviderError` for an error event."""
         ...
 
     def complete(self) -> bool:
