@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_cli.errors import InputFileError
-from pi_cli.tools.images import detect_image_mime
+from pi_cli.tools.files.images import detect_image_mime
 
 
 @dataclass(slots=True)

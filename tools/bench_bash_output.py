@@ -50,7 +50,7 @@ def _consume_full_output(path: str | None) -> int:
 
 
 async def _stream(megabytes: int) -> tuple[float, int, int, str]:
-    from pi_cli.tools.bash import BashTool
+    from pi_cli.tools.shell.bash import BashTool
 
     tool = BashTool(tempfile.gettempdir())
     updates = 0
@@ -71,7 +71,7 @@ async def _stream(megabytes: int) -> tuple[float, int, int, str]:
 
 async def _abort_latency(runs: int) -> list[float]:
     from pi_cli.ai.abort import AbortController
-    from pi_cli.tools.bash import BashTool, BashToolError
+    from pi_cli.tools.shell.bash import BashTool, BashToolError
 
     tool = BashTool(tempfile.gettempdir())
     figures = []
@@ -93,7 +93,7 @@ async def _abort_latency(runs: int) -> list[float]:
 
 def measure(megabytes: int = 50, abort_runs: int = 5) -> dict[str, float | int | str | bool]:
     """Run both measurements in this process and return the raw figures."""
-    import pi_cli.tools.bash  # noqa: F401 - import before the baseline so it is not counted
+    import pi_cli.tools.shell.bash  # noqa: F401 - import before the baseline so it is not counted
 
     baseline_kb = _status_kb("VmRSS")
     exact_peak = _reset_peak_rss()

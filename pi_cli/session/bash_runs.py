@@ -44,7 +44,7 @@ class BashRunner:
         fullOutputPath?}``, the ``bashExecution`` message)."""
         if self._slot.active:
             raise BashBusyError()
-        from pi_cli.tools.bash import run_bash
+        from pi_cli.tools.shell.bash import run_bash
 
         full = f"{self.command_prefix}\n{command}" if self.command_prefix else command
         with self._slot.hold() as signal:

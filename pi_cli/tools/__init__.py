@@ -8,12 +8,12 @@ loop turns them into error tool results.
 from __future__ import annotations
 
 from pi_cli.agent.types import AgentTool
-from pi_cli.tools.bash import BashTool
 from pi_cli.tools.edit import EditTool
 from pi_cli.tools.find import FindTool
 from pi_cli.tools.grep import GrepTool
 from pi_cli.tools.ls import LsTool
 from pi_cli.tools.read import ReadTool
+from pi_cli.tools.shell.bash import BashTool
 from pi_cli.tools.write import WriteTool
 
 # pi's order: the default four first, as sent to the model, then the optional ones.

@@ -7,7 +7,7 @@ from typing import Any, TypeAlias
 
 from pi_cli.agent.types import AgentToolResult, OnUpdate, ToolExecutionMode
 from pi_cli.ai.abort import AbortSignal
-from pi_cli.tools.file_ops import FileOps
+from pi_cli.tools.files.ops import FileOps
 from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
 
 # One bracketed notice of a listing: (text for the model, ``details`` key, ``details`` value).
@@ -86,7 +86,7 @@ class BuiltinTool:
     description: str = ""
     parameters: dict[str, Any] = {}  # noqa: RUF012 - replaced per subclass, never mutated
     execution_mode: ToolExecutionMode | None = None
-    # read/write/edit ask this first when set (an editor's buffers, see pi_cli.tools.file_ops)
+    # read/write/edit ask this first when set (an editor's buffers, see pi_cli.tools.files.ops)
     file_ops: FileOps | None = None
 
     def __init__(self, cwd: str) -> None:

@@ -16,7 +16,6 @@ from typing import Any
 
 from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
-from pi_cli.tools.atomic import atomic_write_bytes
 from pi_cli.tools.base import BuiltinTool, check_aborted, text_result
 from pi_cli.tools.diff import generate_diff
 from pi_cli.tools.edit_match import (
@@ -28,8 +27,9 @@ from pi_cli.tools.edit_match import (
     restore_line_endings,
     strip_bom,
 )
-from pi_cli.tools.file_locks import file_mutation_lock
-from pi_cli.tools.paths import resolve_to_cwd
+from pi_cli.tools.files.atomic import atomic_write_bytes
+from pi_cli.tools.files.locks import file_mutation_lock
+from pi_cli.tools.files.paths import resolve_to_cwd
 
 
 def _read_text(path: str, path_arg: str) -> str:

@@ -1,7 +1,7 @@
 """The ``find`` tool: list files and directories whose names match a glob.
 
 The file list comes from ``rg --files`` (so .gitignore is honoured, hidden files are included and
-``.git`` is skipped); matching follows fd's glob rules (see :mod:`pi_cli.tools.globs`). Directories
+``.git`` is skipped); matching follows fd's glob rules (see :mod:`pi_cli.tools.files.globs`). Directories
 that contain listed files are candidates too and print with a trailing ``/``; empty directories
 are not listed, since ripgrep only enumerates files. Results are in path order.
 """
@@ -13,9 +13,9 @@ from typing import Any
 from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.tools.base import BuiltinTool, Notice, as_int, check_aborted, listing_result, require_directory, text_result
-from pi_cli.tools.globs import compile_glob
-from pi_cli.tools.paths import resolve_to_cwd
-from pi_cli.tools.rg import SEARCH_FLAGS, run_rg_lines
+from pi_cli.tools.files.globs import compile_glob
+from pi_cli.tools.files.paths import resolve_to_cwd
+from pi_cli.tools.files.rg import SEARCH_FLAGS, run_rg_lines
 from pi_cli.tools.truncate import DEFAULT_MAX_BYTES
 
 DEFAULT_FIND_LIMIT = 1000

@@ -20,8 +20,8 @@ from typing import Any
 from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.tools.base import BuiltinTool, Notice, as_int, check_aborted, listing_result, text_result
-from pi_cli.tools.paths import resolve_to_cwd
-from pi_cli.tools.rg import SEARCH_FLAGS, run_rg_lines
+from pi_cli.tools.files.paths import resolve_to_cwd
+from pi_cli.tools.files.rg import SEARCH_FLAGS, run_rg_lines
 from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, truncate_line
 
 DEFAULT_GREP_LIMIT = 100

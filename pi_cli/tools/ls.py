@@ -14,7 +14,7 @@ from typing import Any
 from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.tools.base import BuiltinTool, Notice, as_int, check_aborted, listing_result, require_directory, text_result
-from pi_cli.tools.paths import resolve_to_cwd
+from pi_cli.tools.files.paths import resolve_to_cwd
 from pi_cli.tools.truncate import DEFAULT_MAX_BYTES
 
 DEFAULT_LS_LIMIT = 500

@@ -19,14 +19,14 @@ from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.ai.types import UserContent
 from pi_cli.tools.base import BuiltinTool, as_int, check_aborted, text_result
-from pi_cli.tools.file_scan import Selection, scan_selection, selection_from_text
-from pi_cli.tools.images import (
+from pi_cli.tools.files.images import (
     MAX_IMAGE_BASE64_BYTES,
     MAX_IMAGE_DIMENSION,
     detect_image_mime,
     image_dimensions,
 )
-from pi_cli.tools.paths import resolve_read_path
+from pi_cli.tools.files.paths import resolve_read_path
+from pi_cli.tools.files.scan import Selection, scan_selection, selection_from_text
 from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
 
 # A NUL byte in the first block is how we call a file binary (the same test git and grep use).

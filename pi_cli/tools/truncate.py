@@ -133,7 +133,7 @@ def truncate_tail(
     """Keep the last whole lines that fit both limits.
 
     ``total_lines``/``total_bytes`` let a caller that only holds the tail of a longer stream (see
-    :mod:`pi_cli.tools.bash_output`) report the size of the whole stream; the tail it passes must
+    :mod:`pi_cli.tools.shell.output`) report the size of the whole stream; the tail it passes must
     then be longer than ``max_bytes`` or hold the complete output.
     """
     lines = content.split("\n")

@@ -1,6 +1,6 @@
 """The ``write`` tool: create or overwrite a file, making parent directories as needed.
 
-The file is replaced atomically (see :mod:`pi_cli.tools.atomic`) under the per-file mutation lock,
+The file is replaced atomically (see :mod:`pi_cli.tools.files.atomic`) under the per-file mutation lock,
 so a concurrent ``edit`` of the same file never interleaves with it.
 """
 
@@ -12,10 +12,10 @@ from typing import Any
 
 from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
-from pi_cli.tools.atomic import atomic_write_bytes
 from pi_cli.tools.base import BuiltinTool, check_aborted, text_result
-from pi_cli.tools.file_locks import file_mutation_lock
-from pi_cli.tools.paths import resolve_to_cwd
+from pi_cli.tools.files.atomic import atomic_write_bytes
+from pi_cli.tools.files.locks import file_mutation_lock
+from pi_cli.tools.files.paths import resolve_to_cwd
 
 
 def _write(path: str, content: str) -> None:

@@ -13,7 +13,7 @@ from tool_helpers import has_content, read_bytes, text_of
 
 from pi_cli.agent.types import AgentTool, AgentToolResult
 from pi_cli.ai.abort import AbortController
-from pi_cli.tools.bash import BashToolError, run_bash
+from pi_cli.tools.shell.bash import BashToolError, run_bash
 
 
 def live_group_members(pgid: int) -> list[int]:
@@ -206,14 +206,14 @@ async def test_run_bash_reports_signal_deaths_and_bad_cwd(cwd: str) -> None:
 
 
 async def test_command_prefix_and_shell(cwd: str) -> None:
-    from pi_cli.tools.bash import BashTool
+    from pi_cli.tools.shell.bash import BashTool
 
     tool = BashTool(cwd, shell="/bin/sh", command_prefix="GREETING=hi")
     assert text_of(await tool.execute("t", {"command": "echo $GREETING"}, None, None)) == "hi\n"
 
 
 async def test_running_groups_can_be_killed_on_exit(cwd: str) -> None:
-    from pi_cli.tools.bash import kill_tracked_process_groups
+    from pi_cli.tools.shell.bash import kill_tracked_process_groups
 
     pid_file = os.path.join(cwd, "pid")
     task = asyncio.ensure_future(run_bash(f"echo $$ > {pid_file}; sleep 100 & sleep 100", cwd))

@@ -10,7 +10,7 @@ import tracemalloc
 from tool_helpers import read_bytes, text_of
 
 from pi_cli.agent.types import AgentTool
-from pi_cli.tools.bash_output import TAIL_BYTES, OutputCollector
+from pi_cli.tools.shell.output import TAIL_BYTES, OutputCollector
 
 
 def seq_bytes(n: int) -> int:

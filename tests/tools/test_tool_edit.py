@@ -11,7 +11,7 @@ from tool_helpers import read_bytes, text_of, write_file
 from pi_cli.agent.types import AgentTool
 from pi_cli.tools.diff import generate_diff
 from pi_cli.tools.edit_match import Edit, EditError, apply_edits, normalize_for_fuzzy_match
-from pi_cli.tools.file_locks import active_lock_count
+from pi_cli.tools.files.locks import active_lock_count
 
 
 async def edit(tool: AgentTool, path: str, *pairs: tuple[str, str]) -> tuple[str, dict[str, object]]:

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from tool_helpers import text_of, write_file
 
 from pi_cli.agent.types import AgentTool
-from pi_cli.tools import file_scan
-from pi_cli.tools.file_scan import scan_selection
+from pi_cli.tools.files import scan as file_scan
+from pi_cli.tools.files.scan import scan_selection
 
 
 @settings(max_examples=200, deadline=None)

@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from pi_cli.tools.atomic import atomic_write_bytes
-from pi_cli.tools.paths import expand_path, resolve_read_path, resolve_to_cwd
+from pi_cli.tools.files.atomic import atomic_write_bytes
+from pi_cli.tools.files.paths import expand_path, resolve_read_path, resolve_to_cwd
 from pi_cli.tools.sanitize import strip_control_sequences
 
 

@@ -9,8 +9,8 @@ from tool_helpers import text_of, write_file
 
 from pi_cli.agent.types import AgentTool
 from pi_cli.ai.abort import AbortController
-from pi_cli.tools import rg
-from pi_cli.tools.globs import compile_glob
+from pi_cli.tools.files import rg
+from pi_cli.tools.files.globs import compile_glob
 
 
 async def run(tool: AgentTool, **args: object) -> str:

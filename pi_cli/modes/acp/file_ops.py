@@ -18,7 +18,7 @@ _log = logging.getLogger(__name__)
 
 
 class AcpFileOps:
-    """:class:`~pi_cli.tools.file_ops.FileOps` over one ACP connection and session."""
+    """:class:`~pi_cli.tools.files.ops.FileOps` over one ACP connection and session."""
 
     def __init__(self, conn: Callable[[], Any], session_id: str, *, read: bool, write: bool) -> None:
         self._conn = conn

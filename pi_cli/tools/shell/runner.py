@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from pi_cli.ai.abort import AbortSignal
-from pi_cli.tools.bash_output import OutputCollector
+from pi_cli.tools.shell.output import OutputCollector
 from pi_cli.tools.truncate import TruncationResult
 
 DRAIN_IDLE_SECONDS = 0.1

@@ -6,7 +6,7 @@ final text is the last ``DEFAULT_MAX_LINES`` lines / ``DEFAULT_MAX_BYTES`` bytes
 notice naming the temp file with the full output when anything was cut. A non-zero exit, a timeout
 or an abort is raised as an error carrying the output and ``Command exited with code N`` /
 ``Command timed out after N seconds`` / ``Command aborted``. Process handling lives in
-:mod:`pi_cli.tools.bash_runner`; :func:`run_bash` is re-exported for the user's ``!cmd``.
+:mod:`pi_cli.tools.shell.runner`; :func:`run_bash` is re-exported for the user's ``!cmd``.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Any
 from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.tools.base import BuiltinTool, text_result
-from pi_cli.tools.bash_output import OutputCollector
-from pi_cli.tools.bash_runner import BashRunResult, default_shell, kill_tracked_process_groups, run_bash
+from pi_cli.tools.shell.output import OutputCollector
+from pi_cli.tools.shell.runner import BashRunResult, default_shell, kill_tracked_process_groups, run_bash
 from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
 
 __all__ = ["BashRunResult", "BashTool", "BashToolError", "default_shell", "kill_tracked_process_groups", "run_bash"]
