@@ -18,10 +18,10 @@ from typing import Any
 from pi_cli import __version__
 from pi_cli.mcp.config import ServerConfig
 from pi_cli.mcp.errors import McpError
-from pi_cli.mcp.http import HttpTransport
 from pi_cli.mcp.log import McpLog
-from pi_cli.mcp.rpc import RpcPeer
-from pi_cli.mcp.stdio import StdioTransport
+from pi_cli.mcp.transport.http import HttpTransport
+from pi_cli.mcp.transport.rpc import RpcPeer
+from pi_cli.mcp.transport.stdio import StdioTransport
 from pi_cli.mcp.values import McpValueError, resolve_map
 
 PROTOCOL_VERSION = "2025-06-18"

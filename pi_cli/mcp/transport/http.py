@@ -28,7 +28,7 @@ RETRY_DELAYS_S = (0.25, 1.0)
 
 
 class HttpTransport:
-    """One streamable-HTTP endpoint; same interface as :class:`~pi_cli.mcp.stdio.StdioTransport`."""
+    """One streamable-HTTP endpoint; same interface as :class:`~pi_cli.mcp.transport.stdio.StdioTransport`."""
 
     def __init__(
         self,

@@ -1,0 +1,3 @@
+"""The wire under an MCP client: JSON-RPC 2.0 framing and dispatch, and the stdio and
+streamable HTTP transports.
+"""
