@@ -21,10 +21,10 @@ from textual.binding import Binding, BindingType
 
 from pi_cli.modes.display import footer_facts, git_branch
 from pi_cli.modes.input_routing import DoublePress, Route, queued_route, restored_editor_text, route_input
-from pi_cli.modes.interactive.commands import CommandRunner
 from pi_cli.modes.interactive.keys import APP_KEYS, describe
 from pi_cli.modes.interactive.pump import EventPump
 from pi_cli.modes.interactive.render import EventRenderer
+from pi_cli.modes.interactive.slash.runner import CommandRunner
 from pi_cli.modes.interactive.startup import NO_MODEL_TEXT, is_demo_model, startup_header
 from pi_cli.modes.interactive.widgets.editor import CompletionMenu, PromptEditor
 from pi_cli.modes.interactive.widgets.messages import Notice, ThinkingBlock

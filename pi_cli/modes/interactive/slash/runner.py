@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from pi_cli.modes.interactive.keys import APP_KEYS, EDITOR_KEYS
-from pi_cli.modes.interactive.login_commands import register_login_commands
-from pi_cli.modes.interactive.mcp_commands import register_mcp_commands
-from pi_cli.modes.interactive.permission_commands import register_permission_commands
-from pi_cli.modes.interactive.rewind_commands import register_rewind_commands
 from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
-from pi_cli.modes.interactive.session_commands import register_session_commands
+from pi_cli.modes.interactive.slash.login import register_login_commands
+from pi_cli.modes.interactive.slash.mcp import register_mcp_commands
+from pi_cli.modes.interactive.slash.permissions import register_permission_commands
+from pi_cli.modes.interactive.slash.rewind import register_rewind_commands
+from pi_cli.modes.interactive.slash.session import register_session_commands
 from pi_cli.modes.interactive.startup import startup_header
 
 if TYPE_CHECKING:
