@@ -22,7 +22,7 @@ _BUILTIN_MODULES: dict[str, str] = {
     "openai-responses": "pi_cli.ai.providers.openai_responses",
     "openai-codex-responses": "pi_cli.ai.providers.openai_codex",
     "google-generative-ai": "pi_cli.ai.providers.google",
-    "faux": "pi_cli.ai.providers.faux",
+    "faux": "pi_cli.ai.providers.faux_demo",
 }
 _registry: dict[str, StreamFn] = {}
 

@@ -129,6 +129,15 @@ def estimate_context_tokens(messages: list[dict[str, Any]]) -> ContextEstimate:
     return ContextEstimate(estimated, 0, estimated, None)
 
 
+def context_usage(messages: list[dict[str, Any]], context_window: int) -> dict[str, Any] | None:
+    """How full the window is, as pi's ``contextUsage`` ``{tokens, contextWindow, percent}``; None
+    without a window."""
+    if context_window <= 0:
+        return None
+    tokens = estimate_context_tokens(messages).tokens
+    return {"tokens": tokens, "contextWindow": context_window, "percent": tokens / context_window * 100}
+
+
 def should_compact(context_tokens: int, context_window: int, settings: Any = None) -> bool:
     """True when compaction is enabled and the context passes ``window - reserveTokens``."""
     config = CompactionSettings.from_any(settings)

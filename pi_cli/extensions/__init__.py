@@ -8,7 +8,8 @@ front end through the :class:`ExtensionUI` each mode binds. Imported only when a
 from __future__ import annotations
 
 from pi_cli.agent.types import AgentToolResult
-from pi_cli.extensions.api import ExtensionAPI, ExtensionContext, SessionView
+from pi_cli.extensions.api import ExtensionAPI
+from pi_cli.extensions.context import ExtensionContext, SessionView
 from pi_cli.extensions.runner import ExtensionRunner, current_tool_call
 from pi_cli.extensions.ui import ExtensionUI, NoUI
 

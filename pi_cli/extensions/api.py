@@ -1,5 +1,5 @@
-"""``ExtensionAPI`` (the ``pi`` an extension's ``register`` receives) and ``ExtensionContext`` (the
-``ctx`` every handler and command receives).
+"""``ExtensionAPI``: the ``pi`` an extension's ``register`` receives (``ctx`` is
+:mod:`pi_cli.extensions.context`).
 
 Actions that reach the session (sending messages, entries, tools, model) go through
 ``runner.host``, the AgentSession bound at runtime; before it is bound they raise RuntimeError.
@@ -14,7 +14,6 @@ from typing import Any
 
 from pi_cli.extensions.runner import Command, ExtensionRunner, Flag, Registered
 from pi_cli.extensions.tools import as_agent_tool
-from pi_cli.extensions.ui import ExtensionUI
 
 _FLAG_TYPES = ("boolean", "string")
 
@@ -135,57 +134,3 @@ class ExtensionAPI:
             "code": code,
             "killed": killed,
         }
-
-
-class SessionView:
-    """Read-only view of the session for ``ctx.session``."""
-
-    def __init__(self, host: Any) -> None:
-        self._host = host
-
-    @property
-    def messages(self) -> list[dict[str, Any]]:
-        return [] if self._host is None else list(self._host.messages)
-
-    @property
-    def model(self) -> Any:
-        return None if self._host is None else self._host.model
-
-    @property
-    def thinking_level(self) -> str | None:
-        return None if self._host is None else str(self._host.thinking_level)
-
-    @property
-    def session_file(self) -> str | None:
-        return None if self._host is None else self._host.session_file
-
-    @property
-    def session_id(self) -> str | None:
-        return None if self._host is None else str(self._host.session_id)
-
-
-class ExtensionContext:
-    """``ctx``: ``cwd``, ``has_ui``, ``ui``, ``session`` (read-only), ``abort()``, ``is_idle()``."""
-
-    def __init__(self, runner: ExtensionRunner) -> None:
-        self._runner = runner
-        self.cwd = runner.cwd
-        self.session = SessionView(runner.host)
-
-    @property
-    def ui(self) -> ExtensionUI:
-        return self._runner.ui
-
-    @property
-    def has_ui(self) -> bool:
-        return bool(self._runner.ui.has_ui)
-
-    def is_idle(self) -> bool:
-        host = self._runner.host
-        return host is None or not host.is_streaming
-
-    def abort(self) -> None:
-        """Stop the current run (as Esc does); returns at once, the run ends shortly after."""
-        host = self._runner.host
-        if host is not None:
-            host.agent.abort()

@@ -84,7 +84,7 @@ class ExtensionRunner:
     # -- dispatch -------------------------------------------------------------------------------
 
     def context(self) -> Any:
-        from pi_cli.extensions.api import ExtensionContext
+        from pi_cli.extensions.context import ExtensionContext
 
         return ExtensionContext(self)
 

@@ -8,12 +8,32 @@ agent before each run by pi_cli.mcp) are left where they are, so they still pass
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
-from pi_cli.extensions.runner import ExtensionRunner
+
+class ToolEntry(Protocol):
+    """One registered extension tool (``value`` is the AgentTool)."""
+
+    @property
+    def value(self) -> Any: ...
 
 
-def all_tools(runner: ExtensionRunner) -> dict[str, Any]:
+class ToolSetHost(Protocol):
+    """What the tool list needs of the extension runner: the session's built-ins, the extension
+    tools and the bound session (``host.agent``)."""
+
+    @property
+    def base_tools(self) -> list[Any]: ...
+
+    @property
+    def tools(self) -> Sequence[ToolEntry]: ...
+
+    @property
+    def host(self) -> Any: ...
+
+
+def all_tools(runner: ToolSetHost) -> dict[str, Any]:
     """Every tool pi_cli knows by name: built-ins, then extension tools (replacing same names)."""
     tools: dict[str, Any] = {t.name: t for t in runner.base_tools}
     for entry in runner.tools:
@@ -21,7 +41,7 @@ def all_tools(runner: ExtensionRunner) -> dict[str, Any]:
     return tools
 
 
-def apply_tools(runner: ExtensionRunner) -> None:
+def apply_tools(runner: ToolSetHost) -> None:
     """Put extension tools into the agent: replace same-named tools, append new ones."""
     agent = runner.host.agent
     known = all_tools(runner)
@@ -34,7 +54,7 @@ def apply_tools(runner: ExtensionRunner) -> None:
     agent.state.tools = updated
 
 
-def set_active(runner: ExtensionRunner, names: list[str]) -> None:
+def set_active(runner: ToolSetHost, names: list[str]) -> None:
     """Exactly ``names`` among the known tools (in that order); unknown ones (MCP) stay."""
     agent = runner.host.agent
     known = all_tools(runner)

@@ -9,14 +9,39 @@ registry like any other (``tool_call``/``tool_result`` handlers and the approval
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING, Any
+from collections.abc import Coroutine, Mapping
+from typing import Any, Protocol
 
 from pi_cli.agent.types import AgentToolResult, OnUpdate, ToolExecutionMode
 from pi_cli.ai.abort import AbortSignal
-from pi_cli.mcp.config import mcp_namespace
+from pi_cli.mcp.config import ServerConfig, mcp_namespace
 
-if TYPE_CHECKING:
-    from pi_cli.mcp.manager import McpManager
+
+class ServerView(Protocol):
+    """One configured server as the tools see it."""
+
+    @property
+    def config(self) -> ServerConfig: ...
+
+
+class ToolHost(Protocol):
+    """What the tools need of the MCP manager (:class:`pi_cli.mcp.manager.McpManager`): where to
+    run a call, the call itself, the configured servers, and search-and-load for ``tool_search``."""
+
+    @property
+    def runner(self) -> Any: ...
+
+    @property
+    def servers(self) -> Mapping[str, ServerView]: ...
+
+    async def dispatch(self, coro: Coroutine[Any, Any, Any], signal: AbortSignal | None = None) -> Any: ...
+
+    async def call(
+        self, server: str, tool: str, args: dict[str, Any], signal: AbortSignal | None
+    ) -> AgentToolResult: ...
+
+    async def search_and_load(self, query: str, limit: int) -> list[McpTool]: ...
+
 
 TOOL_SEARCH_NAME = "tool_search"
 DEFAULT_SEARCH_LIMIT = 8
@@ -50,7 +75,7 @@ class McpTool:
 
     execution_mode: ToolExecutionMode | None = None
 
-    def __init__(self, manager: McpManager, server: str, name: str, definition: dict[str, Any]) -> None:
+    def __init__(self, manager: ToolHost, server: str, name: str, definition: dict[str, Any]) -> None:
         self._manager = manager
         self.server = server
         self.tool = str(definition["name"])
@@ -107,7 +132,7 @@ class ToolSearchTool:
     }
     execution_mode: ToolExecutionMode | None = None
 
-    def __init__(self, manager: McpManager) -> None:
+    def __init__(self, manager: ToolHost) -> None:
         self._manager = manager
 
     @property

@@ -15,11 +15,30 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from pi_cli.ai.types import Model
 from pi_cli.errors import MissingApiKeyError, ModelError, UsageError
-from pi_cli.session.options import SessionOptions
+
+
+class ModelFlags(Protocol):
+    """The command-line choices the start-up model depends on (a ``SessionOptions`` has them)."""
+
+    @property
+    def provider(self) -> str | None: ...
+
+    @property
+    def model(self) -> str | None: ...
+
+    @property
+    def models(self) -> list[str] | None: ...
+
+    @property
+    def api_key(self) -> str | None: ...
+
+    @property
+    def offline(self) -> bool: ...
+
 
 PREFERRED_DEFAULTS: dict[str, str] = {
     "anthropic": "claude-opus-4-7",
@@ -102,7 +121,7 @@ def _first_available(registry: Any, has_key: Callable[[Model], bool]) -> Model |
 
 
 def choose_model(
-    options: SessionOptions,
+    options: ModelFlags,
     settings: Any,
     registry: Any,
     has_key: Callable[[Model], bool],
@@ -147,7 +166,7 @@ def choose_model(
             return ModelChoice(
                 first, None, notices, extra_keys={first["provider"]: "local"}, extra_models=local, source="local"
             )
-    from pi_cli.ai.providers.faux import DEMO_MODEL
+    from pi_cli.ai.providers.faux_demo import DEMO_MODEL
 
     notices.append(DEMO_NOTICE)
     return ModelChoice(DEMO_MODEL, None, notices, extra_models=[DEMO_MODEL], source="demo")

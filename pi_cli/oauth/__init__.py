@@ -7,6 +7,7 @@ and their refresh under a file lock, so two pi processes never race on a refresh
 
 from __future__ import annotations
 
-from pi_cli.oauth.flow import LoginUI, OAuthFlow, get_flow, list_flows
+from pi_cli.oauth.flow import LoginUI, OAuthFlow
+from pi_cli.oauth.registry import get_flow, list_flows
 
 __all__ = ["LoginUI", "OAuthFlow", "get_flow", "list_flows"]

@@ -17,7 +17,8 @@ from pi_cli.config.auth import AuthError, AuthStore
 from pi_cli.errors import PiError
 from pi_cli.oauth.browser import open_url
 from pi_cli.oauth.credentials import OAuthCredentials
-from pi_cli.oauth.flow import LoginError, get_flow, list_flows
+from pi_cli.oauth.flow import LoginError
+from pi_cli.oauth.registry import get_flow, list_flows
 
 LOGIN_TIMEOUT_S = 15 * 60
 USAGE = "Usage: pi auth login <provider> [--no-browser | --api-key]\n       pi auth logout <provider>"

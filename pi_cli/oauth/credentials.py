@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from pi_cli.config.auth import AuthStore
-from pi_cli.oauth.flow import Credential, LoginError, get_flow
+from pi_cli.oauth.flow import Credential, LoginError
+from pi_cli.oauth.registry import get_flow
 
 LOCK_TIMEOUT_S = 30.0
 REFRESH_TIMEOUT_S = 40.0

@@ -1,4 +1,4 @@
-"""What a login flow is, what it asks of the UI, and the registry of flows.
+"""What a login flow is, what it asks of the UI, and the HTTP helpers flows share.
 
 A flow's :meth:`OAuthFlow.login` drives one login through a :class:`LoginUI` (the TUI, inline mode
 and ``pi auth login`` each implement it) and returns the record to store; :meth:`OAuthFlow.refresh`
@@ -50,19 +50,6 @@ class OAuthFlow(Protocol):
 
     async def refresh(self, credential: Credential) -> Credential:
         """A fresh record for ``credential`` (same shape)."""
-
-
-def list_flows() -> list[OAuthFlow]:
-    """Every flow, in the order the login picker lists them."""
-    from pi_cli.oauth.anthropic import AnthropicFlow
-    from pi_cli.oauth.github_copilot import CopilotFlow
-    from pi_cli.oauth.openai_codex import CodexFlow
-
-    return [AnthropicFlow(), CodexFlow(), CopilotFlow()]
-
-
-def get_flow(provider: str) -> OAuthFlow | None:
-    return next((flow for flow in list_flows() if flow.provider == provider), None)
 
 
 def http_client() -> httpx.AsyncClient:

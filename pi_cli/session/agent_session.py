@@ -20,6 +20,7 @@ from typing import Any
 
 from pi_cli.ai.types import ImageContent, Model, now_ms
 from pi_cli.errors import AgentBusyError, MissingApiKeyError, ModelError
+from pi_cli.session import session_ops
 from pi_cli.session.auto_compaction import AutoCompactor
 from pi_cli.session.bash_runs import BashRunner
 from pi_cli.session.checkpointing import SessionCheckpoints
@@ -27,12 +28,11 @@ from pi_cli.session.events import EventHub, SessionListener
 from pi_cli.session.model_control import ModelControl
 from pi_cli.session.queues import QueueTracker
 from pi_cli.session.retry import AutoRetry, RetryPolicy
-from pi_cli.session.session_ops import SessionFileMixin
 from pi_cli.session.store_bridge import SessionStoreBridge
 from pi_cli.store import stats as _stats
 
 
-class AgentSession(SessionFileMixin):
+class AgentSession:
     """Build one with :func:`pi_cli.session.factory.create_agent_session`.
 
     State: ``agent``, ``cwd``, ``settings``, ``model_registry``, ``resources``, ``store``, ``model``,
@@ -375,6 +375,29 @@ class AgentSession(SessionFileMixin):
         for message in pending:
             self._append_bash(message)
 
+    # -- session files (pi_cli.session.session_ops does the work) ----------------------------
+
+    async def new_session(self, parent_session: str | None = None) -> dict[str, Any]:
+        return await session_ops.new_session(self, parent_session)
+
+    async def switch_session(self, path: str) -> dict[str, Any]:
+        return await session_ops.switch_session(self, path)
+
+    async def fork(self, entry_id: str) -> dict[str, Any]:
+        return await session_ops.fork(self, entry_id)
+
+    async def clone(self) -> dict[str, Any]:
+        return await session_ops.clone(self)
+
+    def get_fork_messages(self) -> list[dict[str, str]]:
+        return session_ops.fork_messages(self)
+
+    async def export_html(self, output_path: str | None = None) -> str:
+        return await session_ops.export_html(self, output_path)
+
+    async def compact(self, custom_instructions: str | None = None) -> dict[str, Any]:
+        return await self.compact_now(custom_instructions)
+
     # -- session info and statistics ---------------------------------------------------------
 
     def set_session_name(self, name: str) -> None:
@@ -386,14 +409,13 @@ class AgentSession(SessionFileMixin):
         return _stats.last_assistant_text(self.agent.state.messages)
 
     def context_usage(self) -> dict[str, Any] | None:
+        from pi_cli.compaction.budget import context_usage  # the token estimate is not start-up work
+
         model = self.model
-        return _stats.context_usage(self.messages, int(model["contextWindow"]) if model else 0)
+        return context_usage(self.messages, int(model["contextWindow"]) if model else 0)
 
     def get_session_stats(self) -> dict[str, Any]:
-        model = self.model
-        return _stats.session_stats(
-            self.messages, self.session_file, self.session_id, int(model["contextWindow"]) if model else None
-        )
+        return _stats.session_stats(self.messages, self.session_file, self.session_id, self.context_usage())
 
     def save_setting(self, key: str, value: Any) -> None:
         """Persist a global setting (pi's camelCase key, dots for nesting); failures become notices."""

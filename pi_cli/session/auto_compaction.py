@@ -14,24 +14,51 @@ session file (summary + kept entries).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_cli.errors import PiError
 from pi_cli.session.abort_slot import AbortSlot
 
 if TYPE_CHECKING:
-    from pi_cli.session.agent_session import AgentSession
+    from pi_cli.ai.types import Model
+    from pi_cli.session.model_control import ModelControl
+    from pi_cli.session.store_bridge import SessionStoreBridge
 
 
 class CompactionFailed(PiError):
     pass
 
 
+class CompactionHost(Protocol):
+    """What auto-compaction needs of its session: the agent, settings, the session file, the model
+    with its credentials and thinking level, and event delivery."""
+
+    @property
+    def agent(self) -> Any: ...
+
+    @property
+    def settings(self) -> Any: ...
+
+    @property
+    def store(self) -> SessionStoreBridge: ...
+
+    @property
+    def models(self) -> ModelControl: ...
+
+    @property
+    def model(self) -> Model | None: ...
+
+    @property
+    def thinking_level(self) -> str: ...
+
+    async def emit(self, event: dict[str, Any]) -> None: ...
+
+
 class AutoCompactor:
     """The compaction state of one AgentSession: enabled flag, the running compaction, and the
     once-per-prompt overflow attempt."""
 
-    def __init__(self, session: AgentSession) -> None:
+    def __init__(self, session: CompactionHost) -> None:
         self._session = session
         self._slot = AbortSlot("Compaction cancelled")
         self.overflow_attempted = False

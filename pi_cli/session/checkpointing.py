@@ -19,15 +19,14 @@ before the message (a branch: nothing is deleted); it returns ``{"changedFiles",
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, Protocol
 
 from pi_cli.checkpoints import CheckpointError, CheckpointStore
 from pi_cli.checkpoints.store import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES
 from pi_cli.config.paths import agent_dir
 from pi_cli.errors import SessionError
-
-if TYPE_CHECKING:
-    from pi_cli.session.agent_session import AgentSession
+from pi_cli.session.session_ops import SessionFileHost
 
 CUSTOM_TYPE = "pi_cli.checkpoint"
 
@@ -52,10 +51,27 @@ def change_summary(changes: dict[str, list[str]]) -> str:
     return ", ".join(parts) if parts else "no file changes"
 
 
+class CheckpointHost(SessionFileHost, Protocol):
+    """What checkpoints need of the session: its settings and directory, whether anything is
+    running, and what the session-file operations need (a rewind reloads the transcript)."""
+
+    @property
+    def settings(self) -> Any: ...
+
+    @property
+    def cwd(self) -> Path: ...
+
+    @property
+    def is_bash_running(self) -> bool: ...
+
+    @property
+    def is_compacting(self) -> bool: ...
+
+
 class SessionCheckpoints:
     """The checkpoint side of one AgentSession (see the module docstring)."""
 
-    def __init__(self, session: AgentSession) -> None:
+    def __init__(self, session: CheckpointHost) -> None:
         self.session = session
         self.enabled = bool(_setting(session.settings, "enabled", True))
         self._store: CheckpointStore | None = None

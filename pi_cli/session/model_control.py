@@ -8,12 +8,12 @@ model and thinking level become the saved defaults.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_cli.ai.types import THINKING_LEVELS, Model
 
 if TYPE_CHECKING:
-    from pi_cli.session.agent_session import AgentSession
+    from pi_cli.session.store_bridge import SessionStoreBridge
 
 KEYLESS_PROVIDERS = frozenset(("faux",))
 
@@ -36,10 +36,37 @@ def clamp_level(model: Model | None, level: str) -> str:
     return str(clamp_thinking_level(model, level))
 
 
+class ModelHost(Protocol):
+    """What model control needs of its session: the agent's state (model, thinking level), the
+    registry, the session file, settings and event delivery."""
+
+    @property
+    def agent(self) -> Any: ...
+
+    @property
+    def model_registry(self) -> Any: ...
+
+    @property
+    def settings(self) -> Any: ...
+
+    @property
+    def store(self) -> SessionStoreBridge: ...
+
+    @property
+    def model(self) -> Model | None: ...
+
+    @property
+    def thinking_level(self) -> str: ...
+
+    def save_setting(self, key: str, value: Any) -> None: ...
+
+    def emit_nowait(self, event: dict[str, Any]) -> None: ...
+
+
 class ModelControl:
     """Owned by an AgentSession; see the module docstring."""
 
-    def __init__(self, session: AgentSession, scoped: list[tuple[Model, str | None]]) -> None:
+    def __init__(self, session: ModelHost, scoped: list[tuple[Model, str | None]]) -> None:
         self._session = session
         self.scoped = scoped
         self.extra_keys: dict[str, str] = {}

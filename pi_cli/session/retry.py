@@ -13,14 +13,11 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.ai.overflow import is_retryable_error
 from pi_cli.session.abort_slot import AbortSlot
-
-if TYPE_CHECKING:
-    from pi_cli.session.agent_session import AgentSession
 
 # Retry hints providers put in error text: "retry-after: 7", "Please retry after 20s",
 # "try again in 1.5s", "retryDelay": "30s", "retry in 250ms".
@@ -90,10 +87,19 @@ async def abortable_sleep(seconds: float, signal: AbortSignal) -> bool:
     return not signal.aborted
 
 
+class RetryHost(Protocol):
+    """What a retry needs of its session: the agent (messages, ``continue_``) and event delivery."""
+
+    @property
+    def agent(self) -> Any: ...
+
+    async def emit(self, event: dict[str, Any]) -> None: ...
+
+
 class AutoRetry:
     """The retry state of one AgentSession: attempts so far and the abortable wait."""
 
-    def __init__(self, session: AgentSession, policy: RetryPolicy) -> None:
+    def __init__(self, session: RetryHost, policy: RetryPolicy) -> None:
         self._session = session
         self.policy = policy
         self.attempt = 0

@@ -10,22 +10,54 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_cli.errors import FeatureUnavailableError, SessionError
 
 if TYPE_CHECKING:
-    from pi_cli.session.agent_session import AgentSession
+    from pi_cli.ai.types import Model
+    from pi_cli.session.model_control import ModelControl
+    from pi_cli.session.store_bridge import SessionStoreBridge
 
 
-def _manager(session: AgentSession) -> Any:
+class SessionFileHost(Protocol):
+    """What these operations need of the session: its store and agent, the models with their
+    credentials, and a way to settle a running prompt first."""
+
+    @property
+    def agent(self) -> Any: ...
+
+    @property
+    def store(self) -> SessionStoreBridge: ...
+
+    @property
+    def model_registry(self) -> Any: ...
+
+    @property
+    def models(self) -> ModelControl: ...
+
+    @property
+    def model(self) -> Model | None: ...
+
+    @property
+    def thinking_level(self) -> str: ...
+
+    @property
+    def is_streaming(self) -> bool: ...
+
+    async def abort(self) -> None: ...
+
+    def clear_queues(self) -> tuple[list[str], list[str]]: ...
+
+
+def _manager(session: SessionFileHost) -> Any:
     manager = session.store.manager
     if manager is None:
         raise FeatureUnavailableError("Session storage is not available in this session.")
     return manager
 
 
-def _reload(session: AgentSession) -> None:
+def _reload(session: SessionFileHost) -> None:
     """Load the manager's current context into the agent (messages, model, thinking level)."""
     manager = session.store.manager
     context = manager.build_context()
@@ -42,13 +74,13 @@ def _reload(session: AgentSession) -> None:
         session.agent.state.thinking_level = clamp_level(session.model, context.thinking_level)
 
 
-async def _settle(session: AgentSession) -> None:
+async def _settle(session: SessionFileHost) -> None:
     if session.is_streaming:
         await session.abort()
     session.clear_queues()
 
 
-async def new_session(session: AgentSession, parent_session: str | None = None) -> dict[str, Any]:
+async def new_session(session: SessionFileHost, parent_session: str | None = None) -> dict[str, Any]:
     manager = _manager(session)
     await _settle(session)
     manager.new_session(parent_session)
@@ -67,7 +99,7 @@ def _existing_file(path: str) -> Path:
     return target.resolve()
 
 
-async def switch_session(session: AgentSession, path: str) -> dict[str, Any]:
+async def switch_session(session: SessionFileHost, path: str) -> dict[str, Any]:
     manager = _manager(session)
     target = _existing_file(path)
     await _settle(session)
@@ -79,7 +111,7 @@ async def switch_session(session: AgentSession, path: str) -> dict[str, Any]:
     return {"cancelled": False}
 
 
-def fork_messages(session: AgentSession) -> list[dict[str, str]]:
+def fork_messages(session: SessionFileHost) -> list[dict[str, str]]:
     manager = session.store.manager
     if manager is None or not hasattr(manager, "get_user_messages_for_forking"):
         return []
@@ -87,7 +119,7 @@ def fork_messages(session: AgentSession) -> list[dict[str, str]]:
     return messages
 
 
-async def fork(session: AgentSession, entry_id: str) -> dict[str, Any]:
+async def fork(session: SessionFileHost, entry_id: str) -> dict[str, Any]:
     """New session holding the history before user entry ``entry_id``; returns its text."""
     manager = _manager(session)
     entry = manager.get_entry(entry_id)
@@ -107,7 +139,7 @@ async def fork(session: AgentSession, entry_id: str) -> dict[str, Any]:
     return {"text": text, "cancelled": False}
 
 
-async def clone(session: AgentSession) -> dict[str, Any]:
+async def clone(session: SessionFileHost) -> dict[str, Any]:
     manager = _manager(session)
     leaf = manager.get_leaf_id()
     if leaf is None:
@@ -118,7 +150,7 @@ async def clone(session: AgentSession) -> dict[str, Any]:
     return {"cancelled": False}
 
 
-async def export_html(session: AgentSession, output_path: str | None) -> str:
+async def export_html(session: SessionFileHost, output_path: str | None) -> str:
     manager = _manager(session)
     from pi_cli.store.export_html import export_html as render
 
@@ -133,37 +165,9 @@ async def export_html(session: AgentSession, output_path: str | None) -> str:
     return str(path)
 
 
-async def compact(session: AgentSession, custom_instructions: str | None) -> dict[str, Any]:
+async def compact(session: SessionFileHost, custom_instructions: str | None) -> dict[str, Any]:
     method = getattr(session, "compact_now", None)
     if method is None:
         raise FeatureUnavailableError("Compaction is not available in this build.")
     result: dict[str, Any] = await method(custom_instructions)
     return result
-
-
-class SessionFileMixin:
-    """The operations above as AgentSession methods (what the TUI and inline modes call)."""
-
-    def _self(self) -> AgentSession:
-        return cast("AgentSession", self)
-
-    async def new_session(self, parent_session: str | None = None) -> dict[str, Any]:
-        return await new_session(self._self(), parent_session)
-
-    async def switch_session(self, path: str) -> dict[str, Any]:
-        return await switch_session(self._self(), path)
-
-    async def fork(self, entry_id: str) -> dict[str, Any]:
-        return await fork(self._self(), entry_id)
-
-    async def clone(self) -> dict[str, Any]:
-        return await clone(self._self())
-
-    def get_fork_messages(self) -> list[dict[str, str]]:
-        return fork_messages(self._self())
-
-    async def export_html(self, output_path: str | None = None) -> str:
-        return await export_html(self._self(), output_path)
-
-    async def compact(self, custom_instructions: str | None = None) -> dict[str, Any]:
-        return await self._self().compact_now(custom_instructions)

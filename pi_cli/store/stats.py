@@ -1,8 +1,7 @@
-"""Session statistics (messages, tokens, cost) and context-window use, with pi's field names.
+"""Session statistics (messages, tokens, cost) with pi's field names.
 
-Context use follows pi: the last successful assistant message's usage tells how big the context
-was at that call; messages after it are estimated at four characters per token (the estimate is
-:func:`pi_cli.compaction.compactor.estimate_context_tokens`).
+Context-window use needs the token estimate, which belongs to compaction
+(:func:`pi_cli.compaction.budget.context_usage`); callers that have a model pass it in.
 """
 
 from __future__ import annotations
@@ -10,23 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 
-def context_usage(messages: list[dict[str, Any]], context_window: int) -> dict[str, Any] | None:
-    """``{tokens, contextWindow, percent}`` or None without a window."""
-    if context_window <= 0:
-        return None
-    from pi_cli.compaction.compactor import estimate_context_tokens  # not needed at start-up
-
-    tokens = estimate_context_tokens(messages).tokens
-    return {"tokens": tokens, "contextWindow": context_window, "percent": tokens / context_window * 100}
-
-
 def session_stats(
     messages: list[dict[str, Any]],
     session_file: str | None,
     session_id: str,
-    context_window: int | None,
+    context_usage: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """pi's ``get_session_stats`` payload."""
+    """pi's ``get_session_stats`` payload; ``context_usage`` becomes its ``contextUsage`` when given."""
     counts = {"user": 0, "assistant": 0, "toolResult": 0}
     tool_calls = 0
     tok = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
@@ -52,9 +41,8 @@ def session_stats(
         "tokens": {**tok, "total": sum(tok.values())},
         "cost": cost,
     }
-    usage = context_usage(messages, context_window or 0)
-    if usage is not None:
-        stats["contextUsage"] = usage
+    if context_usage is not None:
+        stats["contextUsage"] = context_usage
     return stats
 
 

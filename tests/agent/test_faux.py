@@ -11,7 +11,6 @@ import pytest
 from pi_cli.ai.abort import AbortController
 from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.providers.faux import (
-    DEMO_MODEL,
     FauxProvider,
     faux_assistant,
     faux_text,
@@ -19,6 +18,7 @@ from pi_cli.ai.providers.faux import (
     faux_tool_call,
     register_faux_provider,
 )
+from pi_cli.ai.providers.faux_demo import DEMO_MODEL
 from pi_cli.ai.stream import resolve_stream_fn, stream
 from pi_cli.ai.types import Context, user_message
 

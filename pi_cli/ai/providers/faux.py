@@ -15,7 +15,8 @@ event loop once, or sleeps ``chars / 4 / tokens_per_second`` seconds when pacing
 Usage is estimated as ceil(chars / 4) of the serialised prompt and reply; with a ``session_id``
 prompt caching is simulated (shared prefix with the session's previous prompt → ``cacheRead``).
 
-The module-level :func:`stream` (api ``"faux"``) is the offline demo model, see ``faux_demo``.
+The offline demo model (api ``"faux"``) is :mod:`pi_cli.ai.providers.faux_demo`, built on these
+builders.
 """
 
 from __future__ import annotations
@@ -265,15 +266,3 @@ def register_faux_provider(
         handle.set_responses(responses)
     stream_registry.register_api(api_id, handle.stream)
     return handle
-
-
-# --- the offline demo model (api "faux") ------------------------------------------------------
-
-DEMO_MODEL: Model = make_model("demo", "Offline demo (no LLM)", "faux", "faux")
-
-
-def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
-    """Stream function for api ``"faux"``: the offline demo model (see ``faux_demo``)."""
-    from pi_cli.ai.providers.faux_demo import demo_stream
-
-    return demo_stream(model, context, options or StreamOptions())

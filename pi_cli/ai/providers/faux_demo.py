@@ -21,7 +21,7 @@ from typing import Any
 
 from pi_cli.ai.event_stream import AssistantMessageEventStream
 from pi_cli.ai.options import StreamOptions
-from pi_cli.ai.providers.faux import faux_assistant, faux_tool_call
+from pi_cli.ai.providers.faux import faux_assistant, faux_tool_call, make_model
 from pi_cli.ai.providers.faux_playback import Pacing, UsageEstimator, play
 from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model, text_of
 
@@ -135,3 +135,11 @@ async def _run(model: Model, context: Context, options: StreamOptions) -> AsyncI
 def demo_stream(model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
     """Stream the demo's reply; never raises and never touches the network."""
     return AssistantMessageEventStream(_run(model, context, options))
+
+
+DEMO_MODEL: Model = make_model("demo", "Offline demo (no LLM)", "faux", "faux")
+
+
+def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
+    """Stream function for api ``"faux"`` (registered lazily by :mod:`pi_cli.ai.stream`)."""
+    return demo_stream(model, context, options or StreamOptions())

@@ -53,7 +53,8 @@ class InlineLogin:
 
     async def _login(self, provider: str) -> None:
         from pi_cli.oauth.credentials import OAuthCredentials
-        from pi_cli.oauth.flow import LoginError, get_flow, list_flows
+        from pi_cli.oauth.flow import LoginError
+        from pi_cli.oauth.registry import get_flow, list_flows
 
         flow = get_flow(provider)
         if flow is None:

@@ -7,17 +7,15 @@ responses with the command's id).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pi_cli.errors import PiError
 from pi_cli.modes.rpc import protocol as p
 from pi_cli.modes.rpc import rewind_commands
+from pi_cli.modes.rpc.host import CommandHost
 from pi_cli.session import session_ops as ops
 
-if TYPE_CHECKING:
-    from pi_cli.modes.rpc.server import RpcServer
-
-Handler = Callable[["RpcServer", Any], Awaitable[dict[str, Any]]]
+Handler = Callable[[CommandHost, Any], Awaitable[dict[str, Any]]]
 
 
 def _public(model: Any) -> Any:
@@ -35,7 +33,7 @@ def _images(images: list[p.ImageInput] | None) -> list[Any] | None:
     return [{"type": "image", "data": i.data, "mimeType": i.mimeType} for i in images]
 
 
-async def _prompt(server: RpcServer, cmd: p.PromptCommand) -> dict[str, Any]:
+async def _prompt(server: CommandHost, cmd: p.PromptCommand) -> dict[str, Any]:
     session = server.session
     extensions: Any = getattr(session, "extensions", None)
     command = extensions.command_for(cmd.message) if extensions is not None else None
@@ -58,7 +56,7 @@ async def _prompt(server: RpcServer, cmd: p.PromptCommand) -> dict[str, Any]:
     return p.success(cmd.id, "prompt", {"disposition": "started"})
 
 
-async def _steer(server: RpcServer, cmd: p.SteerCommand) -> dict[str, Any]:
+async def _steer(server: CommandHost, cmd: p.SteerCommand) -> dict[str, Any]:
     if cmd.type == "steer":
         server.session.steer(cmd.message, _images(cmd.images))
     else:
@@ -66,7 +64,7 @@ async def _steer(server: RpcServer, cmd: p.SteerCommand) -> dict[str, Any]:
     return p.success(cmd.id, cmd.type, {"disposition": "queued"})
 
 
-async def _thinking_levels(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+async def _thinking_levels(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
     from pi_cli.ai.models import supported_thinking_levels
 
     model = server.session.model
@@ -74,19 +72,19 @@ async def _thinking_levels(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
     return p.success(cmd.id, "get_available_thinking_levels", {"levels": levels})
 
 
-async def _clear_queue(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+async def _clear_queue(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
     steering, follow_up = server.session.clear_queues()
     return p.success(cmd.id, "clear_queue", {"steering": steering, "followUp": follow_up})
 
 
-def _manager(server: RpcServer) -> Any:
+def _manager(server: CommandHost) -> Any:
     manager = getattr(server.session.store, "manager", None)
     if manager is None:
         raise PiError("This session keeps no entries")
     return manager
 
 
-async def _get_entries(server: RpcServer, cmd: p.GetEntriesCommand) -> dict[str, Any]:
+async def _get_entries(server: CommandHost, cmd: p.GetEntriesCommand) -> dict[str, Any]:
     manager = _manager(server)
     entries = manager.get_entries()
     if cmd.since is not None:
@@ -106,18 +104,18 @@ def _tree_json(node: Any) -> dict[str, Any]:
     return out
 
 
-async def _get_tree(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+async def _get_tree(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
     manager = _manager(server)
     tree = [_tree_json(node) for node in manager.get_tree()]
     return p.success(cmd.id, "get_tree", {"tree": tree, "leafId": manager.get_leaf_id()})
 
 
-async def _abort(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+async def _abort(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
     await server.session.abort()
     return p.success(cmd.id, "abort")
 
 
-async def _new_session(server: RpcServer, cmd: p.NewSessionCommand) -> dict[str, Any]:
+async def _new_session(server: CommandHost, cmd: p.NewSessionCommand) -> dict[str, Any]:
     return p.success(cmd.id, "new_session", await ops.new_session(server.session, cmd.parentSession))
 
 
@@ -145,15 +143,15 @@ def state_of(session: Any) -> dict[str, Any]:
     return state
 
 
-async def _get_state(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+async def _get_state(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
     return p.success(cmd.id, "get_state", state_of(server.session))
 
 
-async def _get_messages(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+async def _get_messages(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
     return p.success(cmd.id, "get_messages", {"messages": server.session.messages})
 
 
-async def _set_model(server: RpcServer, cmd: p.SetModelCommand) -> dict[str, Any]:
+async def _set_model(server: CommandHost, cmd: p.SetModelCommand) -> dict[str, Any]:
     model = server.session.models.find_available(cmd.provider, cmd.modelId)
     if model is None:
         return p.failure(cmd.id, "set_model", f"Model not found: {cmd.provider}/{cmd.modelId}")
@@ -161,29 +159,29 @@ async def _set_model(server: RpcServer, cmd: p.SetModelCommand) -> dict[str, Any
     return p.success(cmd.id, "set_model", _public(model))
 
 
-async def _cycle_model(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+async def _cycle_model(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
     result = server.session.cycle_model()
     if result is not None:
         result = {**result, "model": _public(result["model"])}
     return p.success(cmd.id, "cycle_model", result)
 
 
-async def _available(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+async def _available(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
     models = [_public(m) for m in server.session.available_models()]
     return p.success(cmd.id, "get_available_models", {"models": models})
 
 
-async def _set_thinking(server: RpcServer, cmd: p.SetThinkingLevelCommand) -> dict[str, Any]:
+async def _set_thinking(server: CommandHost, cmd: p.SetThinkingLevelCommand) -> dict[str, Any]:
     server.session.set_thinking_level(cmd.level)
     return p.success(cmd.id, "set_thinking_level")
 
 
-async def _cycle_thinking(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+async def _cycle_thinking(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
     level = server.session.cycle_thinking_level()
     return p.success(cmd.id, "cycle_thinking_level", None if level is None else {"level": level})
 
 
-async def _queue_mode(server: RpcServer, cmd: p.SetQueueModeCommand) -> dict[str, Any]:
+async def _queue_mode(server: CommandHost, cmd: p.SetQueueModeCommand) -> dict[str, Any]:
     if cmd.type == "set_steering_mode":
         server.session.set_steering_mode(cmd.mode)
     else:
@@ -191,11 +189,11 @@ async def _queue_mode(server: RpcServer, cmd: p.SetQueueModeCommand) -> dict[str
     return p.success(cmd.id, cmd.type)
 
 
-async def _compact(server: RpcServer, cmd: p.CompactCommand) -> dict[str, Any]:
+async def _compact(server: CommandHost, cmd: p.CompactCommand) -> dict[str, Any]:
     return p.success(cmd.id, "compact", await ops.compact(server.session, cmd.customInstructions))
 
 
-async def _set_enabled(server: RpcServer, cmd: p.SetEnabledCommand) -> dict[str, Any]:
+async def _set_enabled(server: CommandHost, cmd: p.SetEnabledCommand) -> dict[str, Any]:
     if cmd.type == "set_auto_compaction":
         server.session.set_auto_compaction_enabled(cmd.enabled)
     else:
@@ -203,51 +201,51 @@ async def _set_enabled(server: RpcServer, cmd: p.SetEnabledCommand) -> dict[str,
     return p.success(cmd.id, cmd.type)
 
 
-async def _abort_retry(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+async def _abort_retry(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
     server.session.abort_retry()
     return p.success(cmd.id, "abort_retry")
 
 
-async def _bash(server: RpcServer, cmd: p.BashCommand) -> dict[str, Any]:
+async def _bash(server: CommandHost, cmd: p.BashCommand) -> dict[str, Any]:
     return p.success(cmd.id, "bash", await server.session.run_bash(cmd.command))
 
 
-async def _abort_bash(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+async def _abort_bash(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
     server.session.abort_bash()
     return p.success(cmd.id, "abort_bash")
 
 
-async def _stats(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+async def _stats(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
     return p.success(cmd.id, "get_session_stats", server.session.get_session_stats())
 
 
-async def _export(server: RpcServer, cmd: p.ExportHtmlCommand) -> dict[str, Any]:
+async def _export(server: CommandHost, cmd: p.ExportHtmlCommand) -> dict[str, Any]:
     return p.success(cmd.id, "export_html", {"path": await ops.export_html(server.session, cmd.outputPath)})
 
 
-async def _switch(server: RpcServer, cmd: p.SwitchSessionCommand) -> dict[str, Any]:
+async def _switch(server: CommandHost, cmd: p.SwitchSessionCommand) -> dict[str, Any]:
     return p.success(cmd.id, "switch_session", await ops.switch_session(server.session, cmd.sessionPath))
 
 
-async def _fork(server: RpcServer, cmd: p.ForkCommand) -> dict[str, Any]:
+async def _fork(server: CommandHost, cmd: p.ForkCommand) -> dict[str, Any]:
     return p.success(cmd.id, "fork", await ops.fork(server.session, cmd.entryId))
 
 
-async def _clone(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+async def _clone(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
     return p.success(cmd.id, "clone", await ops.clone(server.session))
 
 
-async def _fork_messages(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+async def _fork_messages(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
     return p.success(cmd.id, "get_fork_messages", {"messages": ops.fork_messages(server.session)})
 
 
-async def _last_text(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+async def _last_text(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
     text = server.session.get_last_assistant_text()
     # pi 1.6.0 answers ``data: {}`` (text undefined) when there is no assistant text yet.
     return p.success(cmd.id, "get_last_assistant_text", {} if text is None else {"text": text})
 
 
-async def _set_name(server: RpcServer, cmd: p.SetSessionNameCommand) -> dict[str, Any]:
+async def _set_name(server: CommandHost, cmd: p.SetSessionNameCommand) -> dict[str, Any]:
     name = cmd.name.strip()
     if not name:
         return p.failure(cmd.id, "set_session_name", "Session name cannot be empty")
@@ -255,7 +253,7 @@ async def _set_name(server: RpcServer, cmd: p.SetSessionNameCommand) -> dict[str
     return p.success(cmd.id, "set_session_name")
 
 
-async def _commands(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+async def _commands(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
     return p.success(cmd.id, "get_commands", {"commands": server.session.get_commands()})
 
 
@@ -298,5 +296,5 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
-async def handle_command(server: RpcServer, command: p.Command) -> dict[str, Any]:
+async def handle_command(server: CommandHost, command: p.Command) -> dict[str, Any]:
     return await HANDLERS[command.type](server, command)

@@ -11,20 +11,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pi_cli.modes.rpc import protocol as p
-
-if TYPE_CHECKING:
-    from pi_cli.modes.rpc.server import RpcServer
+from pi_cli.modes.rpc.host import CommandHost
 
 
-async def rewind(server: RpcServer, cmd: p.RewindCommand) -> dict[str, Any]:
+async def rewind(server: CommandHost, cmd: p.RewindCommand) -> dict[str, Any]:
     result = await server.session.checkpoints.rewind(cmd.entryId, files=cmd.files, conversation=cmd.conversation)
     return p.success(cmd.id, "rewind", result)
 
 
-async def get_checkpoints(server: RpcServer, cmd: p.Command) -> dict[str, Any]:
+async def get_checkpoints(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
     from pi_cli.store.entry_messages import user_text
 
     checkpoints = server.session.checkpoints

@@ -20,7 +20,7 @@ class LoginCommands:
         self.app = app
 
     async def cmd_login(self, args: str) -> None:
-        from pi_cli.oauth.flow import get_flow, list_flows
+        from pi_cli.oauth.registry import get_flow, list_flows
 
         flow = get_flow(args) if args else None
         if flow is not None:

@@ -9,11 +9,13 @@ new session) answer with a one-line notice instead of failing.
 from __future__ import annotations
 
 import inspect
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, Protocol
 
 from rich.text import Text
 
 from pi_cli.modes.interactive.keys import APP_KEYS, EDITOR_KEYS
+from pi_cli.modes.interactive.render import EventRenderer
 from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
 from pi_cli.modes.interactive.slash.login import register_login_commands
 from pi_cli.modes.interactive.slash.mcp import register_mcp_commands
@@ -21,9 +23,53 @@ from pi_cli.modes.interactive.slash.permissions import register_permission_comma
 from pi_cli.modes.interactive.slash.rewind import register_rewind_commands
 from pi_cli.modes.interactive.slash.session import register_session_commands
 from pi_cli.modes.interactive.startup import startup_header
+from pi_cli.modes.interactive.widgets.status import WorkingLine
+from pi_cli.modes.interactive.widgets.transcript import Transcript
 
-if TYPE_CHECKING:
-    from pi_cli.modes.interactive.app import PiApp
+
+class CommandHost(Protocol):
+    """What the commands need of the TUI app (PiApp): its session and widgets, notices, screens
+    and workers (Textual's own signatures, loosely typed here)."""
+
+    theme: str
+
+    @property
+    def session(self) -> Any: ...
+
+    @property
+    def cwd(self) -> Path: ...
+
+    @property
+    def user_keymap(self) -> dict[str, Any]: ...
+
+    @property
+    def transcript(self) -> Transcript: ...
+
+    @property
+    def renderer(self) -> EventRenderer: ...
+
+    @property
+    def working(self) -> WorkingLine: ...
+
+    @property
+    def running(self) -> bool: ...
+
+    def refresh_footer(self) -> None: ...
+
+    async def show_notice(self, text: str | Text, kind: str = "info") -> None: ...
+
+    async def quit(self) -> None: ...
+
+    def notify(self, message: str, *, severity: Any = ...) -> None: ...
+
+    def push_screen(self, screen: Any, callback: Any = ...) -> Any: ...
+
+    def call_later(self, callback: Any, *args: Any, **kwargs: Any) -> bool: ...
+
+    def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Any: ...
+
+    def copy_to_clipboard(self, text: str) -> None: ...
+
 
 BUILTINS: list[tuple[str, str]] = [
     ("model", "Select model (opens selector)"),
@@ -48,7 +94,7 @@ async def _maybe_await(value: Any) -> Any:
 class CommandRunner:
     """Runs ``/command args`` against the app and its session."""
 
-    def __init__(self, app: PiApp) -> None:
+    def __init__(self, app: CommandHost) -> None:
         self.app = app
         # /resume, /tree, /fork, /clone, /export (session_commands.py)
         self.session_commands = register_session_commands(self)
