@@ -44,6 +44,9 @@ def startup_header(session: Any, cwd: Path, keymap: dict[str, str]) -> StartHead
     templates = [str(getattr(t, "name", t)) for t in getattr(loaded, "templates", []) or []]
     if templates:
         resources.append("Prompts: " + ", ".join("/" + t for t in templates))
+    sources = list(getattr(getattr(session, "extensions", None), "sources", None) or [])
+    if sources:  # as pi lists them: where each loaded extension came from
+        resources.append("Extensions: " + ", ".join(_short_path(s, cwd) if "/" in s else s for s in sources))
     return StartHeader(__version__, hints, resources)
 
 
