@@ -35,16 +35,22 @@ def option_kind(label: str) -> OptionKind:
 
 
 class AcpDialogs:
-    """``select``/``input`` over one ACP connection and session (for :class:`DialogUI`)."""
+    """``select``/``input`` over one ACP connection and session (for :class:`DialogUI`, and the
+    approval gate's :class:`~pi_cli.modes.acp.permissions.AcpApprovals`)."""
 
     def __init__(self, conn: Callable[[], Any], session_id: str) -> None:
         self._conn = conn
         self._session_id = session_id
 
-    async def select(self, title: str, options: list[str]) -> str | None:
-        from pi_cli.extensions import current_tool_call
+    def option_kind(self, label: str) -> OptionKind | None:
+        """The ACP kind offered for ``label``; None leaves the option out."""
+        return option_kind(label)
 
-        call = current_tool_call.get() or {}
+    async def select(self, title: str, options: list[str]) -> str | None:
+        from pi_cli.extensions import current_tool_call as extension_call
+        from pi_cli.permissions.install import current_tool_call as gate_call
+
+        call = gate_call.get() or extension_call.get() or {}  # the call being decided, if any
         name = str(call.get("toolName") or "")
         raw = call.get("input")
         args: dict[str, Any] = raw if isinstance(raw, dict) else {}
@@ -58,15 +64,15 @@ class AcpDialogs:
                 "content": [{"type": "content", "content": {"type": "text", "text": title}}],
             }
         )
-        offered = [
-            PermissionOption(option_id=str(n), name=label, kind=option_kind(label)) for n, label in enumerate(options)
-        ]
-        response = await self._conn().request_permission(session_id=self._session_id, tool_call=update, options=offered)
+        offered = [(str(n), label, kind) for n, label in enumerate(options) if (kind := self.option_kind(label))]
+        response = await self._conn().request_permission(
+            session_id=self._session_id,
+            tool_call=update,
+            options=[PermissionOption(option_id=key, name=label, kind=kind) for key, label, kind in offered],
+        )
         outcome = response.outcome
-        if getattr(outcome, "outcome", None) != "selected":
-            return None
-        chosen = str(getattr(outcome, "option_id", ""))
-        return options[int(chosen)] if chosen.isdigit() and int(chosen) < len(options) else None
+        chosen = getattr(outcome, "option_id", None) if getattr(outcome, "outcome", None) == "selected" else None
+        return next((label for key, label, _ in offered if key == chosen), None)
 
     async def input(self, title: str, placeholder: str | None = None) -> str | None:
         return None
