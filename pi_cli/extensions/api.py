@@ -51,6 +51,18 @@ class ExtensionAPI:
             raise ValueError(f"invalid command name {name!r}")
         self._runner.commands[name] = Command(name, handler, description, self.source)
 
+    def register_shortcut(self, key: str, handler: Callable[..., Any], description: str = "") -> None:
+        """A key (pi's syntax: ``ctrl+shift+s``) that runs ``handler(ctx)`` (sync or async) in the
+        TUI and inline modes; a key of a reserved built-in action is skipped with a warning."""
+        from pi_cli.extensions.shortcuts import Shortcut, canonical_key
+
+        if not callable(handler):
+            raise TypeError(f"handler for shortcut {key!r} is not callable")
+        canonical = canonical_key(key)  # a bad key fails register() with one clear line
+        shortcuts = self._runner.shortcuts
+        shortcuts[:] = [s for s in shortcuts if not (s.source == self.source and s.canonical == canonical)]
+        shortcuts.append(Shortcut(key, handler, description, self.source))
+
     def register_flag(self, name: str, type: str = "boolean", default: Any = None, description: str = "") -> None:
         """A ``--name`` flag; its value comes from :meth:`get_flag`."""
         if type not in _FLAG_TYPES:

@@ -72,6 +72,7 @@ class ExtensionRunner:
         self.base_tools: list[Any] = []  # the session's built-ins (set by install)
         self.deferred: list[tuple[str, Any]] = []  # async register() awaitables, run by start
         self.pending: set[Any] = set()  # tasks started by send_user_message
+        self.shortcuts: list[Any] = []  # shortcuts.Shortcut, in registration order (terminal modes bind them)
 
     # -- registration (called through ExtensionAPI) -------------------------------------------
 

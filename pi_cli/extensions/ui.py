@@ -66,7 +66,8 @@ class DialogUI:
     """``ctx.ui`` for a front end that already has the approval gate's two dialogs (``select``,
     ``input``): TUI modal screens, inline scrollback questions. ``confirm`` is a Yes/No select;
     ``notify`` goes to the transcript; statuses and widgets are kept in ``statuses``/``widgets``
-    (the caller may pass callbacks to show them)."""
+    (insertion order = registration order) and ``on_change(kind, key)`` — kind ``"status"`` or
+    ``"widget"`` — tells the front end which one to redraw."""
 
     has_ui = True
 
@@ -75,7 +76,7 @@ class DialogUI:
         dialogs: Any,
         notify: Callable[[str, str], None],
         set_editor_text: Callable[[str], None] | None = None,
-        on_change: Callable[[], None] | None = None,
+        on_change: Callable[[str, str], None] | None = None,
     ) -> None:
         self._dialogs = dialogs
         self._notify = notify
@@ -103,17 +104,19 @@ class DialogUI:
         if text is None:
             self.statuses.pop(key, None)
         else:
-            self.statuses[key] = text
+            self.statuses[key] = str(text)
         if self._on_change is not None:
-            self._on_change()
+            self._on_change("status", key)
 
     def set_widget(self, key: str, lines: list[str] | None) -> None:
         if lines is None:
             self.widgets.pop(key, None)
+        elif isinstance(lines, str):  # one string is one widget, not one line per character
+            self.widgets[key] = lines.splitlines()
         else:
-            self.widgets[key] = list(lines)
+            self.widgets[key] = [str(line) for line in lines]
         if self._on_change is not None:
-            self._on_change()
+            self._on_change("widget", key)
 
     def set_editor_text(self, text: str) -> None:
         if self._set_editor_text is not None:

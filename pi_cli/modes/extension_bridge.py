@@ -16,16 +16,42 @@ def bind_extension_ui(
     dialogs: Any,
     notify: Callable[[str, str], None],
     set_editor_text: Callable[[str], None] | None = None,
-) -> None:
-    """Give the session's extension runner this front end's dialogs and notices."""
+    on_change: Callable[[str, str], None] | None = None,
+) -> Any:
+    """Give the session's extension runner this front end's dialogs and notices; ``on_change(kind,
+    key)`` is told of each status/widget change. Returns the runner (None without extensions)."""
     runner = getattr(session, "extensions", None)
     if runner is None:
-        return
+        return None
     from pi_cli.extensions.ui import DialogUI
 
-    runner.ui = DialogUI(dialogs, notify, set_editor_text)
+    runner.ui = DialogUI(dialogs, notify, set_editor_text, on_change)
 
     def report(record: dict[str, Any]) -> None:
         notify(f"Extension error ({record['extensionPath']}, {record['event']}): {record['error']}", "error")
 
     runner.on_error = report
+    return runner
+
+
+MAX_WIDGET_LINES = 10  # per widget, as pi: a chatty extension must not push the editor off screen
+
+
+def status_line(statuses: dict[str, str]) -> str:
+    """pi's footer line of extension statuses: sorted by key, each flattened to one line (control
+    sequences dropped), joined by a space; empty when there are none."""
+    from pi_cli.tools.sanitize import strip_control_sequences
+
+    parts = (" ".join(strip_control_sequences(statuses[key]).split()) for key in sorted(statuses))
+    return " ".join(part for part in parts if part)
+
+
+def widget_lines(lines: list[str]) -> list[str]:
+    """One widget's lines as shown above the editor: plain text, at most ``MAX_WIDGET_LINES``."""
+    from pi_cli.tools.sanitize import strip_control_sequences
+
+    rows = [row for line in lines for row in strip_control_sequences(line).replace("\t", "    ").split("\n")]
+    shown = rows[:MAX_WIDGET_LINES]
+    if len(rows) > MAX_WIDGET_LINES:
+        shown.append("... (widget truncated)")
+    return shown

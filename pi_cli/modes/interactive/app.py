@@ -89,6 +89,7 @@ class PiApp(App[int]):
         self.pump = EventPump(self._render_frame)
         self.commands = CommandRunner(self)
         self._unsubscribe: Any = None
+        self.extension_ui: Any = None  # extension_ui.bridge.ExtensionChrome when there are extensions
         self._run_task: asyncio.Task[None] | None = None
         self._bash_task: asyncio.Task[None] | None = None
         self._ctrl_c = DoublePress()
@@ -126,6 +127,10 @@ class PiApp(App[int]):
         if history:
             await self.renderer.load_history(history)
         self._unsubscribe = self.session.subscribe(self.pump.push)
+        if getattr(self.session, "extensions", None) is not None:
+            from pi_cli.modes.interactive.extension_ui.bridge import attach_extension_ui
+
+            self.extension_ui = attach_extension_ui(self)
         self.pump.start()
         self.refresh_footer()
         self.refresh_queue()
@@ -322,6 +327,7 @@ class PiApp(App[int]):
             "cycle_model",
             "select_model",
             "scroll_transcript",
+            "extension_shortcut",
         ):
             return self.screen is self.screen_stack[0]
         return True
@@ -431,6 +437,10 @@ class PiApp(App[int]):
             model = getattr(self.session, "model", None) or {}
             self.notify(f"Model: {model.get('provider')}/{model.get('id')}")
         self.refresh_footer()
+
+    def action_extension_shortcut(self, key: str) -> None:
+        if self.extension_ui is not None:
+            self.extension_ui.run_shortcut(key)
 
     def action_select_model(self) -> None:
         self.commands.open_model_picker("")

@@ -190,15 +190,4 @@ def register_permission_commands(runner: Any) -> PermissionCommands:
     gate = commands.gate
     if gate is not None:
         gate.ui = TuiApprovalUI(runner.app)
-    _bind_extensions(runner.app)
     return commands
-
-
-def _bind_extensions(app: Any) -> None:
-    """Extension ``ctx.ui``: the same modal screens; notices and errors in the transcript."""
-    from pi_cli.modes.extension_bridge import bind_extension_ui
-
-    def notify(text: str, level: str) -> None:
-        app.run_worker(app.show_notice(text, level if level in ("info", "warning", "error") else "info"))
-
-    bind_extension_ui(app.session, TuiApprovalUI(app), notify, lambda text: app.editor.load_text(text))

@@ -1,0 +1,104 @@
+"""Binding the session's extensions to the TUI: ``ctx.ui`` (dialogs as modal screens, notices and
+errors in the transcript, statuses under the footer, widgets above the editor, editor text) and
+the extensions' keyboard shortcuts as priority app bindings.
+
+``attach_extension_ui(app)`` runs once from ``PiApp.on_mount``; without extensions it does
+nothing and mounts nothing. It also starts the runner (``session_start``), so a status set there
+shows at once rather than after the first prompt.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+from textual.binding import Binding
+
+from pi_cli.modes.extension_bridge import bind_extension_ui, status_line, widget_lines
+from pi_cli.modes.interactive.extension_ui.widgets import ExtensionStatusLine, ExtensionWidgetArea
+from pi_cli.modes.interactive.keys import APP_KEYS, EDITOR_KEYS
+
+# Keys the app binds outside the rebindable table (pi's ids, for the conflict lines).
+_OTHER_KEYS = (("tui.altScreen.pageUp", "pageup"), ("tui.altScreen.pageDown", "pagedown"))
+_TEXTUAL_SYMBOLS = {"-": "minus", "+": "plus", "/": "slash", "\\": "backslash", "@": "at", "_": "underscore"}
+
+
+class ExtensionChrome:
+    """What the TUI shows and binds for one session's extensions."""
+
+    def __init__(self, app: Any, runner: Any) -> None:
+        self.app = app
+        self.runner = runner
+        self.status = ExtensionStatusLine(id="extension-status")
+        self.widgets = ExtensionWidgetArea(id="extension-widgets")
+        self.shortcuts: dict[str, Any] = {}  # canonical key → Shortcut
+
+    def on_change(self, kind: str, key: str) -> None:
+        """A status or widget changed: redraw that one widget only."""
+        ui = self.runner.ui
+        if kind == "status":
+            self.status.show(status_line(ui.statuses))
+        else:
+            lines = ui.widgets.get(key)
+            self.widgets.set_widget(key, None if lines is None else widget_lines(lines))
+
+    def bind_shortcuts(self) -> list[str]:
+        """Bind the extensions' shortcuts (priority, so they work while the editor has focus);
+        returns one line per conflict or bad key."""
+        from pi_cli.extensions.shortcuts import builtin_keys, resolve_shortcuts
+
+        keymap = self.app.user_keymap
+        table = [(spec.id, keymap.get(spec.id, spec.keys)) for spec in (*APP_KEYS, *EDITOR_KEYS)]
+        chosen, lines = resolve_shortcuts(self.runner.shortcuts, builtin_keys([*table, *_OTHER_KEYS]))
+        for canonical, shortcut in chosen.items():
+            self.shortcuts[canonical] = shortcut
+            # First in the app's list for that key, so it wins over a non-reserved built-in on the
+            # same key (pi: "Using <extension>"). App.bind can make neither priority nor order.
+            key = textual_key(canonical)
+            action = f"extension_shortcut({canonical!r})"
+            binding = Binding(key, action, shortcut.description, show=False, priority=True)
+            # A new list: the app's map is a shallow copy whose lists the class (every PiApp) shares.
+            table_for_key = self.app._bindings.key_to_bindings
+            table_for_key[key] = [binding, *table_for_key.get(key, ())]
+        return lines
+
+    def run_shortcut(self, canonical: str) -> None:
+        """Run the handler in a worker: it may open a dialog, which needs the app's message loop."""
+        from pi_cli.extensions.shortcuts import run_shortcut
+
+        shortcut = self.shortcuts.get(canonical)
+        if shortcut is not None:
+            self.app.run_worker(run_shortcut(self.runner, shortcut), exclusive=False)
+
+
+def textual_key(canonical: str) -> str:
+    """pi's canonical key (``ctrl+shift+/``) in Textual's spelling (``ctrl+shift+slash``)."""
+    from pi_cli.extensions.shortcuts import split_key
+
+    mods, name = split_key(canonical)
+    if len(name) == 1 and not name.isalnum():
+        name = _TEXTUAL_SYMBOLS.get(name) or unicodedata.name(name).lower().replace("-", "_").replace(" ", "_")
+    elif len(name) == 1 and mods == ["shift"]:
+        return name.upper()  # Textual reports Shift+a as "A"
+    return "+".join([*mods, name])
+
+
+def attach_extension_ui(app: Any) -> ExtensionChrome | None:
+    """Mount the status line and widget area, bind ``ctx.ui`` and shortcuts, start the runner."""
+    runner = getattr(app.session, "extensions", None)
+    if runner is None:
+        return None
+    from pi_cli.modes.interactive.slash.permissions import TuiApprovalUI
+
+    chrome = ExtensionChrome(app, runner)
+    app.mount(chrome.widgets, before=app.menu)
+    app.mount(chrome.status, after=app.footer_bar)
+
+    def notify(text: str, level: str) -> None:
+        app.run_worker(app.show_notice(text, level if level in ("info", "warning", "error") else "info"))
+
+    bind_extension_ui(app.session, TuiApprovalUI(app), notify, app.editor.load_text, chrome.on_change)
+    for line in chrome.bind_shortcuts():
+        notify(line, "warning")
+    app.run_worker(runner.start(), exclusive=False)
+    return chrome
