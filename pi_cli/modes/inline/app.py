@@ -45,6 +45,7 @@ STYLE = Style.from_dict(
         "rule": "#444444",
         "footer": "#888888",
         "prompt": "#00afff bold",
+        "ext-widget": "",
     }
 )
 
@@ -74,6 +75,8 @@ class InlineApp:
         )
         self._footer_cache: tuple[tuple[Any, ...], FooterFacts] | None = None
         self.controller = InlineController(session, self.print, self.invalidate, self.exit)
+        self.controller.on_editor_text = self._set_text
+        self._shortcut_lines: list[str] = []
         self.app: Application[int] = Application(
             layout=self._layout(),
             key_bindings=self._bindings(),
@@ -159,8 +162,15 @@ class InlineApp:
         width = self._width()
         return [("class:footer", facts.location[:width] + "\n"), ("class:footer", facts.one_line(width))]
 
+    def _widgets(self) -> StyleAndTextTuples:
+        return [(style, text + "\n") for style, text in self.controller.extension_view.widget_lines(self._width())]
+
+    def _status(self) -> StyleAndTextTuples:
+        return [("class:footer", self.controller.extension_view.status_text(self._width()))]
+
     def _layout(self) -> Layout:
         has_live = Condition(self.controller.has_live)
+        view = self.controller.extension_view
         rule = Window(height=1, char="─", style="class:rule")
         prompt = Window(FormattedTextControl([("class:prompt", "› ")]), width=2, dont_extend_width=True)
         editor = Window(
@@ -177,10 +187,17 @@ class InlineApp:
                 ConditionalContainer(
                     Window(FormattedTextControl(self._live), dont_extend_height=True, wrap_lines=False), has_live
                 ),
+                ConditionalContainer(  # extension widgets, above the prompt
+                    Window(FormattedTextControl(self._widgets), dont_extend_height=True, wrap_lines=False),
+                    Condition(view.has_widgets),
+                ),
                 rule,
                 VSplit([prompt, editor]),
                 rule,
                 Window(FormattedTextControl(self._footer), height=2, dont_extend_height=True),
+                ConditionalContainer(  # extension statuses: pi's third footer line
+                    Window(FormattedTextControl(self._status), height=1), Condition(view.has_status)
+                ),
                 CompletionsMenu(max_height=8),
             ]
         )
@@ -241,7 +258,23 @@ class InlineApp:
         def _history_forward(event: KeyPressEvent) -> None:
             self.buffer.history_forward()
 
+        self._bind_extension_shortcuts(keys)
         return keys
+
+    def _bind_extension_shortcuts(self, keys: KeyBindings) -> None:
+        """Extension shortcuts, added last so they win over a non-reserved built-in key."""
+        from pi_cli.modes.inline.extensions import resolve_inline_shortcuts
+
+        runner = getattr(self.session, "extensions", None)
+        if runner is None or not runner.shortcuts:
+            return
+        chosen, self._shortcut_lines = resolve_inline_shortcuts(runner)
+        for names, shortcut in chosen:
+
+            def fire(event: KeyPressEvent, shortcut: Any = shortcut) -> None:
+                self.controller.extension_view.run_shortcut(shortcut)
+
+            keys.add(*names)(fire)
 
     def _send(self, *, follow_up: bool) -> None:
         text = self.buffer.text
@@ -263,6 +296,9 @@ class InlineApp:
         from pi_cli import __version__
 
         self.controller.show_startup(__version__)
+        for line in self._shortcut_lines:
+            self.controller.notify(line, "warning")
+        self.controller.extension_view.start()
         starter = asyncio.ensure_future(send_initial())
         try:
             code = await self.app.run_async()

@@ -19,6 +19,7 @@ from pi_cli.modes.extension_bridge import bind_extension_ui
 from pi_cli.modes.inline import render
 from pi_cli.modes.inline.approvals import InlineApprovals
 from pi_cli.modes.inline.commands import run_command
+from pi_cli.modes.inline.extensions import ExtensionView
 from pi_cli.modes.inline.login import InlineLogin
 from pi_cli.modes.input_routing import DoublePress, queued_route, restored_editor_text, route_input
 from pi_cli.tools.sanitize import strip_control_sequences as safe
@@ -76,11 +77,25 @@ class InlineController:
         gate = getattr(session, "permissions", None)
         if gate is not None:
             gate.ui = self.approvals
-        styles = {"info": "grey62", "warning": "yellow", "error": "bold red"}
-        bind_extension_ui(
-            session, self.approvals, lambda text, level: self._print(render.notice(text, styles.get(level, "grey62")))
-        )
+        self.on_editor_text: Callable[[str], None] | None = None  # the app's prompt-buffer setter
+        self.extension_view = ExtensionView(getattr(session, "extensions", None))
+        bind_extension_ui(session, self.approvals, self.notify, self._set_editor_text, self._extension_changed)
         self.unsubscribe = session.subscribe(self.on_event)
+
+    # --- extensions ----------------------------------------------------------------------
+
+    def notify(self, text: str, level: str = "info") -> None:
+        """An extension's notice (or error) in the scrollback."""
+        styles = {"info": "grey62", "warning": "yellow", "error": "bold red"}
+        self._print(render.notice(text, styles.get(level, "grey62")))
+
+    def _set_editor_text(self, text: str) -> None:
+        if self.on_editor_text is not None:
+            self.on_editor_text(text)
+
+    def _extension_changed(self, kind: str, key: str) -> None:
+        self.extension_view.changed(kind, key)
+        self._invalidate()
 
     # --- state ---------------------------------------------------------------------------
 
