@@ -32,13 +32,21 @@ def install_gate(session: Any, mode: str | None) -> None:
 def attach_extensions(session: Any, cwd: Path, args: CliArgs) -> None:
     """Python extensions (pi_cli.extensions) from every place; nothing of them is imported when no
     extension exists (a few stats). Runs before the gate, which chains after their tool_call hook."""
+    from pi_cli.packages.probe import declared_packages
     from pi_cli.permissions.trust import is_project_trusted
 
     agent_dir = paths.agent_dir()
     discover = not args.no_extensions
     trusted = discover and is_project_trusted(cwd)
     settings_entries = list(getattr(session.settings, "extensions", None) or []) if discover else []
-    if not (args.extensions or settings_entries or (discover and _has_extension_sources(agent_dir, cwd, trusted))):
+    packages = declared_packages(agent_dir, cwd, trusted) if discover else None
+    has_packaged = packages is not None and packages.has_extensions()
+    if not (
+        args.extensions
+        or settings_entries
+        or has_packaged
+        or (discover and _has_extension_sources(agent_dir, cwd, trusted))
+    ):
         return
     from pi_cli.extensions.install import attach_extensions as attach
     from pi_cli.extensions.loader import load_all
@@ -54,6 +62,10 @@ def attach_extensions(session: Any, cwd: Path, args: CliArgs) -> None:
         cli_entries=args.extensions,
         entry_points=discover,
     )
+    if packages is not None and has_packaged:
+        from pi_cli.packages.extensions import load_package_extensions
+
+        errors.extend(load_package_extensions(runner, packages))
     unknown = [name for name in args.extension_flags if name not in runner.flags]
     if unknown:
         raise UsageError(f"Error: Unknown option: --{unknown[0]}", hint="(see pi --help)")
@@ -263,6 +275,10 @@ def main(argv: list[str] | None = None) -> int:
         from pi_cli.oauth.cli import run_auth_command
 
         return run_auth_command(raw[1:])
+    if raw[:1] and raw[0] in ("install", "remove", "uninstall", "list", "update"):
+        from pi_cli.packages.cli import run_package_command
+
+        return run_package_command(raw, Path.cwd(), paths.agent_dir())
     if raw[:1] == ["mcp"]:
         from pi_cli.mcp.cli import run_mcp_command
         from pi_cli.permissions.trust import is_project_trusted

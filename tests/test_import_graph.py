@@ -4,7 +4,7 @@
   relative imports resolved) must form a DAG. Imports inside functions are checked too, with the
   few known exceptions below.
 * Layers point one way: cli → modes → session → {compaction, resources, models, store, extensions,
-  mcp, permissions, checkpoints, oauth} → tools → agent → ai. ``config``, ``errors`` and the root
+  mcp, permissions, checkpoints, oauth, packages} → tools → agent → ai. ``config``, ``errors`` and the root
   package (``__version__``) are usable by all and use nothing above them. Parts of one layer may
   import each other, but not in a circle.
 * No package holds more than MAX_MODULES modules directly, and every package says in its
@@ -29,8 +29,22 @@ LAYERS: list[frozenset[str]] = [
     frozenset({"__main__", "cli", "cli_args", "cli_input"}),
     frozenset({"modes"}),
     frozenset({"session"}),
+    # "packages" (pi install/list and what installed packages hold) sits beside extensions and
+    # resources: it feeds both, and is its own package so resolving packages never imports the
+    # extension runtime.
     frozenset(
-        {"compaction", "resources", "models", "store", "extensions", "mcp", "permissions", "checkpoints", "oauth"}
+        {
+            "compaction",
+            "resources",
+            "models",
+            "store",
+            "extensions",
+            "mcp",
+            "permissions",
+            "checkpoints",
+            "oauth",
+            "packages",
+        }
     ),
     frozenset({"tools"}),
     frozenset({"agent"}),

@@ -122,12 +122,19 @@ def load_path(runner: ExtensionRunner, path: Path) -> str | None:
     return _register(runner, register, source, path)
 
 
-def load_entry_points(runner: ExtensionRunner) -> list[str]:
-    """Installed packages that declare an entry point in ``pi_cli.extensions``."""
-    from importlib.metadata import entry_points
+def load_entry_points(runner: ExtensionRunner, sites: list[str] | None = None) -> list[str]:
+    """Installed packages that declare an entry point in ``pi_cli.extensions``: those on
+    ``sys.path``, or with ``sites`` only the distributions in those folders (a pip package's
+    private install, which the caller has put on ``sys.path``)."""
+    from importlib.metadata import EntryPoint, distributions, entry_points
 
+    points: list[EntryPoint] = (
+        list(entry_points(group=ENTRY_POINT_GROUP))
+        if sites is None
+        else [p for dist in distributions(path=sites) for p in dist.entry_points if p.group == ENTRY_POINT_GROUP]
+    )
     errors: list[str] = []
-    for point in entry_points(group=ENTRY_POINT_GROUP):
+    for point in points:
         source = f"{point.name} ({point.value})"
         try:
             target = point.load()

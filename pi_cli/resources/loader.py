@@ -204,6 +204,7 @@ def load_resources(
     append_system_prompt: Sequence[str] = (),
     home: str | None = None,
     project_trusted: bool = True,
+    package_paths: Mapping[str, Sequence[str]] | None = None,
 ) -> Resources:
     """Discover and resolve every prompt resource for ``cwd``.
 
@@ -219,6 +220,9 @@ def load_resources(
     protected project resources: ``.pi/SYSTEM.md``, ``.pi/APPEND_SYSTEM.md``, project skills
     (``.pi/skills``, ``.agents/skills``) and prompts, and the project settings' path lists.
     AGENTS.md / CLAUDE.md still load (as pi).
+    ``package_paths`` are the skill and prompt paths of installed pi packages, keyed
+    ``"<scope>_<kind>"`` (``user_skills``, ``project_prompts``, …); they load after the settings
+    entries of their scope and, like them, not with discovery off.
     """
     if agent_dir is None:
         agent_dir = default_agent_dir()
@@ -228,7 +232,10 @@ def load_resources(
 
     context = [] if no_context_files else load_context_files(cwd_abs, agent_abs, diagnostics=diagnostics)
 
+    packaged = package_paths or {}
     project_skills, user_skills = _settings_paths("skills", cwd_abs, agent_abs, settings_like, diagnostics)
+    project_skills = [*project_skills, *packaged.get("project_skills", ())]
+    user_skills = [*user_skills, *packaged.get("user_skills", ())]
     skills, skill_problems = load_skills(
         cwd_abs,
         agent_abs,
@@ -242,6 +249,8 @@ def load_resources(
     diagnostics.extend(skill_problems)
 
     project_prompts, user_prompts = _settings_paths("prompts", cwd_abs, agent_abs, settings_like, diagnostics)
+    project_prompts = [*project_prompts, *packaged.get("project_prompts", ())]
+    user_prompts = [*user_prompts, *packaged.get("user_prompts", ())]
     templates = load_prompt_templates(
         cwd_abs,
         agent_abs,

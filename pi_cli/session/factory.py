@@ -88,6 +88,23 @@ def _probe_local() -> list[Model]:
     return probe_local_servers()
 
 
+def _package_resources(cwd: Path, trusted: bool, notices: list[str]) -> dict[str, list[str]]:
+    """Skill and prompt paths of installed pi packages (pi_cli.packages), by scope; a package
+    that cannot load is one warning. Two small JSON reads when none is declared."""
+    from pi_cli.config.paths import agent_dir
+    from pi_cli.packages.probe import declared_packages
+
+    packages = declared_packages(agent_dir(), cwd, trusted)
+    if packages is None:
+        return {}
+    notices.extend(f"Warning: {line}" for line in packages.warnings)
+    return {
+        f"{scope}_{kind}": packages.resource_paths(kind, scope)
+        for scope in ("user", "project")
+        for kind in ("skills", "prompts")
+    }
+
+
 def create_agent_session(options: SessionOptions) -> AgentSession:
     """Build the session the options describe. Raises ``PiError`` subclasses for user errors."""
     from pi_cli.agent.agent import Agent
@@ -140,6 +157,7 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
     thinking = clamp_level(model, level)
 
     tools = select_tools(options, cwd)
+    package_paths = _package_resources(cwd, project_trusted, notices)
     resources = load_resources(
         cwd,
         None,
@@ -152,6 +170,7 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         system_prompt=options.system_prompt,
         append_system_prompt=options.append_system_prompt,
         project_trusted=project_trusted,
+        package_paths=package_paths,
     )
     notices.extend(f"Warning: {line}" for line in resources.diagnostics)
     if not project_trusted and options.interactive:
