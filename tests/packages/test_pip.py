@@ -1,0 +1,62 @@
+"""A pip source, offline: a wheel built in tmp_path installs into the package's private folder
+(not the interpreter), its entry point extension loads and its prompt folder feeds templates."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib.util
+import zipfile
+from pathlib import Path
+
+from cli.pi_harness import PiEnv, user_texts
+
+FILES = {
+    "pi_hello/__init__.py": (
+        "import os\nfrom pathlib import Path\n\n"
+        "def register(pi):\n"
+        "    pi.on('session_start', lambda event, ctx: Path(os.environ['MARKER']).write_text('pip'))\n"
+    ),
+    "pi_hello/prompts/hey.md": "---\ndescription: hey\n---\nHey from pip $1\n",
+    "pi_hello-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: pi-hello\nVersion: 1.0\n",
+    "pi_hello-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    "pi_hello-1.0.dist-info/entry_points.txt": "[pi_cli.extensions]\nhello = pi_hello:register\n",
+}
+
+
+def build_wheel(folder: Path) -> Path:
+    """A minimal valid wheel, written directly (no build backend, no network)."""
+    wheel = folder / "pi_hello-1.0-py3-none-any.whl"
+    records = []
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for name, text in FILES.items():
+            data = text.encode()
+            archive.writestr(name, data)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            records.append(f"{name},sha256={digest},{len(data)}")
+        records.append("pi_hello-1.0.dist-info/RECORD,,")
+        archive.writestr("pi_hello-1.0.dist-info/RECORD", "\n".join(records) + "\n")
+    return wheel
+
+
+def test_pip_wheel_installs_privately_and_loads(pi: PiEnv) -> None:
+    assert pi.server is not None
+    marker = pi.root / "marker"
+    pi.env.update(MARKER=str(marker), PIP_NO_INDEX="1")
+    wheel = build_wheel(pi.root)
+    done = pi.run("install", f"pip:{wheel}", model=False, timeout=120)
+    assert done.returncode == 0, done.stderr
+    site = pi.agent_dir / "pip" / "pi-hello"
+    assert (site / "pi_hello" / "__init__.py").is_file()
+    assert importlib.util.find_spec("pi_hello") is None  # not in the interpreter pi_cli runs in
+    listed = pi.run("list", model=False)
+    assert listed.stdout == f"User packages:\n  pip:{wheel}\n    {site}\n"
+
+    pi.server.add_turns([{"text": "ok"}])
+    done = pi.run("-p", "/hey there")
+    assert done.returncode == 0, done.stderr
+    assert marker.read_text() == "pip"
+    assert user_texts(pi.bodies()[-1])[-1] == "Hey from pip there"
+
+    done = pi.run("remove", f"pip:{wheel}", model=False)
+    assert done.returncode == 0 and not site.exists()
