@@ -249,6 +249,13 @@ HELP_TEXT = """pi - AI coding assistant with read, bash, edit, write tools (pi_c
 Usage:
   pi [options] [@files...] [messages...]
 
+Commands:
+  pi install <source> [-l]       Install a package (pip:NAME, git:URL[@REF], a path) and add it to settings
+  pi remove <source> [-l]        Remove a package and its settings entry (alias: pi uninstall)
+  pi update [source]             Update installed packages
+  pi list                        List installed packages from settings
+  pi <command> --help            Show help for install/remove/update/list
+
 Options:
   --provider <name>              Provider name (used together with --model)
   --model <pattern>              Model pattern or id ("provider/id", fuzzy match, optional ":<thinking>")

@@ -145,3 +145,10 @@ def test_missing_clone_is_one_warning(dirs: Dirs, capsys: pytest.CaptureFixture[
     assert [p.declaration.source for p in found.packages] == ["../kept"]
     assert run(capsys, "update", f"git:{git_repo}")[0] == 0  # update installs it again
     assert (clone / "prompts" / "ver.md").is_file()
+
+
+def test_command_help_and_self_update(dirs: Dirs, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "install", "--help")
+    assert code == 0 and out.startswith("Usage:\n  pi install <source> [-l] [--approve|--no-approve]\n")
+    code, _, err = run(capsys, "update", "self")
+    assert code == 1 and err.startswith("pi_cli does not update itself")
