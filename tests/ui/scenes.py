@@ -56,7 +56,11 @@ def _prepare(home: Path) -> Path:
 
 
 def _app(
-    home: Path, responses: list[Any], tools: list[Any] | None = None, permissions: str | None = None
+    home: Path,
+    responses: list[Any],
+    tools: list[Any] | None = None,
+    permissions: str | None = None,
+    extend: Callable[[Any], None] | None = None,
 ) -> tuple[Any, Any]:
     from pi_cli.agent.agent import Agent
     from pi_cli.modes.interactive import make_app
@@ -72,6 +76,8 @@ def _app(
         from pi_cli.permissions.install import install_gate
 
         install_gate(session, permissions)
+    if extend is not None:
+        extend(session)
     app = make_app(session, keymap={})
     return app, faux
 
@@ -192,7 +198,43 @@ def approval(home: Path) -> Scene:
     return app, run_before
 
 
+def _plan_extensions(session: Any) -> None:
+    """The stats example plus a plan widget, registered in process (no file paths in the header)."""
+    from pi_cli.extensions import ExtensionRunner
+    from pi_cli.extensions.api import ExtensionAPI
+    from pi_cli.extensions.examples import stats
+    from pi_cli.extensions.install import attach_extensions
+
+    runner = ExtensionRunner(str(session.cwd))
+    stats.register(ExtensionAPI(runner, "example:stats"))
+
+    def plan(pi: Any) -> None:
+        def show(event: dict[str, Any], ctx: Any) -> None:
+            ctx.ui.set_widget("plan", ["Plan (1/3)", "  ✓ read the failing test", "  → fix serve() config check"])
+            ctx.ui.set_status("mode", "plan mode")
+
+        pi.on("session_start", show)
+
+    plan(ExtensionAPI(runner, "plan.py"))
+    attach_extensions(session, runner)
+
+
+def extensions(home: Path) -> Scene:
+    """Extension status line under the footer and a widget above the editor, after one answer."""
+    app, _ = _app(home, [faux_assistant([faux_text("The config check is in `check()`.")])], extend=_plan_extensions)
+
+    async def run_before(pilot: Any) -> None:
+        app.editor.load_text("where is the config check?")
+        await pilot.press("enter")
+        await _wait(pilot, lambda: not app.running and "stats" in app.session.extensions.ui.statuses)
+        await _wait(pilot, lambda: app.extension_ui.status.text.startswith("plan mode Σ"))
+        await _freeze(pilot)
+
+    return app, run_before
+
+
 SCENES: dict[str, Callable[[Path], Scene]] = {
+    "extensions": extensions,
     "approval": approval,
     "idle": idle,
     "streaming_tool": streaming_tool,
