@@ -13,6 +13,7 @@ import sys
 
 from pi_cli.extensions.loader import load_entry_points, load_path
 from pi_cli.extensions.runner import ExtensionRunner
+from pi_cli.packages.pip_target import DEPS_DIR
 from pi_cli.packages.startup import PackageSet
 
 
@@ -20,6 +21,9 @@ def load_package_extensions(runner: ExtensionRunner, packages: PackageSet) -> li
     """Register every package extension with ``runner``; returns the error lines."""
     errors: list[str] = []
     for package in packages.packages:
+        deps = package.root / DEPS_DIR
+        if package.contents.extensions and deps.is_dir() and str(deps) not in sys.path:
+            sys.path.append(str(deps))  # a git package's own dependencies
         for path in package.contents.extensions:
             error = load_path(runner, path.resolve())
             if error:

@@ -2,7 +2,9 @@
 
 git runs non-interactively (``GIT_TERMINAL_PROMPT=0``, ssh in batch mode): a source that needs a
 password fails with git's message instead of waiting on a prompt nobody sees. A clone goes to a
-staging folder first and is moved in only when the clone and checkout succeeded.
+staging folder first and is moved in only when the clone and checkout succeeded. A clone whose
+``pyproject.toml`` declares ``[project].dependencies`` gets them pip-installed into its own
+``.pi-deps/`` folder (pi runs ``npm install`` in a git package), which start-up puts on ``sys.path``.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from pi_cli.packages.pip_target import DEPS_DIR, install_dependencies
 from pi_cli.packages.sources import PackageSource
 from pi_cli.packages.store import InstallError, swap_in
 
@@ -75,16 +78,18 @@ def reconcile(source: PackageSource, target: Path) -> None:
             git(["remote", "set-head", "origin", "--auto"], target)
             revision = "origin/HEAD"
     git(["reset", "--quiet", "--hard", revision], target)
-    git(["clean", "--quiet", "-fdx"], target)
+    git(["clean", "--quiet", "-fdx", "-e", DEPS_DIR], target)
 
 
 def install_or_update(source: PackageSource, target: Path) -> tuple[str | None, str | None]:
     """Clone when missing, else reconcile; returns the commit before and after."""
+    before = None
     if not (target / ".git").exists():
         if target.exists():
             raise InstallError(f"{target} exists and is not a git clone; remove it first")
         clone(source, target)
-        return None, head(target)
-    before = head(target)
-    reconcile(source, target)
+    else:
+        before = head(target)
+        reconcile(source, target)
+    install_dependencies(target)
     return before, head(target)

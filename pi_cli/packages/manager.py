@@ -43,12 +43,13 @@ def fetch(source: PackageSource, scope: Scope, agent_dir: Path, cwd: Path, base:
         if not target.exists():
             raise InstallError(f"Path does not exist: {target}")
         return None, None
+    existed = target.exists()
     try:
         if source.kind == "git":
             return git_repo.install_or_update(source, target)
         return pip_target.install(source, target)
     except InstallError:
-        if not target.exists():  # a first install that failed: leave no empty folders behind
+        if not existed:  # a first install that failed: leave nothing (not even empty folders)
             remove_tree(target, scope_root(scope, agent_dir, cwd))
         raise
 

@@ -11,6 +11,7 @@ find-links) applies as usual.
 from __future__ import annotations
 
 import email.parser
+import json
 import shutil
 import subprocess
 import sys
@@ -60,6 +61,66 @@ def _pip(args: list[str]) -> None:
         raise InstallError(f"pip install failed: {reason}")
 
 
+DEPS_DIR = ".pi-deps"  # a git package's Python dependencies, inside its clone (kept by git clean)
+
+
+def _pip_install(specs: list[str], site: Path) -> None:
+    _pip(
+        [
+            "install",
+            "--quiet",
+            "--no-input",
+            "--disable-pip-version-check",
+            "--no-warn-script-location",
+            "--upgrade",
+            "--target",
+            str(site),
+            *specs,
+        ]
+    )
+
+
+def declared_dependencies(root: Path) -> list[str]:
+    """``[project].dependencies`` of ``root/pyproject.toml`` ([] when there is none)."""
+    path = root / "pyproject.toml"
+    if not path.is_file():
+        return []
+    import tomllib
+
+    try:
+        project = tomllib.loads(path.read_text(encoding="utf-8")).get("project", {})
+    except (OSError, ValueError) as exc:
+        raise InstallError(f"{path}: {exc}") from None
+    deps = project.get("dependencies", []) if isinstance(project, dict) else []
+    if not (isinstance(deps, list) and all(isinstance(d, str) for d in deps)):
+        raise InstallError(f"{path}: project.dependencies must be a list of requirements")
+    return deps
+
+
+def install_dependencies(root: Path) -> None:
+    """Install a git package's declared dependencies into ``root/.pi-deps`` (pi runs ``npm
+    install`` in a git clone); skipped when the list is unchanged since the last install."""
+    deps = declared_dependencies(root)
+    site = root / DEPS_DIR
+    stamp = site / ".requirements.json"
+    if not deps:
+        shutil.rmtree(site, ignore_errors=True)
+        return
+    try:
+        if json.loads(stamp.read_text(encoding="utf-8")) == deps:
+            return
+    except (OSError, ValueError):
+        pass
+    staged = root / f"{DEPS_DIR}.new"
+    shutil.rmtree(staged, ignore_errors=True)
+    try:
+        _pip_install(deps, staged)
+        (staged / ".requirements.json").write_text(json.dumps(deps), encoding="utf-8")
+        swap_in(staged, site)
+    finally:
+        shutil.rmtree(staged, ignore_errors=True)
+
+
 def install(source: PackageSource, target: Path) -> tuple[str | None, str | None]:
     """(Re)install ``source`` into ``target``; returns the version before and after."""
     before = installed_version(target, source.name)
@@ -67,19 +128,7 @@ def install(source: PackageSource, target: Path) -> tuple[str | None, str | None
     staged = target.with_name(f".{target.name}.new")
     shutil.rmtree(staged, ignore_errors=True)
     try:
-        _pip(
-            [
-                "install",
-                "--quiet",
-                "--no-input",
-                "--disable-pip-version-check",
-                "--no-warn-script-location",
-                "--upgrade",
-                "--target",
-                str(staged),
-                source.location,
-            ]
-        )
+        _pip_install([source.location], staged)
         if dist_info(staged, source.name) is None:
             found = [p.name.split("-")[0] for p in staged.glob("*.dist-info")]
             raise InstallError(f"pip installed {', '.join(found) or 'nothing'}, not {source.name}")

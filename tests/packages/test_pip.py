@@ -6,10 +6,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import importlib.util
+import subprocess
 import zipfile
 from pathlib import Path
 
 from cli.pi_harness import PiEnv, user_texts
+
+from .conftest import commit
 
 FILES = {
     "pi_hello/__init__.py": (
@@ -60,3 +63,28 @@ def test_pip_wheel_installs_privately_and_loads(pi: PiEnv) -> None:
 
     done = pi.run("remove", f"pip:{wheel}", model=False)
     assert done.returncode == 0 and not site.exists()
+
+
+def test_git_package_dependencies_install_into_its_clone(pi: PiEnv) -> None:
+    """A git package whose pyproject.toml declares dependencies gets them in ``.pi-deps`` (offline:
+    pip finds the wheel through PIP_FIND_LINKS), and its extension can import them."""
+    assert pi.server is not None
+    marker = pi.root / "marker"
+    wheels = pi.root / "wheels"
+    wheels.mkdir()
+    build_wheel(wheels)
+    pi.env.update(MARKER=str(marker), PIP_NO_INDEX="1", PIP_FIND_LINKS=str(wheels))
+    repo = pi.root / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, check=True)
+    uses = "from pi_hello import register as hello\n\ndef register(pi):\n    hello(pi)\n"
+    pyproject = '[project]\nname = "uses-hello"\ndependencies = ["pi-hello"]\n'
+    commit(repo, {"pyproject.toml": pyproject, "extensions/uses.py": uses}, "x")
+    done = pi.run("install", f"git:{repo}", model=False, timeout=120)
+    assert done.returncode == 0, done.stderr
+    clone = pi.agent_dir / "git" / "local" / Path(*repo.parts[1:])
+    assert (clone / ".pi-deps" / "pi_hello" / "__init__.py").is_file()
+    pi.server.add_turns([{"text": "ok"}])
+    done = pi.run("-p", "hi")
+    assert done.returncode == 0, done.stderr
+    assert marker.read_text() == "pip"
