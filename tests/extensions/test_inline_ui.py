@@ -97,9 +97,9 @@ async def test_status_widgets_and_editor_text(faux: Any, tmp_path: Path) -> None
         view = app.controller.extension_view
         await wait_for(lambda: runner.started and view.has_status())
         assert texts(app._status()) == "first one second"  # sorted by key, one line
-        assert texts(app._widgets()) == "- [ ] write tests\n- [x] land\n"
+        assert texts(app._widgets()) == "- [ ] write tests\n- [x] land"
         runner.ui.set_widget("todo", ["x" * 100])
-        assert texts(app._widgets()) == "x" * 59 + "…\n"  # clipped to the width, recomputed
+        assert texts(app._widgets()) == "x" * 59 + "…"  # clipped to the width, recomputed
         runner.ui.set_widget("todo", None)
         runner.ui.set_status("a", None)
         runner.ui.set_status("b", None)

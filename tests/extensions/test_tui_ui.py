@@ -152,6 +152,7 @@ async def test_editor_text_dialogs_and_notify(faux: Any, tmp_path: Path) -> None
         await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
         await pilot.press("enter")  # the first option: Yes
         await wait_until(pilot, lambda: app.editor.text == "drafted by ext")
+        assert app.editor.cursor_location == (0, len("drafted by ext"))  # typing goes on at the end
         assert answers == [True]
         await wait_until(pilot, lambda: any("answer True" in n for n in notices(app)))
 

@@ -163,7 +163,9 @@ class InlineApp:
         return [("class:footer", facts.location[:width] + "\n"), ("class:footer", facts.one_line(width))]
 
     def _widgets(self) -> StyleAndTextTuples:
-        return [(style, text + "\n") for style, text in self.controller.extension_view.widget_lines(self._width())]
+        lines = self.controller.extension_view.widget_lines(self._width())
+        # Newlines between lines only: a trailing one drew an empty row above the prompt.
+        return [(style, ("\n" if n else "") + text) for n, (style, text) in enumerate(lines)]
 
     def _status(self) -> StyleAndTextTuples:
         return [("class:footer", self.controller.extension_view.status_text(self._width()))]
@@ -274,7 +276,9 @@ class InlineApp:
             def fire(event: KeyPressEvent, shortcut: Any = shortcut) -> None:
                 self.controller.extension_view.run_shortcut(shortcut)
 
-            keys.add(*names)(fire)
+            # eager: fire at once even where the key starts a longer built-in sequence (Ctrl-X
+            # opens emacs-mode chords; without it the shortcut waited for the chord timeout).
+            keys.add(*names, eager=True)(fire)
 
     def _send(self, *, follow_up: bool) -> None:
         text = self.buffer.text

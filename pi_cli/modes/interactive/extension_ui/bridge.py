@@ -97,7 +97,7 @@ def attach_extension_ui(app: Any) -> ExtensionChrome | None:
     def notify(text: str, level: str) -> None:
         app.run_worker(app.show_notice(text, level if level in ("info", "warning", "error") else "info"))
 
-    bind_extension_ui(app.session, TuiApprovalUI(app), notify, app.editor.load_text, chrome.on_change)
+    bind_extension_ui(app.session, TuiApprovalUI(app), notify, app.editor.set_text, chrome.on_change)
     for line in chrome.bind_shortcuts():
         notify(line, "warning")
     app.run_worker(runner.start(), exclusive=False)
