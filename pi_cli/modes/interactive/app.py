@@ -27,6 +27,7 @@ from pi_cli.modes.interactive.render import EventRenderer
 from pi_cli.modes.interactive.slash.runner import CommandRunner
 from pi_cli.modes.interactive.startup import NO_MODEL_TEXT, is_demo_model, startup_header
 from pi_cli.modes.interactive.widgets.editor import CompletionMenu, PromptEditor
+from pi_cli.modes.interactive.widgets.main_screen import MainScreen
 from pi_cli.modes.interactive.widgets.messages import Notice, ThinkingBlock
 from pi_cli.modes.interactive.widgets.status import FooterBar, QueueArea, WorkingLine
 from pi_cli.modes.interactive.widgets.tool_card import ToolCard
@@ -100,6 +101,9 @@ class PiApp(App[int]):
         self.theme = "textual-light" if theme == "light" else "textual-dark"
 
     # --- layout -----------------------------------------------------------------------------
+
+    def get_default_screen(self) -> MainScreen:
+        return MainScreen()
 
     def compose(self) -> ComposeResult:
         yield self.transcript

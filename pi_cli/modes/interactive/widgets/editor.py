@@ -111,6 +111,8 @@ class PromptEditor(TextArea):
             show_line_numbers=False,
             highlight_cursor_line=False,
         )
+        # pi's cursor does not blink; a blinking one repaints the editor twice a second, idle or not.
+        self.cursor_blink = False
         self.cwd = cwd
         self.prompt_history: list[str] = []
         self._history_index: int | None = None

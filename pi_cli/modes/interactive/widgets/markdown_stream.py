@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual.geometry import Region, Size
 from textual.strip import Strip
-from textual.widget import Widget
 
 from pi_cli.modes.interactive.markdown_pieces import Piece, PieceStream
+from pi_cli.modes.interactive.widgets.main_screen import LaidOutOnce
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -107,7 +107,7 @@ def _bare(strip: Strip) -> bool:
     return not strip.text.strip() and not any(seg.style and seg.style.bgcolor for seg in strip)
 
 
-class StreamingMarkdown(Widget):
+class StreamingMarkdown(LaidOutOnce):
     """Assistant text: frozen pieces (cached lines) followed by one live tail."""
 
     DEFAULT_CSS = """

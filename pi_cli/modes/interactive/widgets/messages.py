@@ -15,6 +15,7 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Static
 
+from pi_cli.modes.interactive.widgets.main_screen import LaidOutOnce
 from pi_cli.modes.interactive.widgets.markdown_stream import StreamingMarkdown
 from pi_cli.modes.interactive.widgets.tool_card import ToolCard
 from pi_cli.tools.sanitize import strip_control_sequences as clean
@@ -105,7 +106,7 @@ class ThinkingBlock(Static):
             self.update(Text(f"Thinking… ({count}, ctrl+t to show)" if text else "Thinking…"))
 
 
-class AssistantView(Vertical):
+class AssistantView(LaidOutOnce, Vertical):
     """One assistant message; children follow its content blocks in order."""
 
     DEFAULT_CSS = """

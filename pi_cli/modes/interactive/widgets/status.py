@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import time
 
+from rich.segment import Segment
 from rich.text import Text
+from textual.strip import Strip
+from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Static
 
 from pi_cli.modes.display import FooterFacts
@@ -81,8 +85,15 @@ class QueueArea(Static):
         self.set_class(bool(lines), "-shown")
 
 
-class WorkingLine(Static):
-    """``⠋ Working... (esc to interrupt)`` while the agent runs; retry/compaction status too."""
+class WorkingLine(Widget):
+    """``⠋ Working... (esc to interrupt)`` while the agent runs; retry/compaction status too.
+
+    Drawn as one cached strip with the line API: a spinner frame swaps one strip and repaints
+    one row, without Static's text pipeline (about half a millisecond a frame through Rich and
+    Textual's content layer) or a layout. While a stream paints frames, the spinner advances
+    inside those frames (``pulse``) and its own timer stays quiet, so the two never take turns
+    repainting the screen.
+    """
 
     DEFAULT_CSS = """
     WorkingLine { height: 1; padding: 0 1; color: $accent; display: none; }
@@ -90,13 +101,20 @@ class WorkingLine(Static):
     """
 
     def __init__(self, id: str | None = None) -> None:
-        super().__init__("", id=id)
+        super().__init__(id=id)
         self._frame = 0
         self.message = "Working..."
         self.hint = "(esc to interrupt)"
-        self._timer: object | None = None
+        self._timer: Timer | None = None
         self._last = 0.0  # when the spinner last advanced (monotonic)
+        self._last_pulse = 0.0  # when a painted frame last advanced it
         self._animating = False
+        self._strip: Strip | None = None
+
+    @property
+    def text(self) -> str:
+        """What the line shows right now."""
+        return f"{SPINNER[self._frame]} {self.message} {self.hint}"
 
     def on_mount(self) -> None:
         self._timer = self.set_interval(FRAME_S, self._on_timer, pause=True)
@@ -107,7 +125,7 @@ class WorkingLine(Static):
         self._tick()
         self._animating = True
         if self._timer is not None:
-            self._timer.resume()  # type: ignore[attr-defined]
+            self._timer.resume()
 
     def set_message(self, message: str) -> None:
         self.message = message
@@ -117,32 +135,51 @@ class WorkingLine(Static):
         self.remove_class("-shown")
         self._animating = False
         if self._timer is not None:
-            self._timer.pause()  # type: ignore[attr-defined]
+            self._timer.pause()
 
     def freeze(self) -> None:
         """Stop the animation on its current frame (deterministic snapshots and screenshots)."""
         self._animating = False
         if self._timer is not None:
-            self._timer.pause()  # type: ignore[attr-defined]
-        self._frame = 0
-        self.update(Text(f"{SPINNER[0]} {self.message} {self.hint}"), layout=False)
+            self._timer.pause()
+        self._frame = len(SPINNER) - 1
+        self._tick()
 
     def pulse(self) -> None:
-        """Advance the spinner along with a frame that is being painted anyway (streamed text):
-        the timer then skips its own tick, so a stream does not add ten repaints a second."""
-        if self._animating and time.monotonic() - self._last >= FRAME_S:
+        """Advance the spinner along with a frame that is being painted anyway (streamed text)."""
+        now = time.monotonic()
+        self._last_pulse = now
+        if self._animating and now - self._last >= FRAME_S * 0.9:
             self._tick()
 
     def _on_timer(self) -> None:
-        if time.monotonic() - self._last >= FRAME_S * 0.9:
+        now = time.monotonic()
+        # Frames are flowing: they carry the spinner (a timer tick now would be a repaint of its own).
+        if now - self._last_pulse < FRAME_S * 2.5:
+            return
+        if now - self._last >= FRAME_S * 0.9:
             self._tick()
 
     def _tick(self) -> None:
-        # One line of fixed height: repaint this widget only. A layout here (Static's default)
-        # re-measured the whole screen ten times a second while the agent worked.
         self._last = time.monotonic()
         self._frame = (self._frame + 1) % len(SPINNER)
-        self.update(Text(f"{SPINNER[self._frame]} {self.message} {self.hint}"), layout=False)
+        self._strip = None
+        self.refresh()
+
+    def on_resize(self) -> None:
+        self._strip = None
+
+    def render_line(self, y: int) -> Strip:
+        width = self.content_region.width
+        if y != 0 or width <= 0:
+            return Strip.blank(width, self.rich_style)
+        if self._strip is None or self._strip.cell_length != width:
+            text = self.text
+            if len(text) > width:
+                text = text[: max(width - 1, 0)] + "…"
+            line = Segment(text.ljust(width), self.rich_style)
+            self._strip = Strip([line], width)
+        return self._strip
 
 
 class FooterBar(Static):

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from rich.text import Text
 from textual.containers import VerticalScroll
+from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -40,6 +41,13 @@ class Transcript(VerticalScroll):
         self._first = 0  # index of the first record with a mounted widget
         self._marker: _EarlierMarker | None = None
         self._loading = False
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        # While the view follows the end (a streamed answer growing under an anchored view), the
+        # layout that grew the content already placed everything; the echo of the new virtual
+        # size would lay the whole screen out a second time. Scrolled back, the echo stays.
+        following = self.is_anchored and not self._anchor_released and size == self._size
+        return super()._size_updated(size, virtual_size, container_size, layout=layout and not following)
 
     @property
     def record_count(self) -> int:

@@ -1,0 +1,70 @@
+"""The cheaper paint path: row-cropped partial renders and the spinner riding on stream frames."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from conftest import make_session
+from test_app import LONG_MARKDOWN, SIZE, settle
+from textual._compositor import Compositor
+from textual.geometry import Region
+
+from pi_cli.ai.providers.faux import faux_assistant, faux_text
+from pi_cli.modes.interactive import make_app
+from pi_cli.modes.interactive.widgets.main_screen import RowCroppedCompositor
+from pi_cli.modes.interactive.widgets.status import SPINNER
+
+
+def _chops(compositor: Compositor, crop: Region, base: bool) -> list[list[tuple[int, str]]]:
+    """The rows of ``crop`` as (cut, text+styles) pairs, via ours or via Textual's renders."""
+    saved = compositor.__class__
+    if base:
+        compositor.__class__ = Compositor  # Textual's own _get_renders, same state
+    try:
+        rows = range(crop.y, crop.bottom)
+        chops = compositor._render_chops(crop, rows.__contains__)
+    finally:
+        compositor.__class__ = saved
+    return [[(cut, repr(list(strip)) if strip is not None else "") for cut, strip in chops[y].items()] for y in rows]
+
+
+async def test_partial_renders_match_textuals_row_for_row(faux: Any, workdir: Path) -> None:
+    faux.tokens_per_second = 4000
+    faux.set_responses([faux_assistant([faux_text(LONG_MARKDOWN)])])
+    app = make_app(make_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"hi", "enter")
+        await settle(pilot, app)
+        compositor = app.screen._compositor
+        assert isinstance(compositor, RowCroppedCompositor)
+        width, height = SIZE
+        crops = [Region(0, y, width, h) for y in (0, 3, 17, height - 6, height - 2) for h in (1, 2, 5)]
+        crops += [Region(2, 10, 30, 3), Region(0, 0, width, height)]
+        for crop in crops:
+            crop = crop.intersection(Region(0, 0, width, height))
+            assert _chops(compositor, crop, base=False) == _chops(compositor, crop, base=True), crop
+
+
+async def test_spinner_advances_with_stream_frames_and_its_timer_stays_quiet(faux: Any, workdir: Path) -> None:
+    app = make_app(make_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        line = app.working
+        line.start("Working...")
+        await pilot.pause()
+        assert line.text.endswith("Working... (esc to interrupt)")
+        assert line.text[0] in SPINNER
+        line._last = 0.0  # long ago: the next frame advances it
+        before = line.text[0]
+        line.pulse()
+        assert line.text[0] != before
+        after_pulse = line.text
+        line._last = 0.0
+        line._on_timer()  # a frame just carried the spinner: the timer does not repaint too
+        assert line.text == after_pulse
+        line._last_pulse = line._last = 0.0
+        line._on_timer()  # no frames for a while: the timer animates on its own
+        assert line.text != after_pulse
+        line.stop()
+        await pilot.pause()
+        assert not line.display or "-shown" not in line.classes
