@@ -162,6 +162,10 @@ async def test_shortcuts_fire_and_conflicts_are_reported(faux: Any, tmp_path: Pa
         await wait_for(lambda: app.controller.extension_view.status_text(60) == "plan mode")
         pipe.send_text("\x1b[15~")  # F5
         await wait_for(lambda: "bad key handler" in flat(out))
+        pipe.send_text("/hotkeys" + ENTER)
+        await wait_for(lambda: "Extensions" in out.getvalue())
+        listing = out.getvalue().split("Extensions", 1)[1]
+        assert "ctrl+x" in listing and "alt+k" in listing and "ctrl+shift+s" not in listing
 
     text = await drive(session, script)
     assert "Extension error (ext.py, shortcut:f5): ValueError: bad key handler" in " ".join(text.split())

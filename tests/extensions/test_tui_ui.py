@@ -193,6 +193,16 @@ async def test_shortcuts_fire_report_errors_and_conflicts(faux: Any, tmp_path: P
         await pilot.press("ctrl+slash")
         await wait_until(pilot, lambda: any("shortcut broke" in n for n in notices(app)))
         assert any("Extension error (ext.py, shortcut:ctrl+/): RuntimeError: shortcut broke" in n for n in notices(app))
+        app.editor.load_text("/hotkeys")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any("Keyboard shortcuts" in n for n in notices(app)))
+        listing = next(n for n in notices(app) if "Keyboard shortcuts" in n)
+        extensions = listing.split("\nExtensions\n", 1)[1]
+        assert "ctrl+shift+k" in extensions and "kay" in extensions and "f5" in extensions
+        assert "ctrl+c" not in extensions  # the skipped one is not listed
+    # the bindings went to this app only: a fresh app has none (the class's binding lists are shared)
+    fresh, _ = make_app(faux, tmp_path, lambda pi: None)
+    assert all("extension_shortcut" not in b.action for bs in fresh._bindings.key_to_bindings.values() for b in bs)
 
 
 def test_shortcut_key_syntax() -> None:

@@ -120,7 +120,16 @@ async def _compact(session: Any, args: str, show: Callable[[RenderableType], Non
 
 
 async def _hotkeys(session: Any, args: str, show: Callable[[RenderableType], None]) -> None:
-    show(render.notice("\n".join(f"{key:14} {what}" for key, what in HOTKEYS), "default"))
+    text = "\n".join(f"{key:14} {what}" for key, what in HOTKEYS)
+    runner = getattr(session, "extensions", None)
+    if runner is not None and runner.shortcuts:
+        from pi_cli.modes.inline.extensions import resolve_inline_shortcuts
+
+        bound = resolve_inline_shortcuts(runner)[0]
+        if bound:
+            rows = [(s.canonical, s.description or s.source) for _keys, s in bound]
+            text += "\n\nExtensions\n" + "\n".join(f"{key:14} {what}" for key, what in rows)
+    show(render.notice(text, "default"))
 
 
 async def _mcp(session: Any, args: str, show: Callable[[RenderableType], None]) -> None:

@@ -62,6 +62,10 @@ class ExtensionChrome:
             table_for_key[key] = [binding, *table_for_key.get(key, ())]
         return lines
 
+    def hotkey_rows(self) -> list[tuple[str, str]]:
+        """(key, description or extension) of every bound shortcut, for ``/hotkeys``."""
+        return [(key, s.description or s.source) for key, s in self.shortcuts.items()]
+
     def run_shortcut(self, canonical: str) -> None:
         """Run the handler in a worker: it may open a dialog, which needs the app's message loop."""
         from pi_cli.extensions.shortcuts import run_shortcut

@@ -353,8 +353,13 @@ class CommandRunner:
             ("@", "Path completion"),
             ("/", "Commands"),
         ]
-        width = max(len(key) for key, _ in rows) + 2
-        await self._notice("Keyboard shortcuts\n" + "\n".join(f"{key.ljust(width)}{desc}" for key, desc in rows))
+        chrome = getattr(self.app, "extension_ui", None)
+        extension_rows = chrome.hotkey_rows() if chrome is not None else []
+        width = max(len(key) for key, _ in [*rows, *extension_rows]) + 2
+        text = "Keyboard shortcuts\n" + "\n".join(f"{key.ljust(width)}{desc}" for key, desc in rows)
+        if extension_rows:  # as pi: the bound extension shortcuts in a section of their own
+            text += "\n\nExtensions\n" + "\n".join(f"{key.ljust(width)}{desc}" for key, desc in extension_rows)
+        await self._notice(text)
 
 
 def _save_setting(session: Any, key: str, value: Any) -> None:
