@@ -52,6 +52,11 @@ def attach_extensions(session: Any, cwd: Path, args: CliArgs) -> None:
     from pi_cli.extensions.loader import load_all
     from pi_cli.extensions.runner import ExtensionRunner
 
+    cli_entries, temporary = list(args.extensions), None
+    if cli_entries:  # -e pip:/git:/package folder: a package for this run only (pi_cli.packages)
+        from pi_cli.packages.temporary import temporary_packages
+
+        temporary, cli_entries = temporary_packages(cli_entries, agent_dir, cwd)
     runner = ExtensionRunner(str(cwd), dict(args.extension_flags))
     errors = load_all(
         runner,
@@ -59,13 +64,16 @@ def attach_extensions(session: Any, cwd: Path, args: CliArgs) -> None:
         cwd=cwd,
         trusted=trusted,
         settings_entries=settings_entries,
-        cli_entries=args.extensions,
+        cli_entries=cli_entries,
         entry_points=discover,
     )
-    if packages is not None and has_packaged:
+    package_sets = [found for found in (packages if has_packaged else None, temporary) if found is not None]
+    if package_sets:
         from pi_cli.packages.extensions import load_package_extensions
 
-        errors.extend(load_package_extensions(runner, packages))
+        errors.extend(temporary.warnings if temporary is not None else [])
+        for found in package_sets:
+            errors.extend(load_package_extensions(runner, found))
     unknown = [name for name in args.extension_flags if name not in runner.flags]
     if unknown:
         raise UsageError(f"Error: Unknown option: --{unknown[0]}", hint="(see pi --help)")

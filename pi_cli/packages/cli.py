@@ -152,11 +152,7 @@ def _update(source: str | None, agent_dir: Path, cwd: Path, trusted: bool) -> in
         _out("Skipped package updates (offline mode)")
         return 0
     problems: list[str] = []
-    if source is None:
-        _out("Updating packages...")
-    else:
-        _out(f"Updating {source}...")
-    changed = manager.update(source, agent_dir, cwd, trusted, problems)
+    changed = manager.update(source, agent_dir, cwd, trusted, problems, _out)
     for line in problems:
         _err(f"Warning: {line}")
     if not changed:

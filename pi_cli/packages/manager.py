@@ -9,6 +9,7 @@ are single lines for the user.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -103,9 +104,17 @@ def _short(value: str | None, kind: str) -> str:
     return value[:7] if kind == "git" else value
 
 
-def update(raw: str | None, agent_dir: Path, cwd: Path, trusted: bool, problems: list[str]) -> list[str]:
+def update(
+    raw: str | None,
+    agent_dir: Path,
+    cwd: Path,
+    trusted: bool,
+    problems: list[str],
+    progress: Callable[[str], None] = lambda line: None,
+) -> list[str]:
     """``pi update [SOURCE]``: reconcile git clones and upgrade unpinned pip packages (a missing
-    install is installed). Returns ``"SOURCE[ (project)] OLD -> NEW"`` for each that changed."""
+    install is installed), announcing each through ``progress`` (``Updating SOURCE...``).
+    Returns ``"SOURCE[ (project)] OLD -> NEW"`` for each that changed."""
     decls = declarations(agent_dir, cwd, trusted, problems)
     wanted = parse_source(raw) if raw else None
     chosen = [d for d in decls if wanted is None or _same(d.source, wanted, cwd, d.base)]
@@ -117,6 +126,7 @@ def update(raw: str | None, agent_dir: Path, cwd: Path, trusted: bool, problems:
         target = install_path(source, decl.scope, agent_dir, cwd, decl.base)
         if source.kind == "local" or (source.kind == "pip" and source.pinned and target.exists()):
             continue
+        progress(f"Updating {decl.source}...")
         before, after = fetch(source, decl.scope, agent_dir, cwd, decl.base)
         if before != after:
             scope = " (project)" if decl.scope == "project" else ""

@@ -118,6 +118,7 @@ def test_git_install_at_ref_update_and_remove(dirs: Dirs, capsys: pytest.Capture
     assert "Version two" in (clone / "prompts" / "ver.md").read_text()
     third = commit(git_repo, {"prompts/ver.md": "---\ndescription: v3\n---\nVersion three $1\n"}, "three")
     code, out, _ = run(capsys, "update", f"git:{git_repo}")
+    assert out.splitlines()[0] == f"Updating git:{git_repo}..."
     assert (code, out.splitlines()[-2:]) == (0, ["Updated 1 package:", f"  git:{git_repo} {second[:7]} -> {third[:7]}"])
     assert "Version three" in (clone / "prompts" / "ver.md").read_text()
     other = "git:example.com/other/repo"

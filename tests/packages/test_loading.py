@@ -5,9 +5,12 @@ skill and prompt; an untrusted project's packages stay out; a vanished package i
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 from cli.pi_harness import PiEnv, user_texts
+
+from .conftest import commit
 
 EXTENSION = """
 import os
@@ -83,3 +86,27 @@ def test_vanished_package_is_one_warning(pi: PiEnv) -> None:
     assert (done.returncode, done.stdout.strip()) == (0, "still here")
     warnings = [line for line in done.stderr.splitlines() if "../pkg" in line]
     assert warnings == [f'Warning: Extension package "../pkg": path does not exist: {package}'], done.stderr
+
+
+def test_dash_e_tries_a_package_for_one_run(pi: PiEnv) -> None:
+    assert pi.server is not None
+    marker = pi.root / "marker"
+    pi.env["MARKER"] = str(marker)
+    package = make_package(pi.root / "pkg")
+    pi.server.add_turns([{"text": "ok"}, {"text": "ok"}, {"text": "ok"}])
+    done = pi.run("-p", "-e", str(package), "hi")  # a package folder: its extensions/ load
+    assert done.returncode == 0, done.stderr
+    assert marker.read_text() == "loaded"
+    marker.unlink()
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=package, check=True)
+    commit(package, {}, "package")
+    done = pi.run("-p", "-e", f"git:{package}", "hi")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith(f"Installing git:{package}...")
+    assert marker.read_text() == "loaded"
+    assert list((pi.agent_dir / "tmp" / "extensions" / "git").glob("*/local/**/extensions/marker.py"))
+    assert not (pi.agent_dir / "settings.json").read_text().count("packages")  # nothing declared
+    done = pi.run("-p", "-e", "git:/nowhere/repo", "hi")
+    assert done.returncode == 0 and done.stdout.strip() == "ok"
+    warnings = [line for line in done.stderr.splitlines() if line.startswith("Warning:")]
+    assert len(warnings) == 1 and warnings[0].startswith("Warning: extension git:/nowhere/repo: git clone failed")
