@@ -18,7 +18,7 @@ from pi_cli.packages import git_repo, pip_target
 from pi_cli.packages.declarations import Declaration, Scope, declarations, entries_of, read_settings, settings_file
 from pi_cli.packages.declarations import write_entries as write_declarations
 from pi_cli.packages.sources import PackageSource, SourceError, parse_source, settings_form
-from pi_cli.packages.store import InstallError, install_path, remove_tree, scope_root
+from pi_cli.packages.store import InstallError, install_path, remove_tree
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +51,7 @@ def fetch(source: PackageSource, scope: Scope, agent_dir: Path, cwd: Path, base:
         return pip_target.install(source, target)
     except InstallError:
         if not existed:  # a first install that failed: leave nothing (not even empty folders)
-            remove_tree(target, scope_root(scope, agent_dir, cwd))
+            remove_tree(target, agent_dir)
         raise
 
 
@@ -82,7 +82,7 @@ def remove(raw: str, scope: Scope, agent_dir: Path, cwd: Path) -> bool:
     if len(kept) != len(entries):
         write_declarations(path, kept)
     if source.kind != "local":
-        remove_tree(install_path(source, scope, agent_dir, cwd, cwd), scope_root(scope, agent_dir, cwd))
+        remove_tree(install_path(source, scope, agent_dir, cwd, cwd), agent_dir)
     return len(kept) != len(entries)
 
 

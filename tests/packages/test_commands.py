@@ -153,3 +153,16 @@ def test_command_help_and_self_update(dirs: Dirs, capsys: pytest.CaptureFixture[
     assert code == 0 and out.startswith("Usage:\n  pi install <source> [-l] [--approve|--no-approve]\n")
     code, _, err = run(capsys, "update", "self")
     assert code == 1 and err.startswith("pi_cli does not update itself")
+
+
+def test_project_scope_git_install_stays_out_of_the_project(
+    dirs: Dirs, capsys: pytest.CaptureFixture[str], git_repo: Path
+) -> None:
+    assert run(capsys, "install", "-l", f"git:{git_repo}")[0] == 0
+    assert settings(dirs.project / ".pi" / "settings.json") == {"packages": [f"git:{git_repo}"]}
+    assert sorted(p.name for p in (dirs.project / ".pi").iterdir()) == ["settings.json"]
+    (clone,) = (dirs.agent / "projects").glob("project-*/git/local/**/prompts/ver.md")
+    found = resolve_packages(dirs.agent, dirs.project, trusted=True)
+    assert found.resource_paths("prompts", "project") == [str(clone.parent)]
+    assert run(capsys, "remove", "-l", "-a", f"git:{git_repo}")[0] == 0
+    assert not (dirs.agent / "projects").exists()
