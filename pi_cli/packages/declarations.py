@@ -68,18 +68,21 @@ def read_settings(path: Path) -> dict[str, Any]:
     return data
 
 
-def entries_of(data: dict[str, Any], path: Path) -> list[str | dict[str, Any]]:
-    """The ``packages`` list of a settings object; raises when it is not a list of entries."""
+def entries_of(data: dict[str, Any], path: Path) -> list[Any]:
+    """The ``packages`` list of a settings object, as written (bad items included, so a rewrite
+    loses nothing); raises when ``packages`` is not a list at all."""
     value = data.get("packages", [])
     if not isinstance(value, list):
         raise DeclarationError(f"Invalid settings in {path}: packages must be a list")
-    for index, item in enumerate(value):
-        if not (isinstance(item, str) or (isinstance(item, dict) and isinstance(item.get("source"), str))):
-            raise DeclarationError(f"Invalid settings in {path}: packages[{index}] must be a source string")
     return value
 
 
-def write_entries(path: Path, entries: list[str | dict[str, Any]]) -> None:
+def is_entry(item: Any) -> bool:
+    """A source string or an object with a ``source`` string."""
+    return isinstance(item, str) or (isinstance(item, dict) and isinstance(item.get("source"), str))
+
+
+def write_entries(path: Path, entries: list[Any]) -> None:
     """Replace the ``packages`` list of ``path`` (created when absent), keeping other keys."""
     data = read_settings(path)
     data["packages"] = entries
@@ -93,7 +96,8 @@ def write_entries(path: Path, entries: list[str | dict[str, Any]]) -> None:
 def declarations(agent_dir: Path, cwd: Path, trusted: bool, problems: list[str] | None = None) -> list[Declaration]:
     """Every declared package: the user's, then (in a trusted project) the project's.
 
-    An unreadable file or bad entry adds one line to ``problems`` and contributes nothing.
+    An unreadable file or a bad entry adds one line to ``problems`` (when given: start-up leaves
+    them to the settings loader, which reports them already) and contributes nothing.
     """
     found: list[Declaration] = []
     scopes: list[Scope] = ["user", "project"] if trusted else ["user"]
@@ -105,5 +109,9 @@ def declarations(agent_dir: Path, cwd: Path, trusted: bool, problems: list[str] 
             if problems is not None:
                 problems.append(str(exc))
             continue
-        found.extend(Declaration(entry, scope, path.parent) for entry in entries)
+        for index, entry in enumerate(entries):
+            if is_entry(entry):
+                found.append(Declaration(entry, scope, path.parent))
+            elif problems is not None:
+                problems.append(f"Invalid settings in {path}: packages[{index}] must be a source string")
     return found

@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from pi_cli.packages import git_repo, pip_target
-from pi_cli.packages.declarations import Declaration, Scope, declarations, entries_of, read_settings, settings_file
+from pi_cli.packages.declarations import (
+    Declaration,
+    Scope,
+    declarations,
+    entries_of,
+    is_entry,
+    read_settings,
+    settings_file,
+)
 from pi_cli.packages.declarations import write_entries as write_declarations
 from pi_cli.packages.sources import PackageSource, SourceError, parse_source, settings_form
 from pi_cli.packages.store import InstallError, install_path, remove_tree
@@ -29,8 +37,10 @@ class Listed:
     installed: Path | None
 
 
-def _same(entry: str | dict[str, Any], source: PackageSource, cwd: Path, base: Path) -> bool:
-    text = entry if isinstance(entry, str) else str(entry.get("source", ""))
+def _same(entry: Any, source: PackageSource, cwd: Path, base: Path) -> bool:
+    if not is_entry(entry):
+        return False
+    text = entry if isinstance(entry, str) else str(entry["source"])
     try:
         return parse_source(text).identity(base) == source.identity(cwd)
     except SourceError:

@@ -102,7 +102,7 @@ def _unique(decls: list[Declaration], cwd: Path, warnings: list[str]) -> list[tu
 def resolve_packages(agent_dir: Path, cwd: Path, trusted: bool) -> PackageSet:
     """The packages declared for ``cwd`` (project ones only when ``trusted``)."""
     result = PackageSet()
-    decls = declarations(agent_dir, cwd, trusted, result.warnings)
+    decls = declarations(agent_dir, cwd, trusted)  # broken settings: the settings loader says so
     for decl, source in _unique(decls, cwd, result.warnings):
         root = install_path(source, decl.scope, agent_dir, cwd, decl.base)
         if not root.exists():

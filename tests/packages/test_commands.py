@@ -166,3 +166,17 @@ def test_project_scope_git_install_stays_out_of_the_project(
     assert found.resource_paths("prompts", "project") == [str(clone.parent)]
     assert run(capsys, "remove", "-l", "-a", f"git:{git_repo}")[0] == 0
     assert not (dirs.agent / "projects").exists()
+
+
+def test_a_bad_entry_costs_only_itself(dirs: Dirs, capsys: pytest.CaptureFixture[str]) -> None:
+    make_package(dirs.root / "pkg")
+    make_package(dirs.root / "other")
+    (dirs.agent / "settings.json").write_text(json.dumps({"packages": [5, "../pkg"]}))
+    found = resolve_packages(dirs.agent, dirs.project, trusted=True)
+    assert [p.declaration.source for p in found.packages] == ["../pkg"] and found.warnings == []
+    assert run(capsys, "install", "../other")[0] == 0
+    assert settings(dirs.agent / "settings.json")["packages"] == [5, "../pkg", "../other"]  # nothing lost
+    code, out, err = run(capsys, "list")
+    assert code == 0
+    assert err == f"Warning: Invalid settings in {dirs.agent / 'settings.json'}: packages[0] must be a source string\n"
+    assert out.startswith("User packages:\n  ../pkg\n")
