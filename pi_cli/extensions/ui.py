@@ -27,9 +27,12 @@ class ExtensionUI(Protocol):
 
     def set_status(self, key: str, text: str | None) -> None: ...
 
-    def set_widget(self, key: str, lines: list[str] | None) -> None: ...
+    def set_widget(self, key: str, lines: list[str] | None, placement: str = "aboveEditor") -> None: ...
 
     def set_editor_text(self, text: str) -> None: ...
+
+
+PLACEMENTS = ("aboveEditor", "belowEditor")
 
 
 class NoUI:
@@ -55,7 +58,7 @@ class NoUI:
     def set_status(self, key: str, text: str | None) -> None:
         return None
 
-    def set_widget(self, key: str, lines: list[str] | None) -> None:
+    def set_widget(self, key: str, lines: list[str] | None, placement: str = "aboveEditor") -> None:
         return None
 
     def set_editor_text(self, text: str) -> None:
@@ -84,6 +87,7 @@ class DialogUI:
         self._on_change = on_change
         self.statuses: dict[str, str] = {}
         self.widgets: dict[str, list[str]] = {}
+        self.placements: dict[str, str] = {}  # widget key → "aboveEditor" | "belowEditor"
 
     def notify(self, text: str, level: str = "info") -> None:
         self._notify(text, level)
@@ -108,8 +112,13 @@ class DialogUI:
         if self._on_change is not None:
             self._on_change("status", key)
 
-    def set_widget(self, key: str, lines: list[str] | None) -> None:
+    def set_widget(self, key: str, lines: list[str] | None, placement: str = "aboveEditor") -> None:
+        """``placement``: ``"aboveEditor"`` (default) or ``"belowEditor"``, as pi's option."""
+        if placement not in PLACEMENTS:
+            raise ValueError(f"widget placement must be one of {', '.join(PLACEMENTS)}, not {placement!r}")
+        self.placements[key] = placement
         if lines is None:
+            self.placements.pop(key, None)
             self.widgets.pop(key, None)
         elif isinstance(lines, str):  # one string is one widget, not one line per character
             self.widgets[key] = lines.splitlines()

@@ -100,6 +100,11 @@ async def test_status_widgets_and_editor_text(faux: Any, tmp_path: Path) -> None
         assert texts(app._widgets()) == "- [ ] write tests\n- [x] land"
         runner.ui.set_widget("todo", ["x" * 100])
         assert texts(app._widgets()) == "x" * 59 + "…"  # clipped to the width, recomputed
+        runner.ui.set_widget("under", ["below the prompt"], placement="belowEditor")
+        assert texts(app._widgets("belowEditor")) == "below the prompt" and view.has_widgets("belowEditor")
+        assert "below the prompt" not in texts(app._widgets())
+        runner.ui.set_widget("under", None)
+        assert not view.has_widgets("belowEditor")
         runner.ui.set_widget("todo", None)
         runner.ui.set_status("a", None)
         runner.ui.set_status("b", None)

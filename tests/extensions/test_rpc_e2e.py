@@ -14,7 +14,7 @@ def register(pi):
         choice = await ctx.ui.select("Pick", ["red", "blue"])
         text = await ctx.ui.input("Name", "your name")
         ctx.ui.set_status("demo", "busy")
-        ctx.ui.set_widget("demo", ["line 1", "line 2"])
+        ctx.ui.set_widget("demo", ["line 1", "line 2"], placement="belowEditor")
         ctx.ui.set_editor_text("draft")
         ctx.ui.notify(f"ok={ok} choice={choice} text={text} ui={ctx.has_ui}", "warning")
     pi.register_command("ask", ask, "Ask three questions")
@@ -59,6 +59,7 @@ def test_ui_round_trip_through_a_command(pi: PiEnv) -> None:
         assert (status["method"], status["statusKey"], status["statusText"]) == ("setStatus", "demo", "busy")
         widget = client.event("extension_ui_request")
         assert widget["method"] == "setWidget" and widget["widgetLines"] == ["line 1", "line 2"]
+        assert widget["widgetPlacement"] == "belowEditor"
         editor = client.event("extension_ui_request")
         assert editor["method"] == "set_editor_text" and editor["text"] == "draft"
         note = client.event("extension_ui_request")

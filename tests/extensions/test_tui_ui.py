@@ -100,6 +100,16 @@ async def test_status_and_widgets_are_drawn_and_removed(faux: Any, tmp_path: Pat
         assert [w.key for w in app.query("ExtensionWidget")] == ["first", "second"]
         assert widgets[0].lines == ["changed"]
         assert chrome.status.text == "A status"
+        ui.set_widget("low", ["below the editor"], placement="belowEditor")
+        await pilot.pause()
+        low = chrome.widgets_below.shown["low"]
+        assert app.editor.region.y < low.region.y < app.footer_bar.region.y
+        ui.set_widget("low", ["moved up"])  # default placement: back above the editor
+        await pilot.pause()
+        assert not chrome.widgets_below.shown and chrome.widgets.shown["low"].lines == ["moved up"]
+        with pytest.raises(ValueError, match="placement"):
+            ui.set_widget("x", ["?"], placement="sideways")
+        ui.set_widget("low", None)
         ui.set_widget("first", None)
         ui.set_status("alpha", None)
         await pilot.pause()

@@ -162,8 +162,8 @@ class InlineApp:
         width = self._width()
         return [("class:footer", facts.location[:width] + "\n"), ("class:footer", facts.one_line(width))]
 
-    def _widgets(self) -> StyleAndTextTuples:
-        lines = self.controller.extension_view.widget_lines(self._width())
+    def _widgets(self, placement: str = "aboveEditor") -> StyleAndTextTuples:
+        lines = self.controller.extension_view.widget_lines(self._width(), placement)
         # Newlines between lines only: a trailing one drew an empty row above the prompt.
         return [(style, ("\n" if n else "") + text) for n, (style, text) in enumerate(lines)]
 
@@ -196,6 +196,14 @@ class InlineApp:
                 rule,
                 VSplit([prompt, editor]),
                 rule,
+                ConditionalContainer(  # widgets placed "belowEditor"
+                    Window(
+                        FormattedTextControl(lambda: self._widgets("belowEditor")),
+                        dont_extend_height=True,
+                        wrap_lines=False,
+                    ),
+                    Condition(lambda: view.has_widgets("belowEditor")),
+                ),
                 Window(FormattedTextControl(self._footer), height=2, dont_extend_height=True),
                 ConditionalContainer(  # extension statuses: pi's third footer line
                     Window(FormattedTextControl(self._status), height=1), Condition(view.has_status)

@@ -1,4 +1,5 @@
-"""Extensions in inline mode: statuses on a footer line, widgets above the prompt, shortcuts.
+"""Extensions in inline mode: statuses on a footer line, widgets above the prompt (or below it,
+``placement="belowEditor"``), shortcuts.
 
 Like the controller this knows nothing about prompt_toolkit: it hands the app ``(style, text)``
 lines and prompt_toolkit key *names*. The lines are cached until an extension changes a status
@@ -38,7 +39,7 @@ class ExtensionView:
     def __init__(self, runner: Any) -> None:
         self.runner = runner
         self._version = 0
-        self._widgets: tuple[tuple[int, int], list[tuple[str, str]]] | None = None
+        self._widgets: dict[str, tuple[tuple[int, int], list[tuple[str, str]]]] = {}  # by placement
         self._status: tuple[tuple[int, int], str] | None = None
         self._tasks: set[asyncio.Future[None]] = set()  # shortcut handlers and the start, kept alive
 
@@ -64,23 +65,29 @@ class ExtensionView:
         value = getattr(getattr(self.runner, "ui", None), name, None)
         return value if isinstance(value, dict) else {}
 
-    def has_widgets(self) -> bool:
-        return bool(self._ui_dict("widgets"))
+    def _keys(self, placement: str) -> list[str]:
+        placements = self._ui_dict("placements")
+        return [key for key in self._ui_dict("widgets") if placements.get(key, "aboveEditor") == placement]
+
+    def has_widgets(self, placement: str = "aboveEditor") -> bool:
+        return bool(self._keys(placement))
 
     def has_status(self) -> bool:
         return bool(self._ui_dict("statuses"))
 
-    def widget_lines(self, width: int) -> list[tuple[str, str]]:
-        """Every widget's lines, in the order they were first set, clipped to ``width``."""
+    def widget_lines(self, width: int, placement: str = "aboveEditor") -> list[tuple[str, str]]:
+        """The lines of the widgets at ``placement``, in the order first set, clipped to ``width``."""
         key = (self._version, width)
-        if self._widgets is None or self._widgets[0] != key:
+        cached = self._widgets.get(placement)
+        if cached is None or cached[0] != key:
+            widgets = self._ui_dict("widgets")
             lines = [
                 ("class:ext-widget", _clip(line, width))
-                for widget in self._ui_dict("widgets").values()
-                for line in widget_lines(widget)
+                for name in self._keys(placement)
+                for line in widget_lines(widgets[name])
             ]
-            self._widgets = (key, lines)
-        return self._widgets[1]
+            cached = self._widgets[placement] = (key, lines)
+        return cached[1]
 
     def status_text(self, width: int) -> str:
         """pi's footer line of statuses (sorted by key), clipped to ``width``."""

@@ -43,8 +43,8 @@ class RpcExtensionUI:
     def set_status(self, key: str, text: str | None) -> None:
         self._fire("setStatus", statusKey=key, statusText=text)
 
-    def set_widget(self, key: str, lines: list[str] | None) -> None:
-        self._fire("setWidget", widgetKey=key, widgetLines=lines, widgetPlacement="aboveEditor")
+    def set_widget(self, key: str, lines: list[str] | None, placement: str = "aboveEditor") -> None:
+        self._fire("setWidget", widgetKey=key, widgetLines=lines, widgetPlacement=placement)
 
     def set_editor_text(self, text: str) -> None:
         self._fire("set_editor_text", text=text)

@@ -1,5 +1,6 @@
 """Binding the session's extensions to the TUI: ``ctx.ui`` (dialogs as modal screens, notices and
-errors in the transcript, statuses under the footer, widgets above the editor, editor text) and
+errors in the transcript, statuses under the footer, widgets above the editor (or below it, with
+``placement="belowEditor"``), editor text) and
 the extensions' keyboard shortcuts as priority app bindings.
 
 ``attach_extension_ui(app)`` runs once from ``PiApp.on_mount``; without extensions it does
@@ -31,6 +32,7 @@ class ExtensionChrome:
         self.runner = runner
         self.status = ExtensionStatusLine(id="extension-status")
         self.widgets = ExtensionWidgetArea(id="extension-widgets")
+        self.widgets_below = ExtensionWidgetArea(id="extension-widgets-below")  # placement "belowEditor"
         self.shortcuts: dict[str, Any] = {}  # canonical key → Shortcut
 
     def on_change(self, kind: str, key: str) -> None:
@@ -40,7 +42,10 @@ class ExtensionChrome:
             self.status.show(status_line(ui.statuses))
         else:
             lines = ui.widgets.get(key)
-            self.widgets.set_widget(key, None if lines is None else widget_lines(lines))
+            below = ui.placements.get(key) == "belowEditor"
+            target, other = (self.widgets_below, self.widgets) if below else (self.widgets, self.widgets_below)
+            other.set_widget(key, None)  # a widget may move between the two places
+            target.set_widget(key, None if lines is None else widget_lines(lines))
 
     def bind_shortcuts(self) -> list[str]:
         """Bind the extensions' shortcuts (priority, so they work while the editor has focus);
@@ -96,6 +101,7 @@ def attach_extension_ui(app: Any) -> ExtensionChrome | None:
 
     chrome = ExtensionChrome(app, runner)
     app.mount(chrome.widgets, before=app.menu)
+    app.mount(chrome.widgets_below, before=app.footer_bar)
     app.mount(chrome.status, after=app.footer_bar)
 
     def notify(text: str, level: str) -> None:
