@@ -46,6 +46,8 @@ class Resources:
     enable_skill_commands: bool = True
     system_md_path: str | None = None
     append_system_md_path: str | None = None
+    # root folder of an installed pi package → (its source, its scope), for ``sourceInfo``
+    package_origins: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     def build_system_prompt(
         self,
@@ -84,7 +86,7 @@ class Resources:
             entry: dict[str, Any] = {
                 "name": template.name,
                 "source": "prompt",
-                "sourceInfo": _source_info(template.file_path, template.source, template.base_dir),
+                "sourceInfo": self._source_info(template.file_path, template.source, template.base_dir),
             }
             if template.description:
                 entry["description"] = template.description
@@ -96,10 +98,17 @@ class Resources:
                         "name": f"skill:{skill.name}",
                         "description": skill.description,
                         "source": "skill",
-                        "sourceInfo": _source_info(skill.file_path, skill.source, skill.base_dir),
+                        "sourceInfo": self._source_info(skill.file_path, skill.source, skill.base_dir),
                     }
                 )
         return out
+
+    def _source_info(self, path: str, source: str, base_dir: str) -> dict[str, str]:
+        """pi's ``sourceInfo``; a package's resources name the package (``origin: "package"``)."""
+        for root, (package, scope) in self.package_origins.items():
+            if path.startswith(root.rstrip(os.sep) + os.sep):
+                return {"path": path, "source": package, "scope": scope, "origin": "package", "baseDir": root}
+        return _source_info(path, source, base_dir)
 
 
 def _source_info(path: str, source: str, base_dir: str) -> dict[str, str]:
@@ -205,6 +214,7 @@ def load_resources(
     home: str | None = None,
     project_trusted: bool = True,
     package_paths: Mapping[str, Sequence[str]] | None = None,
+    package_origins: Mapping[str, tuple[str, str]] | None = None,
 ) -> Resources:
     """Discover and resolve every prompt resource for ``cwd``.
 
@@ -222,7 +232,8 @@ def load_resources(
     AGENTS.md / CLAUDE.md still load (as pi).
     ``package_paths`` are the skill and prompt paths of installed pi packages, keyed
     ``"<scope>_<kind>"`` (``user_skills``, ``project_prompts``, …); they load after the settings
-    entries of their scope and, like them, not with discovery off.
+    entries of their scope and, like them, not with discovery off. ``package_origins`` maps each
+    package's root folder to its (source, scope) for ``sourceInfo``.
     """
     if agent_dir is None:
         agent_dir = default_agent_dir()
@@ -299,4 +310,5 @@ def load_resources(
         enable_skill_commands=enable is not False,
         system_md_path=system_path,
         append_system_md_path=append_path,
+        package_origins=dict(package_origins or {}),
     )

@@ -88,21 +88,25 @@ def _probe_local() -> list[Model]:
     return probe_local_servers()
 
 
-def _package_resources(cwd: Path, trusted: bool, notices: list[str]) -> dict[str, list[str]]:
-    """Skill and prompt paths of installed pi packages (pi_cli.packages), by scope; a package
-    that cannot load is one warning. Two small JSON reads when none is declared."""
+def _package_resources(
+    cwd: Path, trusted: bool, notices: list[str]
+) -> tuple[dict[str, list[str]], dict[str, tuple[str, str]]]:
+    """Skill and prompt paths of installed pi packages (pi_cli.packages) by scope, and each
+    package's root → (source, scope); a package that cannot load is one warning. Two small JSON
+    reads when none is declared."""
     from pi_cli.config.paths import agent_dir
     from pi_cli.packages.probe import declared_packages
 
     packages = declared_packages(agent_dir(), cwd, trusted)
     if packages is None:
-        return {}
+        return {}, {}
     notices.extend(f"Warning: {line}" for line in packages.warnings)
-    return {
+    paths = {
         f"{scope}_{kind}": packages.resource_paths(kind, scope)
         for scope in ("user", "project")
         for kind in ("skills", "prompts")
     }
+    return paths, {str(p.root): (p.declaration.source, p.scope) for p in packages.packages}
 
 
 def create_agent_session(options: SessionOptions) -> AgentSession:
@@ -157,7 +161,7 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
     thinking = clamp_level(model, level)
 
     tools = select_tools(options, cwd)
-    package_paths = _package_resources(cwd, project_trusted, notices)
+    package_paths, package_origins = _package_resources(cwd, project_trusted, notices)
     resources = load_resources(
         cwd,
         None,
@@ -171,6 +175,7 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         append_system_prompt=options.append_system_prompt,
         project_trusted=project_trusted,
         package_paths=package_paths,
+        package_origins=package_origins,
     )
     notices.extend(f"Warning: {line}" for line in resources.diagnostics)
     if not project_trusted and options.interactive:

@@ -1,6 +1,7 @@
 """What an installed package contributes to a real ``pi -p`` run (fake LLM server): its extension
 runs, its skill is in the system prompt, its prompt template expands; ``--no-extensions`` keeps the
-skill and prompt; an untrusted project's packages stay out; a vanished package is one warning."""
+skill and prompt; an untrusted project's packages stay out; a vanished package is one warning;
+``-e`` tries a package for one run; RPC ``get_commands`` names the package in ``sourceInfo``."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from cli.pi_harness import PiEnv, user_texts
+from cli.pi_harness import PiEnv, RpcClient, user_texts
 
 from .conftest import commit
 
@@ -110,3 +111,22 @@ def test_dash_e_tries_a_package_for_one_run(pi: PiEnv) -> None:
     assert done.returncode == 0 and done.stdout.strip() == "ok"
     warnings = [line for line in done.stderr.splitlines() if line.startswith("Warning:")]
     assert len(warnings) == 1 and warnings[0].startswith("Warning: extension git:/nowhere/repo: git clone failed")
+
+
+def test_rpc_get_commands_names_the_package(pi: PiEnv) -> None:
+    package = make_package(pi.root / "pkg")
+    pi.env["MARKER"] = str(pi.root / "marker")
+    assert pi.run("install", str(package), model=False).returncode == 0
+    client = RpcClient(pi)
+    try:
+        commands = {c["name"]: c for c in client.request({"type": "get_commands"})["data"]["commands"]}
+    finally:
+        client.close()
+    assert commands["review"]["sourceInfo"] == {
+        "path": str(package / "prompts" / "review.md"),
+        "source": "../pkg",
+        "scope": "user",
+        "origin": "package",
+        "baseDir": str(package),
+    }
+    assert commands["skill:hello"]["sourceInfo"]["origin"] == "package"
