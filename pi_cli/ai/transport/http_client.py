@@ -30,6 +30,7 @@ import httpx
 
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.ai.options import StreamOptions
+from pi_cli.ai.transport.asyncio_backend import use_asyncio_backend
 from pi_cli.ai.transport.http_errors import format_http_error, redact
 from pi_cli.ai.transport.sse import SSEDecoder, SSEEvent
 
@@ -69,6 +70,7 @@ def get_client(url: str | None = None) -> httpx.AsyncClient:
             limits=httpx.Limits(max_connections=32, max_keepalive_connections=8),
             verify=ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT) if plain else True,
         )
+        use_asyncio_backend(client)
         clients[loop] = client
     return client
 
