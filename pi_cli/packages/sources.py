@@ -141,7 +141,10 @@ def parse_source(raw: str) -> PackageSource:
         spec = text[4:].strip()
         if not spec:
             raise SourceError(f"Invalid pip source: {raw} (expected pip:NAME)")
-        return PackageSource(text, "pip", spec, _pip_name(spec, text))
+        name = _pip_name(spec, text)
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name):  # it names the install folder
+            raise SourceError(f"Invalid pip source: {raw} (cannot tell the project name)")
+        return PackageSource(text, "pip", spec, name)
     if text.startswith("git:"):
         return parse_git(text, text[4:])
     if text.lower().startswith(_URL_SCHEMES):

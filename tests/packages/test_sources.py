@@ -57,6 +57,8 @@ def test_pip_forms(raw: str, name: str, pinned: bool) -> None:
         ("git:github.com/onlyuser", "Invalid git source"),
         ("git:github.com/u/../../etc", "Invalid git source"),
         ("pip:", "Invalid pip source"),
+        ("pip:/", "Invalid pip source: pip:/ (cannot tell the project name)"),
+        ("pip:./..", "Invalid pip source"),
         ("  ", "Missing package source"),
     ],
 )
