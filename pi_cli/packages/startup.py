@@ -88,6 +88,8 @@ def _unique(decls: list[Declaration], cwd: Path, warnings: list[str]) -> list[tu
     """Parsed declarations, one per identity; a project entry replaces a user entry."""
     chosen: dict[str, tuple[Declaration, PackageSource]] = {}
     for decl in decls:
+        if decl.source.startswith("npm:"):
+            continue  # pi's own (Node) packages in the settings file both programs read: not ours
         try:
             source = parse_source(decl.source)
         except SourceError as exc:

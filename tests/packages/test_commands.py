@@ -180,3 +180,14 @@ def test_a_bad_entry_costs_only_itself(dirs: Dirs, capsys: pytest.CaptureFixture
     assert code == 0
     assert err == f"Warning: Invalid settings in {dirs.agent / 'settings.json'}: packages[0] must be a source string\n"
     assert out.startswith("User packages:\n  ../pkg\n")
+
+
+def test_pis_npm_packages_are_skipped_quietly(dirs: Dirs, capsys: pytest.CaptureFixture[str]) -> None:
+    """settings.json is shared with pi (Node): its npm: packages are not pi_cli's to load or warn about."""
+    (dirs.agent / "settings.json").write_text(json.dumps({"packages": ["npm:@foo/pi-tools", "git:nohost"]}))
+    found = resolve_packages(dirs.agent, dirs.project, trusted=True)
+    assert found.packages == []
+    assert found.warnings == [
+        'Extension package "git:nohost": Invalid git source: git:nohost (expected host/user/repo or a URL)'
+    ]
+    assert run(capsys, "list") == (0, "User packages:\n  npm:@foo/pi-tools\n  git:nohost\n", "")
