@@ -33,7 +33,12 @@ def is_package_spec(spec: str, cwd: Path) -> bool:
     path = path if path.is_absolute() else cwd / path
     if not path.is_dir() or (path / "__init__.py").is_file():
         return False
-    return (path / "extensions").is_dir() or (path / "pyproject.toml").is_file()
+    if (path / "extensions").is_dir():
+        return True
+    try:  # a folder of loose extension files with a pyproject.toml for its tooling stays a folder
+        return "[tool.pi]" in (path / "pyproject.toml").read_text(encoding="utf-8")
+    except OSError:
+        return False
 
 
 def _cache_path(agent_dir: Path, kind: str, key: str, name: str) -> Path:

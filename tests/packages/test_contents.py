@@ -59,3 +59,17 @@ def test_settings_filters_narrow(tmp_path: Path) -> None:
     assert found.skills == []
     found = package_contents(root, {"prompts": ["-prompts/one.md", "+prompts/one.md"]})
     assert names(found.prompts, root) == ["prompts/two.md", "prompts/one.md"]
+
+
+def test_which_dash_e_folders_are_packages(tmp_path: Path) -> None:
+    from pi_cli.packages.temporary import is_package_spec
+
+    tree(tmp_path, ["conventional/extensions/a.py", "loose/a.py", "loose/pyproject.toml", "manifest/src/a.py"])
+    (tmp_path / "manifest" / "pyproject.toml").write_text('[tool.pi]\nextensions = ["src/a.py"]\n')
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "extensions").mkdir()
+    assert [is_package_spec(n, tmp_path) for n in ("conventional", "loose", "manifest", "pkg")] == [
+        True, False, True, False,
+    ]  # fmt: skip
+    assert is_package_spec("git:github.com/u/r", tmp_path) and is_package_spec("pip:x", tmp_path)
