@@ -20,7 +20,7 @@ import asyncio
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any, cast
+from typing import Any, Protocol, cast, runtime_checkable
 
 from pi_cli.agent.loop import (
     AgentLoopConfig,
@@ -58,8 +58,21 @@ BUSY_CONTINUE = "Agent is already processing. Wait for completion before continu
 BUSY_RESET = "Agent is already processing. Wait for completion before resetting."
 
 
+@runtime_checkable
+class DeferredMessages(Protocol):
+    """Messages not decoded yet (a resumed huge session): readable one by one, or all at once.
+
+    Assigned to ``AgentState.messages``, they are kept as they are until something asks for the
+    list (a run, an edit): then :meth:`materialize` is called once and the list replaces them."""
+
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: int, /) -> Any: ...
+    def materialize(self) -> list[AgentMessage]: ...
+
+
 class AgentState:
-    """The agent's observable state. ``tools``/``messages`` assignments store a copy of the list."""
+    """The agent's observable state. ``tools``/``messages`` assignments store a copy of the list
+    (or, for :class:`DeferredMessages`, the object itself until the list is first asked for)."""
 
     def __init__(self, system_prompt: str, model: Model, thinking_level: ThinkingLevel) -> None:
         self.system_prompt = system_prompt
@@ -67,6 +80,7 @@ class AgentState:
         self.thinking_level: ThinkingLevel = thinking_level
         self._tools: list[AgentTool] = []
         self._messages: list[AgentMessage] = []
+        self._deferred: DeferredMessages | None = None
         self.is_streaming = False
         self.streaming_message: AgentMessage | None = None
         self.pending_tool_calls: frozenset[str] = frozenset()  # replaced, never mutated
@@ -82,11 +96,21 @@ class AgentState:
 
     @property
     def messages(self) -> list[AgentMessage]:
+        if self._deferred is not None:
+            self._messages, self._deferred = self._deferred.materialize(), None
         return self._messages
 
     @messages.setter
-    def messages(self, messages: Sequence[AgentMessage]) -> None:
-        self._messages = list(messages)
+    def messages(self, messages: Sequence[AgentMessage] | DeferredMessages) -> None:
+        if isinstance(messages, DeferredMessages):
+            self._messages, self._deferred = [], messages
+        else:
+            self._messages, self._deferred = list(messages), None
+
+    def message_view(self) -> Sequence[AgentMessage] | DeferredMessages:
+        """The messages as they are held, for readers that need only their count or a few of
+        them (the footer, ``get_state``): deferred messages are not decoded for it."""
+        return self._deferred if self._deferred is not None else self._messages
 
 
 class Agent:
@@ -104,7 +128,7 @@ class Agent:
         model: Model | None = None,
         thinking_level: ThinkingLevel = "off",
         tools: Sequence[AgentTool] | None = None,
-        messages: Sequence[AgentMessage] | None = None,
+        messages: Sequence[AgentMessage] | DeferredMessages | None = None,
         stream_fn: StreamFn | None = None,
         convert_to_llm: Callable[[list[AgentMessage]], Any] | None = None,
         transform_context: Callable[[list[AgentMessage], AbortSignal | None], Any] | None = None,

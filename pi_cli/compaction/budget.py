@@ -9,6 +9,7 @@ whole after-run decision, including context-overflow errors.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,7 +118,7 @@ class ContextEstimate:
     last_usage_index: int | None
 
 
-def estimate_context_tokens(messages: list[dict[str, Any]]) -> ContextEstimate:
+def estimate_context_tokens(messages: Sequence[dict[str, Any]]) -> ContextEstimate:
     """Last successful assistant usage plus chars/4 for every message after it."""
     for index in range(len(messages) - 1, -1, -1):
         usage = _assistant_usage(messages[index])
@@ -129,7 +130,7 @@ def estimate_context_tokens(messages: list[dict[str, Any]]) -> ContextEstimate:
     return ContextEstimate(estimated, 0, estimated, None)
 
 
-def context_usage(messages: list[dict[str, Any]], context_window: int) -> dict[str, Any] | None:
+def context_usage(messages: Sequence[dict[str, Any]], context_window: int) -> dict[str, Any] | None:
     """How full the window is, as pi's ``contextUsage`` ``{tokens, contextWindow, percent}``; None
     without a window."""
     if context_window <= 0:

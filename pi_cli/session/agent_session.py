@@ -14,9 +14,9 @@ and ``session_info_changed{name}``. Listeners take one argument and may be async
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pi_cli.ai.types import ImageContent, Model, now_ms
 from pi_cli.errors import AgentBusyError, MissingApiKeyError, ModelError
@@ -104,6 +104,11 @@ class AgentSession:
     @property
     def messages(self) -> list[dict[str, Any]]:
         return list(self.agent.state.messages)
+
+    def message_view(self) -> Sequence[dict[str, Any]]:
+        """The messages without decoding a resumed huge session's bodies (see
+        :class:`~pi_cli.store.lazy_context.LazyMessages`): for counting, the last few, statistics."""
+        return cast(Sequence[dict[str, Any]], self.agent.state.message_view())
 
     @property
     def is_streaming(self) -> bool:
@@ -412,10 +417,12 @@ class AgentSession:
         from pi_cli.compaction.budget import context_usage  # the token estimate is not start-up work
 
         model = self.model
-        return context_usage(self.messages, int(model["contextWindow"]) if model else 0)
+        # Reads the messages from the end back to the last usage: a lazy view decodes only those.
+        return context_usage(self.message_view(), int(model["contextWindow"]) if model else 0)
 
     def get_session_stats(self) -> dict[str, Any]:
-        return _stats.session_stats(self.messages, self.session_file, self.session_id, self.context_usage())
+        view = self.message_view()
+        return _stats.session_stats(view, self.session_file, self.session_id, self.context_usage())
 
     def save_setting(self, key: str, value: Any) -> None:
         """Persist a global setting (pi's camelCase key, dots for nesting); failures become notices."""

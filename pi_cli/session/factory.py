@@ -9,6 +9,7 @@ up in ``session.startup_notices`` for the mode to show.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -132,8 +133,9 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
 
     manager = open_session_manager(options, settings)
     notices.extend(f"Warning: {line}" for line in getattr(manager, "warnings", []))
-    context = manager.build_context() if manager is not None else None
-    restored: list[dict[str, Any]] = list(getattr(context, "messages", []) or [])
+    # A huge session's messages stay in its file until the first request needs them (LazyMessages).
+    context, lazy = manager.build_lazy_context() if manager is not None else (None, None)
+    restored: Sequence[dict[str, Any]] = lazy if lazy is not None else list(getattr(context, "messages", []) or [])
 
     def has_key(model: Model) -> bool:
         return model["provider"] == "faux" or bool(registry.is_available(model))

@@ -1,16 +1,18 @@
 """Loading huge session files without holding every entry's body in memory.
 
-A session of tens of megabytes is mostly message bodies (tool output above all) that the current
-context no longer needs: everything before the last compaction is only read again for ``/tree``,
-export or a fork. :func:`load_slim` scans such a file line by line and keeps, for each long message
-line, a *slim* entry: its type, id, parentId and timestamp, a stub ``message`` with the role (and,
-for assistant replies, provider and model, which the context needs to restore the model), and the
-line's place in the file under :data:`REF`. Short lines and every other entry type are parsed as
-usual. :func:`materialize` reads a slim entry's line back when its body is needed.
+A session of tens of megabytes is mostly message bodies (tool output above all). :func:`load_slim`
+reads such a file once and keeps, for each message line, a *slim* entry: its type, id, parentId
+and timestamp, a stub ``message`` with a few facts of the message (see
+:mod:`~pi_cli.store.message_index`: role, model, usage, where its JSON text is), and the line's
+place in the file under :data:`REF`. Every line is still checked to be well-formed JSON, so damage
+is reported when the file is opened, exactly as a whole parse reports it. Long lines of the other
+body-carrying types (custom messages, summaries, extension entries) are kept slim the same way;
+everything else is parsed as usual. :func:`materialize` reads a slim entry's line back when its
+body is needed.
 
 Damage is handled as :func:`~pi_cli.store.jsonl.parse_session_text` does (a torn last line is
 skipped and reported, a corrupt middle line is reported with its number); a slim line that turns
-out unreadable later becomes a placeholder message that says so.
+out unreadable later (the file changed under us) becomes a placeholder message that says so.
 """
 
 from __future__ import annotations
@@ -22,17 +24,17 @@ from pathlib import Path
 from typing import Any
 
 from pi_cli.store.jsonl import Entry, LoadedFile, SessionFileError, parse_session_text
+from pi_cli.store.message_index import MESSAGE_HEAD, is_json_object, message_facts
 
 REF = "\x00ref"  # (offset, length) of a slim entry's line; never written to disk
 SLIM_FILE_BYTES = 8 * 1024 * 1024  # smaller files are parsed whole
-SLIM_LINE_BYTES = 2048  # shorter lines are parsed whole
+SLIM_LINE_BYTES = 2048  # shorter lines of other types than message are parsed whole
 
 # pi writes these four keys first, in this order (compact JSON; spaces are tolerated).
 _HEAD = re.compile(
-    rb'\{\s*"type"\s*:\s*"(message|custom_message|branch_summary|custom)"\s*,\s*"id"\s*:\s*"([^"\\]+)"\s*,'
+    rb'\{\s*"type"\s*:\s*"(custom_message|branch_summary|custom)"\s*,\s*"id"\s*:\s*"([^"\\]+)"\s*,'
     rb'\s*"parentId"\s*:\s*(null|"[^"\\]*")\s*,\s*"timestamp"\s*:\s*"([^"\\]*)"'
 )
-_ROLE = re.compile(rb'"role"\s*:\s*"([A-Za-z]+)"')
 _VERSION_3 = re.compile(rb'"version"\s*:\s*3\b')
 
 
@@ -40,32 +42,39 @@ def is_slim(entry: Entry) -> bool:
     return REF in entry
 
 
-def _slim(body: bytes, offset: int) -> Entry | None:
-    head = _HEAD.match(body)
+def _slim_message(body: bytes, offset: int) -> Entry | None:
+    """A slim message entry for a well-formed line written the way pi writes them, else None."""
+    head = MESSAGE_HEAD.match(body)
     if head is None or not body.endswith(b"}"):
         return None
-    kind = head.group(1).decode()
+    start = head.end()
+    stub = message_facts(body[start:-1], offset + start)  # also proves the whole line is JSON
+    if stub is None:
+        return None
     parent = head.group(3)
-    entry: Entry = {
-        "type": kind,
+    return {
+        "type": "message",
+        "id": head.group(1).decode(),
+        "parentId": None if parent is None else parent.decode(),
+        "timestamp": head.group(4).decode(),
+        "message": stub,
+        REF: (offset, len(body)),
+    }
+
+
+def _slim_other(body: bytes, offset: int) -> Entry | None:
+    """A slim entry for a long, well-formed custom_message / branch_summary / custom line."""
+    head = _HEAD.match(body)
+    if head is None or not body.endswith(b"}") or not is_json_object(body):
+        return None
+    parent = head.group(3)
+    return {
+        "type": head.group(1).decode(),
         "id": head.group(2).decode(),
         "parentId": None if parent == b"null" else parent[1:-1].decode(),
         "timestamp": head.group(4).decode(),
         REF: (offset, len(body)),
     }
-    if kind == "message":
-        role = _ROLE.search(body)
-        if role is None:
-            return None
-        stub: dict[str, Any] = {"role": role.group(1).decode()}
-        if stub["role"] == "assistant":  # the context restores the model from the last reply
-            try:
-                message = json.loads(body).get("message") or {}
-            except ValueError:
-                return None
-            stub.update({k: message[k] for k in ("provider", "model") if k in message})
-        entry["message"] = stub
-    return entry
 
 
 def load_slim(path: Path) -> LoadedFile:
@@ -92,7 +101,11 @@ def load_slim(path: Path) -> LoadedFile:
             start, offset = offset, offset + len(raw)
             body = raw[:-1] if raw.endswith(b"\n") else raw
             body = body[:-1] if body.endswith(b"\r") else body
-            entry = _slim(body, start) if len(body) >= SLIM_LINE_BYTES and raw.endswith(b"\n") else None
+            entry = None
+            if raw.endswith(b"\n"):
+                entry = _slim_message(body, start)
+                if entry is None and len(body) >= SLIM_LINE_BYTES:
+                    entry = _slim_other(body, start)
             if entry is None and raw.endswith(b"\n"):
                 entry = _parse_plain(body)
             if entry is not None:
@@ -153,6 +166,12 @@ def materialize(entry: Entry, path: Path | None) -> Entry:
         pass
     placeholder = {k: v for k, v in entry.items() if k != REF}
     if entry.get("type") == "message":
-        note = f"[this entry could not be read back from {path}]"
-        placeholder["message"] = {**entry["message"], "content": [{"type": "text", "text": note}]}
+        placeholder["message"] = unreadable_message(entry["message"], path)
     return placeholder
+
+
+def unreadable_message(stub: dict[str, Any], path: Path | None) -> dict[str, Any]:
+    """What stands in for a message whose text can no longer be read from ``path``."""
+    note = f"[this entry could not be read back from {path}]"
+    kept = {k: v for k, v in stub.items() if not k.startswith("\x00")}
+    return {**kept, "content": [{"type": "text", "text": note}]}

@@ -34,6 +34,7 @@ from pi_cli.store.jsonl import (
     read_header,
     rewrite_session_file,
 )
+from pi_cli.store.lazy_context import LazyMessages
 from pi_cli.store.lazy_entries import is_slim, load_slim, materialize
 from pi_cli.store.migrate import migrate_entries
 from pi_cli.store.stats import session_stats
@@ -364,8 +365,18 @@ class SessionManager:
     def build_context(self) -> SessionContext:
         """Messages (and model/thinking level) for the current leaf; see :func:`build_session_context`.
         Only entries the context holds are read whole (from the last compaction's kept entry on)."""
+        context, _lazy = self._context(lazy=False)
+        return context
+
+    def build_lazy_context(self) -> tuple[SessionContext, LazyMessages | None]:
+        """Like :meth:`build_context` for resuming: when messages of the context are slim, their
+        bodies stay in the file and come back as a :class:`LazyMessages` (the context's
+        ``messages`` is then empty); otherwise ``(build_context(), None)``."""
+        return self._context(lazy=True)
+
+    def _context(self, lazy: bool) -> tuple[SessionContext, LazyMessages | None]:
         if self.leaf_id is None:
-            return SessionContext(messages=[])
+            return SessionContext(messages=[]), None
         path = list(self._iter_slim_branch())
         path.reverse()
         start = 0
@@ -373,9 +384,18 @@ class SessionManager:
         if compaction is not None:
             first_kept = path[compaction].get("firstKeptEntryId")
             start = next((i for i in range(compaction) if path[i].get("id") == first_kept), compaction)
+        stubs = False
         for index in range(start, len(path)):
+            if lazy and self._source is not None and path[index].get("type") == "message" and is_slim(path[index]):
+                stubs = True  # the stub (role, model) is all build_session_context reads of it
+                continue
             path[index] = self._keep_full(path[index])
-        return build_session_context(path)
+        context = build_session_context(path)
+        if not stubs or self._source is None:
+            return context, None
+        messages = LazyMessages(context.messages, self._source)
+        context.messages = []
+        return context, messages
 
     def get_tree(self) -> list[SessionTreeNode]:
         """All entries as a forest; see :func:`pi_cli.store.tree.build_tree`."""

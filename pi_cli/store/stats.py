@@ -6,21 +6,25 @@ Context-window use needs the token estimate, which belongs to compaction
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 
 def session_stats(
-    messages: list[dict[str, Any]],
+    messages: Sequence[dict[str, Any]],
     session_file: str | None,
     session_id: str,
     context_usage: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """pi's ``get_session_stats`` payload; ``context_usage`` becomes its ``contextUsage`` when given."""
+    """pi's ``get_session_stats`` payload; ``context_usage`` becomes its ``contextUsage`` when given.
+    A :class:`~pi_cli.store.lazy_context.LazyMessages` is counted from its stubs (nothing decoded)."""
+    summaries = getattr(messages, "summaries", None)
+    rows: Sequence[dict[str, Any]] = summaries() if callable(summaries) else messages
     counts = {"user": 0, "assistant": 0, "toolResult": 0}
     tool_calls = 0
     tok = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
     cost = 0.0
-    for msg in messages:
+    for msg in rows:
         role = msg.get("role")
         if role in counts:
             counts[role] += 1

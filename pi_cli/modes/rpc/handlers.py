@@ -136,7 +136,7 @@ def state_of(session: Any) -> dict[str, Any]:
     state.update(
         {
             "autoCompactionEnabled": session.auto_compaction_enabled,
-            "messageCount": len(session.messages),
+            "messageCount": len(_message_view(session)),
             "pendingMessageCount": session.pending_message_count,
         }
     )
@@ -147,8 +147,17 @@ async def _get_state(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
     return p.success(cmd.id, "get_state", state_of(server.session))
 
 
+def _message_view(session: Any) -> Any:
+    """The session's messages as held: a resumed huge session's stay in its file (LazyMessages)."""
+    view = getattr(session, "message_view", None)
+    return view() if callable(view) else session.messages
+
+
 async def _get_messages(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
-    return p.success(cmd.id, "get_messages", {"messages": server.session.messages})
+    # A lazy view is written by the JSONL writer straight from the session file (json_chunks).
+    view = _message_view(server.session)
+    messages = view if callable(getattr(view, "json_chunks", None)) else list(view)
+    return p.success(cmd.id, "get_messages", {"messages": messages})
 
 
 async def _set_model(server: CommandHost, cmd: p.SetModelCommand) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import dataclasses
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 
@@ -41,6 +41,58 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_
 def serialize_json_line(obj: Any) -> bytes:
     """One JSONL record as bytes, newline included."""
     return (_ENCODER.encode(obj) + "\n").encode("utf-8", errors="surrogatepass")
+
+
+class JsonChunks(Protocol):
+    """A sequence that can give each item's JSON text itself (e.g. copied from a session file)."""
+
+    def __iter__(self) -> Iterator[Any]: ...
+    def json_chunks(self, encode: Callable[[Any], bytes]) -> Iterator[bytes]: ...
+
+
+_SPLICE = "\x00pi-json-chunks\x00"  # stands for a JsonChunks value while the rest is encoded
+_SPLICE_JSON = json.dumps(_SPLICE)
+
+
+def _encode_item(value: Any) -> bytes:
+    return _ENCODER.encode(value).encode("utf-8", errors="surrogatepass")
+
+
+def serialize_json_parts(obj: Any) -> Iterator[bytes]:
+    """Like :func:`serialize_json_line`, in pieces: a :class:`JsonChunks` value inside ``obj`` is
+    written as a JSON array of its items' texts, never built as one string (a 57 MB
+    ``get_messages`` answer is copied out of the session file piece by piece)."""
+    spliced: list[JsonChunks] = []
+
+    def default(value: Any) -> Any:
+        if callable(getattr(value, "json_chunks", None)):
+            spliced.append(value)
+            return _SPLICE
+        return _default(value)
+
+    encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=default)
+    text = encoder.encode(obj) + "\n"
+    pieces = text.split(_SPLICE_JSON)
+    if not spliced or len(pieces) != len(spliced) + 1:  # none, or a string that looks like the marker
+        yield serialize_json_line(_materialized(obj)) if spliced else text.encode("utf-8", errors="surrogatepass")
+        return
+    for piece, value in zip(pieces, [*spliced, None], strict=True):
+        yield piece.encode("utf-8", errors="surrogatepass")
+        if value is not None:
+            yield b"["
+            for index, chunk in enumerate(value.json_chunks(_encode_item)):
+                yield b"," + chunk if index else chunk
+            yield b"]"
+
+
+def _materialized(value: Any) -> Any:
+    if callable(getattr(value, "json_chunks", None)):
+        return list(value)
+    if isinstance(value, dict):
+        return {k: _materialized(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_materialized(v) for v in value]
+    return value
 
 
 def split_records(buffer: bytes) -> tuple[list[bytes], bytes]:
@@ -74,7 +126,17 @@ class JsonlWriter:
         self.closed = False
 
     def write(self, obj: Any) -> None:
-        self.write_bytes(serialize_json_line(obj))
+        """One record, whole; a record with :class:`JsonChunks` in it goes out in ~1 MB writes."""
+        pending: list[bytes] = []
+        size = 0
+        for part in serialize_json_parts(obj):
+            pending.append(part)
+            size += len(part)
+            if size >= 1 << 20:
+                self.write_bytes(b"".join(pending))
+                pending, size = [], 0
+        if pending:
+            self.write_bytes(pending[0] if len(pending) == 1 else b"".join(pending))
 
     def write_bytes(self, data: bytes) -> None:
         if self.closed:

@@ -1,0 +1,148 @@
+"""The resumed context of a huge session, its message bodies left in the file until needed.
+
+:class:`LazyMessages` is a read-only sequence of the context's messages. Messages of slim entries
+(see :mod:`~pi_cli.store.lazy_entries`) are held as their stubs and decoded from the file when
+indexed; :meth:`LazyMessages.materialize` decodes them all (the agent does that before its first
+request: the model must get every message). Until then a resumed 57 MB session costs the memory of
+its index, and ``get_messages`` copies each message's JSON text from the file
+(:meth:`LazyMessages.json_chunks`) instead of decoding and re-encoding it.
+
+Decoded messages equal what a whole parse of the file gives (``json.loads`` of the same text).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, overload
+
+from pi_cli.store.lazy_entries import unreadable_message
+from pi_cli.store.message_index import SPAN, summary
+
+_BATCH = 256  # spans per read (about 2.5 MB of tool output in the benchmark session)
+
+
+class LazyMessages(Sequence[dict[str, Any]]):
+    """Messages, some of them stubs whose JSON text is read from ``path`` on demand."""
+
+    def __init__(self, items: list[dict[str, Any]], path: Path) -> None:
+        self._items = items
+        self._path = path
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(index, slice):
+            return [self._decode(item) for item in self._items[index]]
+        return self._decode(self._items[index])
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for item in self._items:
+            yield self._decode(item)
+
+    def role(self, index: int) -> str:
+        """The role of message ``index``, without reading it."""
+        return str(self._items[index].get("role", ""))
+
+    def stub(self, index: int) -> dict[str, Any]:
+        """Message ``index`` as held: a stub (only role and a few facts) or the message itself."""
+        return self._items[index]
+
+    def summaries(self) -> list[dict[str, Any]]:
+        """What session statistics read of each message (role, usage, tool calls), nothing read
+        from the file (see :func:`~pi_cli.store.message_index.summary`)."""
+        return [summary(item) if SPAN in item else item for item in self._items]
+
+    def materialize(self) -> list[dict[str, Any]]:
+        """Every message decoded, a batch of spans per read and per JSON parse (so key strings are
+        shared within a batch and no second copy of the whole file is ever held)."""
+        out: list[dict[str, Any]] = []
+        batch: list[dict[str, Any]] = []
+        for item in [*self._items, {}]:  # the empty sentinel flushes the last batch
+            if SPAN in item and len(batch) < _BATCH:
+                batch.append(item)
+                continue
+            if batch:
+                out.extend(self._decode_batch(batch))
+                batch = [item] if SPAN in item else []
+            if item and SPAN not in item:
+                out.append(item)
+        return out
+
+    def _decode_batch(self, batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        try:
+            values = json.loads(b"[" + b",".join(self._read([item[SPAN] for item in batch])) + b"]")
+            if len(values) == len(batch) and all(
+                isinstance(v, dict) and v.get("role") == item["role"] for v, item in zip(values, batch, strict=True)
+            ):
+                return list(values)
+        except (OSError, ValueError):
+            pass
+        return [self._decode(item) for item in batch]  # the file changed under us: placeholders where unreadable
+
+    def json_chunks(self, encode: Any) -> Iterator[bytes]:
+        """Each message's JSON text in order (stubs: copied from the file; others: ``encode(msg)``)."""
+        batch: list[dict[str, Any]] = []
+        for item in self._items:
+            if SPAN in item:
+                batch.append(item)
+                if len(batch) < _BATCH:
+                    continue
+            yield from self._flush(batch, encode)
+            batch = []
+            if SPAN not in item:
+                yield encode(item)
+        yield from self._flush(batch, encode)
+
+    def _flush(self, batch: list[dict[str, Any]], encode: Any) -> Iterator[bytes]:
+        if not batch:
+            return
+        try:
+            texts = self._read([item[SPAN] for item in batch])
+        except OSError:
+            texts = [b""] * len(batch)
+        for item, text in zip(batch, texts, strict=True):
+            yield text if _looks_whole(text) else encode(self._decode(item))
+
+    def _decode(self, item: dict[str, Any]) -> dict[str, Any]:
+        span = item.get(SPAN)
+        if span is None:
+            return item
+        try:
+            (text,) = self._read([span])
+            value = json.loads(text)
+            if isinstance(value, dict) and value.get("role") == item["role"]:
+                return value
+        except (OSError, ValueError):
+            pass
+        return unreadable_message(item, self._path)
+
+    def _read(self, spans: list[tuple[int, int]]) -> list[bytes]:
+        """The bytes of each span; one read covers a run of spans (they are in file order)."""
+        fd = os.open(self._path, os.O_RDONLY)
+        try:
+            out: list[bytes] = []
+            low = min(offset for offset, _ in spans)
+            high = max(offset + length for offset, length in spans)
+            if high - low <= 16 * 1024 * 1024 and all(a[0] <= b[0] for a, b in itertools.pairwise(spans)):
+                block = os.pread(fd, high - low, low)
+                view = memoryview(block)
+                out = [bytes(view[o - low : o - low + n]) for o, n in spans]
+            else:
+                out = [os.pread(fd, n, o) for o, n in spans]
+        finally:
+            os.close(fd)
+        return out
+
+
+def _looks_whole(text: bytes) -> bool:
+    """A cheap check that a span still holds a JSON object (the file was not cut or rewritten)."""
+    return text[:1] == b"{" and text[-1:] == b"}"

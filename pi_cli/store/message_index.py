@@ -1,0 +1,115 @@
+"""One fast pass over a huge session file: validate each message line, keep a few facts of it.
+
+Decoding every line of a 57 MB session with :mod:`json` builds millions of Python objects just to
+throw most of them away. pydantic-core (already a dependency, through pydantic) parses JSON in Rust
+and builds only the fields a schema names: :func:`message_facts` checks that a message line is
+well-formed JSON (all of it, so a damaged line is still reported when the file is opened) and
+returns the *stub* the session keeps in memory instead of the message:
+
+* ``role``; ``provider``/``model`` of assistant replies (the context restores the model from the
+  last one); ``stopReason``; ``toolCallId`` of tool results (the TUI pairs them with their calls);
+* :data:`USAGE`: the reply's token counts and cost as a tuple (for session statistics);
+* :data:`TOOL_CALLS`: how many ``toolCall`` blocks the reply has;
+* :data:`SPAN`: where the message's own JSON text is in the file (offset, length), so it can be
+  read back, or copied out verbatim (``get_messages``), without the entry around it.
+
+Keys starting with ``\\x00`` never reach the disk or a client: stubs are not messages.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic_core import SchemaValidator, ValidationError
+from pydantic_core import core_schema as cs
+
+SPAN = "\x00span"  # (offset, length) of the message's JSON text in the file
+USAGE = "\x00usage"  # (input, output, cacheRead, cacheWrite, cost total) of an assistant reply
+TOOL_CALLS = "\x00toolCalls"  # number of toolCall blocks in an assistant reply
+
+# pi writes message entries as {"type","id","parentId","timestamp","message"} in that order.
+_NO_ESCAPE = rb'"([^"\\\x00-\x1f]*)"'
+MESSAGE_HEAD = re.compile(
+    rb'\{\s*"type"\s*:\s*"message"\s*,\s*"id"\s*:\s*'
+    + _NO_ESCAPE
+    + rb'\s*,\s*"parentId"\s*:\s*(null|'
+    + _NO_ESCAPE
+    + rb')\s*,\s*"timestamp"\s*:\s*'
+    + _NO_ESCAPE
+    + rb'\s*,\s*"message"\s*:\s*'
+)
+
+
+def _optional(schema: cs.CoreSchema) -> cs.TypedDictField:
+    return cs.typed_dict_field(schema, required=False)
+
+
+_ANY = cs.any_schema()
+_USAGE = cs.typed_dict_schema(
+    {
+        **{key: _optional(_ANY) for key in ("input", "output", "cacheRead", "cacheWrite")},
+        "cost": _optional(cs.nullable_schema(cs.typed_dict_schema({"total": _optional(_ANY)}))),
+    }
+)
+_BLOCK = cs.typed_dict_schema({"type": _optional(_ANY)})
+_MESSAGE = SchemaValidator(
+    cs.typed_dict_schema(
+        {
+            "role": cs.typed_dict_field(cs.str_schema(strict=True)),
+            **{key: _optional(_ANY) for key in ("provider", "model", "stopReason", "toolCallId")},
+            "usage": _optional(cs.nullable_schema(_USAGE)),
+            # A string content (user messages may have one) fails the list and is skipped here.
+            "content": _optional(cs.union_schema([cs.list_schema(_BLOCK), _ANY], mode="left_to_right")),
+        }
+    )
+)
+_ANY_OBJECT = SchemaValidator(cs.typed_dict_schema({}))
+
+
+def message_facts(text: bytes, offset: int) -> dict[str, Any] | None:
+    """The stub for a message whose JSON text is ``text`` (at ``offset`` in the file); None when
+    the text is not one well-formed JSON object with a string ``role`` (the caller then parses the
+    line the careful way, which reports what is wrong with it)."""
+    try:
+        facts = _MESSAGE.validate_json(text)
+    except (ValidationError, ValueError):
+        return None
+    content = facts.pop("content", None)
+    stub: dict[str, Any] = {"role": facts["role"]}
+    if stub["role"] == "assistant":
+        for key in ("provider", "model", "stopReason"):
+            if key in facts:
+                stub[key] = facts[key]
+        usage = facts.get("usage")
+        if isinstance(usage, dict):
+            cost = usage.get("cost") or {}
+            stub[USAGE] = (*(usage.get(k) for k in ("input", "output", "cacheRead", "cacheWrite")), cost.get("total"))
+        if isinstance(content, list):
+            stub[TOOL_CALLS] = sum(1 for block in content if block.get("type") == "toolCall")
+    elif stub["role"] == "toolResult" and "toolCallId" in facts:
+        stub["toolCallId"] = facts["toolCallId"]
+    stub[SPAN] = (offset, len(text))
+    return stub
+
+
+def is_json_object(text: bytes) -> bool:
+    """True when ``text`` is one well-formed JSON object (checked without building it)."""
+    try:
+        _ANY_OBJECT.validate_json(text)
+    except (ValidationError, ValueError):
+        return False
+    return True
+
+
+def summary(stub: dict[str, Any]) -> dict[str, Any]:
+    """A message-shaped dict with what session statistics read of a stub: role, usage and one
+    ``toolCall`` block per call. Never a message to show or send."""
+    out: dict[str, Any] = {"role": stub["role"]}
+    if stub["role"] == "assistant":
+        out["content"] = [{"type": "toolCall"}] * int(stub.get(TOOL_CALLS) or 0)
+        usage = stub.get(USAGE)
+        if usage is not None:
+            tokens = dict(zip(("input", "output", "cacheRead", "cacheWrite"), usage[:4], strict=True))
+            out["usage"] = {**tokens, "cost": {"total": usage[4]}}
+    return out
