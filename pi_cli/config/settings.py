@@ -3,7 +3,8 @@
 
 Attributes are snake_case; the JSON keys are pi's camelCase names (each field's alias). At
 runtime ``settings.defaultModel`` also reads (and assigning it sets) ``settings.default_model``.
-Keys this model does not know are kept (``model_extra``) and written back untouched.
+Keys this model does not know are kept (``model_extra``) and written back untouched. The
+objects are :class:`~pi_cli.config.record.Record`, not pydantic models (pydantic: cost a third of start-up).
 
 Bad input never raises out of :func:`load_settings`: a file that is not valid JSON is ignored
 (defaults for that file) and a field of the wrong type falls back to its default; each problem
@@ -13,44 +14,19 @@ becomes one line naming the file and the line/column or field.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from pydantic.alias_generators import to_camel
+from typing import Any, Literal
 
 from pi_cli.config import paths
 from pi_cli.config.json_file import write_json_atomic
+from pi_cli.config.record import Record, RecordError, factory
 
 ThinkingLevelSetting = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 QueueMode = Literal["all", "one-at-a-time"]
 
 
-class _Section(BaseModel):
+class _Section(Record):
     """Base of every settings object: camelCase JSON keys, unknown keys kept, snake or camel input."""
-
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
-
-    if not TYPE_CHECKING:
-
-        def __getattr__(self, name: str) -> Any:
-            # Let callers that think in pi's JSON names (settings.defaultModel) read the field.
-            snake = _camel_to_snake(name)
-            if snake != name and snake in type(self).model_fields:
-                return getattr(self, snake)
-            return super().__getattr__(name)
-
-        def __setattr__(self, name: str, value: Any) -> None:
-            # settings.steeringMode = "all" must change the field, not add an unknown extra key.
-            snake = _camel_to_snake(name)
-            if snake != name and snake in type(self).model_fields:
-                name = snake
-            super().__setattr__(name, value)
-
-
-def _camel_to_snake(name: str) -> str:
-    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
 
 
 class CompactionSettings(_Section):
@@ -75,7 +51,7 @@ class RetrySettings(_Section):
     max_retries: int = 3
     base_delay_ms: int = 2000  # backoff 2 s, 4 s, 8 s
     max_delay_ms: int = 60000  # longest server-requested delay honoured before giving up
-    provider: ProviderRetrySettings = Field(default_factory=ProviderRetrySettings)
+    provider: ProviderRetrySettings = factory(ProviderRetrySettings)
 
 
 class TerminalSettings(_Section):
@@ -106,9 +82,9 @@ class PermissionSettings(_Section):
     see :mod:`pi_cli.permissions.rules` for the pattern syntax)."""
 
     mode: Literal["auto", "ask", "read-only"] = "auto"
-    allow: list[str] = Field(default_factory=list)
-    deny: list[str] = Field(default_factory=list)
-    ask: list[str] = Field(default_factory=list)
+    allow: list[str] = factory(list)
+    deny: list[str] = factory(list)
+    ask: list[str] = factory(list)
 
 
 class AcpSettings(_Section):
@@ -129,9 +105,9 @@ class Settings(_Section):
     steering_mode: QueueMode = "one-at-a-time"
     follow_up_mode: QueueMode = "one-at-a-time"
     theme: str = "dark"
-    compaction: CompactionSettings = Field(default_factory=CompactionSettings)
-    branch_summary: BranchSummarySettings = Field(default_factory=BranchSummarySettings)
-    retry: RetrySettings = Field(default_factory=RetrySettings)
+    compaction: CompactionSettings = factory(CompactionSettings)
+    branch_summary: BranchSummarySettings = factory(BranchSummarySettings)
+    retry: RetrySettings = factory(RetrySettings)
     hide_thinking_block: bool = False
     shell_path: str | None = None
     shell_command_prefix: str | None = None
@@ -139,14 +115,14 @@ class Settings(_Section):
     quiet_startup: bool = False
     collapse_changelog: bool = False
     enable_install_telemetry: bool | None = None
-    packages: list[str | dict[str, Any]] = Field(default_factory=list)
-    extensions: list[str] = Field(default_factory=list)
-    skills: list[str] = Field(default_factory=list)
-    prompts: list[str] = Field(default_factory=list)
-    themes: list[str] = Field(default_factory=list)
+    packages: list[str | dict[str, Any]] = factory(list)
+    extensions: list[str] = factory(list)
+    skills: list[str] = factory(list)
+    prompts: list[str] = factory(list)
+    themes: list[str] = factory(list)
     enable_skill_commands: bool = True
-    terminal: TerminalSettings = Field(default_factory=TerminalSettings)
-    images: ImageSettings = Field(default_factory=ImageSettings)
+    terminal: TerminalSettings = factory(TerminalSettings)
+    images: ImageSettings = factory(ImageSettings)
     enabled_models: list[str] | None = None
     double_escape_action: Literal["fork", "tree", "none"] = "tree"
     tree_filter_mode: Literal["default", "no-tools", "user-only", "labeled-only", "all"] = "default"
@@ -154,17 +130,17 @@ class Settings(_Section):
     editor_padding_x: int = 0
     autocomplete_max_visible: int = 5
     show_hardware_cursor: bool = False
-    markdown: MarkdownSettings = Field(default_factory=MarkdownSettings)
+    markdown: MarkdownSettings = factory(MarkdownSettings)
     session_dir: str | None = None
-    warnings: dict[str, Any] = Field(default_factory=dict)
+    warnings: dict[str, Any] = factory(dict)
     ui: Literal["tui", "inline"] = "tui"
     default_project_trust: Literal["ask", "always", "never"] = "ask"  # user-level file only
-    permissions: PermissionSettings = Field(default_factory=PermissionSettings)
-    acp: AcpSettings = Field(default_factory=AcpSettings)
+    permissions: PermissionSettings = factory(PermissionSettings)
+    acp: AcpSettings = factory(AcpSettings)
 
     def to_json(self) -> dict[str, Any]:
         """The settings as pi's JSON object (camelCase keys, unknown keys included)."""
-        return self.model_dump(by_alias=True, mode="json")
+        return self.to_dict()
 
 
 class SettingsError(ValueError):
@@ -231,17 +207,16 @@ def _validated(data: dict[str, Any], path: Path, errors: list[str]) -> dict[str,
     cleaned: dict[str, Any] = json.loads(json.dumps(data))
     for _ in range(20):  # each pass removes at least one field; settings objects are small
         try:
-            Settings.model_validate(cleaned)
+            Settings.from_dict(cleaned)
             return cleaned
-        except ValidationError as exc:
+        except RecordError as exc:
             removed = False
             reported: set[str] = set()
-            for err in exc.errors():
-                loc = tuple(err["loc"])
+            for loc, message in exc.errors:
                 field = _field_name(loc)
-                if field not in reported:  # a union type reports one error per member
+                if field not in reported:
                     reported.add(field)
-                    errors.append(f"Invalid setting in {path}: {field}: {err['msg']}; using the default")
+                    errors.append(f"Invalid setting in {path}: {field}: {message}; using the default")
                 removed = _drop_path(cleaned, loc) or removed
             if not removed:
                 break
@@ -293,8 +268,8 @@ def load_settings(
         if raw:
             merged = deep_merge(merged, _validated(raw, path, errors))
     try:
-        return Settings.model_validate(merged), errors
-    except ValidationError:  # each file was valid alone; a merge cannot normally break that
+        return Settings.from_dict(merged), errors
+    except RecordError:  # each file was valid alone; a merge cannot normally break that
         errors.append("Merged settings are invalid; using defaults")
         return Settings(), errors
 
