@@ -21,6 +21,7 @@ from typing import Any, overload
 
 from pi_cli.store.lazy_entries import unreadable_message
 from pi_cli.store.message_index import SPAN, summary
+from pi_cli.store.stats import Tally, tally_messages
 
 _BATCH = 256  # spans per read (about 2.5 MB of tool output in the benchmark session)
 
@@ -31,6 +32,7 @@ class LazyMessages(Sequence[dict[str, Any]]):
     def __init__(self, items: list[dict[str, Any]], path: Path) -> None:
         self._items = items
         self._path = path
+        self._tally: Tally | None = None
 
     def __len__(self) -> int:
         return len(self._items)
@@ -56,10 +58,12 @@ class LazyMessages(Sequence[dict[str, Any]]):
         """Message ``index`` as held: a stub (only role and a few facts) or the message itself."""
         return self._items[index]
 
-    def summaries(self) -> list[dict[str, Any]]:
-        """What session statistics read of each message (role, usage, tool calls), nothing read
-        from the file (see :func:`~pi_cli.store.message_index.summary`)."""
-        return [summary(item) if SPAN in item else item for item in self._items]
+    def tally(self) -> Tally:
+        """:func:`~pi_cli.store.stats.tally_messages` of these messages, from the stubs (the
+        messages never change, so it is worked out once)."""
+        if self._tally is None:
+            self._tally = tally_messages(summary(item) if SPAN in item else item for item in self._items)
+        return self._tally
 
     def materialize(self) -> list[dict[str, Any]]:
         """Every message decoded, a batch of spans per read and per JSON parse (so key strings are

@@ -42,23 +42,26 @@ def is_slim(entry: Entry) -> bool:
     return REF in entry
 
 
-def _slim_message(body: bytes, offset: int) -> Entry | None:
-    """A slim message entry for a well-formed line written the way pi writes them, else None."""
-    head = MESSAGE_HEAD.match(body)
-    if head is None or not body.endswith(b"}"):
+def _slim_message(raw: bytes, offset: int, previous: str | None) -> Entry | None:
+    """A slim message entry for a well-formed line (``raw``: ending ``}\\n``) written the way pi
+    writes them, else None. ``previous`` is the id of the entry before (usually the parent: its
+    string is shared)."""
+    head = MESSAGE_HEAD.match(raw)
+    if head is None:
         return None
     start = head.end()
-    stub = message_facts(body[start:-1], offset + start)  # also proves the whole line is JSON
+    stub = message_facts(raw[start:-2], offset + start)  # also proves the whole line is JSON
     if stub is None:
         return None
     parent = head.group(3)
+    parent_id = None if parent is None else parent.decode()
     return {
         "type": "message",
         "id": head.group(1).decode(),
-        "parentId": None if parent is None else parent.decode(),
+        "parentId": previous if parent_id == previous else parent_id,
         "timestamp": head.group(4).decode(),
         "message": stub,
-        REF: (offset, len(body)),
+        REF: (offset, len(raw) - 1),
     }
 
 
@@ -87,7 +90,7 @@ def load_slim(path: Path) -> LoadedFile:
     except OSError as exc:
         raise SessionFileError(f"Cannot read session file {path}: {exc.strerror or exc}") from exc
     try:
-        handle = path.open("rb")
+        handle = path.open("rb", buffering=1 << 20)  # line iteration is ~3x faster than with 8 KB
     except OSError as exc:
         raise SessionFileError(f"Cannot read session file {path}: {exc.strerror or exc}") from exc
     with handle:
@@ -97,19 +100,19 @@ def load_slim(path: Path) -> LoadedFile:
             return _checked(parse_session_text(handle.read(), str(path)), path)
         result = _checked(parse_session_text(first, str(path)), path)
         offset = len(first)
+        previous: str | None = None
         for number, raw in enumerate(handle, start=2):
             start, offset = offset, offset + len(raw)
-            body = raw[:-1] if raw.endswith(b"\n") else raw
-            body = body[:-1] if body.endswith(b"\r") else body
-            entry = None
-            if raw.endswith(b"\n"):
-                entry = _slim_message(body, start)
-                if entry is None and len(body) >= SLIM_LINE_BYTES:
-                    entry = _slim_other(body, start)
+            entry = _slim_message(raw, start, previous) if raw.endswith(b"}\n") else None
             if entry is None and raw.endswith(b"\n"):
-                entry = _parse_plain(body)
+                body = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
+                if len(body) >= SLIM_LINE_BYTES:
+                    entry = _slim_other(body, start)
+                if entry is None:
+                    entry = _parse_plain(body)
             if entry is not None:
                 result.entries.append(entry)
+                previous = entry.get("id")
                 continue
             parsed = parse_session_text(raw, f"{path}:{number}")
             for value in parsed.entries:

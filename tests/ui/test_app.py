@@ -382,3 +382,45 @@ async def test_new_session_with_storage_starts_fresh(workdir: Path, tmp_path: Pa
         assert app.session.session_file != first_file
         assert any("New session started" in str(n.render()) for n in app.query(Notice))
         assert not list(app.query(UserView))
+
+
+def _lazy_history(cwd: Path, agent_dir: Path, monkeypatch: Any) -> Any:
+    """The resumed context of a generated session with every message left in its file."""
+    import sys
+
+    from pi_cli.store import lazy_entries
+    from pi_cli.store.manager import SessionManager
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+    from tui_workloads import write_session
+
+    path = write_session(agent_dir, str(cwd), entries=200)
+    monkeypatch.setattr(lazy_entries, "SLIM_FILE_BYTES", 0)
+    _context, lazy = SessionManager.open(path).build_lazy_context()
+    assert lazy is not None
+    return lazy
+
+
+async def test_a_huge_resumed_session_shows_the_same_transcript_read_lazily(
+    faux: Any, workdir: Path, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Messages left in the session file (LazyMessages) are read only for the widgets built, and
+    the transcript (tool cards with their results included) is the one the decoded list gives."""
+    lazy = _lazy_history(workdir, tmp_path / "agent", monkeypatch)
+    screens = []
+    for messages in (lazy, list(lazy)):
+        session = make_session(faux, workdir)
+        session.agent.state.messages = messages
+        app = make_app(session, keymap={})
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            transcript = app.transcript
+            assert transcript.mounted_count <= transcript.max_mounted
+            cards = [(c.tool_name, c.state) for c in app.query(ToolCard)]
+            assert cards and all(state == "done" for _name, state in cards)
+            await transcript.load_earlier()
+            await pilot.pause()
+            screens.append((transcript.record_count, cards, [type(w).__name__ for w in transcript.children]))
+        if messages is lazy:
+            assert session.agent.state.message_view() is lazy  # showing them decoded nothing for the agent
+    assert screens[0] == screens[1]

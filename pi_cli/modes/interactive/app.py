@@ -127,7 +127,8 @@ class PiApp(App[int]):
             await self.renderer.notice(str(warning), "warning")
         if demo:
             await self.renderer.notice(NO_MODEL_TEXT, "panel")
-        history = list(getattr(self.session, "messages", []) or [])
+        view = getattr(self.session, "message_view", None)  # a huge session's stay in its file
+        history = view() if callable(view) else list(getattr(self.session, "messages", []) or [])
         if history:
             await self.renderer.load_history(history)
         self._unsubscribe = self.session.subscribe(self.pump.push)

@@ -6,7 +6,8 @@ loop inside one pump frame; nothing here is called per token.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from textual.widget import Widget
@@ -167,13 +168,36 @@ class EventRenderer:
         if build is not None:
             await self.transcript.add(build(), build)
 
-    async def load_history(self, messages: list[dict[str, Any]]) -> None:
-        """Show a resumed transcript: build records for all, mount only the tail."""
+    async def load_history(self, messages: Sequence[dict[str, Any]]) -> None:
+        """Show a resumed transcript: build records for all, mount only the tail. Messages of a
+        resumed huge session (``LazyMessages``: ``role(i)`` without decoding) are read from the file
+        only when their widget is built (the tail now, older ones on scroll-back)."""
+        role = getattr(messages, "role", None)
+        if callable(role):
+            await self.transcript.add_many(self._lazy_builders(messages, role))
+            return
         for message in messages:
             if message.get("role") == "toolResult":
                 self.results[str(message.get("toolCallId"))] = message
         builders = [b for b in (builder_for(m, self.results) for m in messages) if b is not None]
         await self.transcript.add_many(builders)
+
+    def _lazy_builders(self, messages: Sequence[dict[str, Any]], role: Callable[[int], str]) -> list[Builder]:
+        shown = ("user", "assistant", "bashExecution", "compactionSummary", "branchSummary")
+        stub: Callable[[int], dict[str, Any]] = getattr(messages, "stub", messages.__getitem__)
+        result_at = {str(stub(i).get("toolCallId")): i for i in range(len(messages)) if role(i) == "toolResult"}
+
+        def build(index: int) -> Widget:
+            message = messages[index]
+            blocks = message.get("content") if message.get("role") == "assistant" else None
+            for block in blocks if isinstance(blocks, list) else []:
+                call_id = str(block.get("id")) if isinstance(block, dict) and block.get("type") == "toolCall" else ""
+                if call_id in result_at and call_id not in self.results:
+                    self.results[call_id] = messages[result_at[call_id]]  # the card shows its result
+            built = builder_for(message, self.results)
+            return built() if built is not None else Notice(f"[{message.get('role')}]", "info")
+
+        return [functools.partial(build, i) for i in range(len(messages)) if role(i) in shown]
 
     def forget(self) -> None:
         self.current = None
