@@ -20,8 +20,33 @@ from pathlib import Path
 from typing import Any, overload
 
 from pi_cli.store.lazy_entries import unreadable_message
-from pi_cli.store.message_index import SPAN, summary
+from pi_cli.store.message_index import SPAN, TOOL_CALLS, USAGE
 from pi_cli.store.stats import Tally, tally_messages
+
+
+def tally_stubs(items: list[dict[str, Any]]) -> Tally:
+    """What :func:`~pi_cli.store.stats.tally_messages` gives for the messages behind ``items``
+    (stubs and whole messages mixed), read off the stubs' facts."""
+    whole = [item for item in items if SPAN not in item]
+    counts, tool_calls, tok, cost = tally_messages(whole)
+    sums = [0, 0, 0, 0]
+    for item in items:
+        if SPAN not in item:
+            continue
+        role = item["role"]
+        if role in counts:
+            counts[role] += 1
+        if role == "assistant":
+            tool_calls += item.get(TOOL_CALLS, 0)
+            usage = item.get(USAGE)
+            if usage is not None:
+                for slot in range(4):
+                    sums[slot] += int(usage[slot] or 0)
+                cost += float(usage[4] or 0.0)
+    for key, value in zip(("input", "output", "cacheRead", "cacheWrite"), sums, strict=True):
+        tok[key] += value
+    return counts, tool_calls, tok, cost
+
 
 _BATCH = 256  # spans per read (about 2.5 MB of tool output in the benchmark session)
 
@@ -50,19 +75,19 @@ class LazyMessages(Sequence[dict[str, Any]]):
         for item in self._items:
             yield self._decode(item)
 
-    def role(self, index: int) -> str:
-        """The role of message ``index``, without reading it."""
-        return str(self._items[index].get("role", ""))
-
     def stub(self, index: int) -> dict[str, Any]:
         """Message ``index`` as held: a stub (only role and a few facts) or the message itself."""
         return self._items[index]
+
+    def roles(self) -> list[str]:
+        """Every message's role, without reading any."""
+        return [str(item.get("role", "")) for item in self._items]
 
     def tally(self) -> Tally:
         """:func:`~pi_cli.store.stats.tally_messages` of these messages, from the stubs (the
         messages never change, so it is worked out once)."""
         if self._tally is None:
-            self._tally = tally_messages(summary(item) if SPAN in item else item for item in self._items)
+            self._tally = tally_stubs(self._items)
         return self._tally
 
     def materialize(self) -> list[dict[str, Any]]:

@@ -100,16 +100,3 @@ def is_json_object(text: bytes) -> bool:
     except (ValidationError, ValueError):
         return False
     return True
-
-
-def summary(stub: dict[str, Any]) -> dict[str, Any]:
-    """A message-shaped dict with what session statistics read of a stub: role, usage and one
-    ``toolCall`` block per call. Never a message to show or send."""
-    out: dict[str, Any] = {"role": stub["role"]}
-    if stub["role"] == "assistant":
-        out["content"] = [{"type": "toolCall"}] * int(stub.get(TOOL_CALLS) or 0)
-        usage = stub.get(USAGE)
-        if usage is not None:
-            tokens = dict(zip(("input", "output", "cacheRead", "cacheWrite"), usage[:4], strict=True))
-            out["usage"] = {**tokens, "cost": {"total": usage[4]}}
-    return out

@@ -51,7 +51,7 @@ def test_lazy_messages_equal_the_whole_parse(session_file: Path, monkeypatch: py
     assert lazy[0] == eager[0] and lazy[-1] == eager[-1] and lazy[5:9] == eager[5:9]
     assert list(lazy) == eager
     assert lazy.materialize() == eager
-    assert [lazy.role(i) for i in range(len(lazy))] == [m["role"] for m in eager]
+    assert lazy.roles() == [m["role"] for m in eager]
 
 
 def test_statistics_and_context_use_come_from_the_stubs(session_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -172,9 +172,9 @@ class EventRenderer:
         """Show a resumed transcript: build records for all, mount only the tail. Messages of a
         resumed huge session (``LazyMessages``: ``role(i)`` without decoding) are read from the file
         only when their widget is built (the tail now, older ones on scroll-back)."""
-        role = getattr(messages, "role", None)
-        if callable(role):
-            await self.transcript.add_many(self._lazy_builders(messages, role))
+        roles = getattr(messages, "roles", None)
+        if callable(roles):
+            await self.transcript.add_many(self._lazy_builders(messages, roles()))
             return
         for message in messages:
             if message.get("role") == "toolResult":
@@ -182,10 +182,10 @@ class EventRenderer:
         builders = [b for b in (builder_for(m, self.results) for m in messages) if b is not None]
         await self.transcript.add_many(builders)
 
-    def _lazy_builders(self, messages: Sequence[dict[str, Any]], role: Callable[[int], str]) -> list[Builder]:
-        shown = ("user", "assistant", "bashExecution", "compactionSummary", "branchSummary")
+    def _lazy_builders(self, messages: Sequence[dict[str, Any]], roles: list[str]) -> list[Builder]:
+        shown = {"user", "assistant", "bashExecution", "compactionSummary", "branchSummary"}
         stub: Callable[[int], dict[str, Any]] = getattr(messages, "stub", messages.__getitem__)
-        result_at = {str(stub(i).get("toolCallId")): i for i in range(len(messages)) if role(i) == "toolResult"}
+        result_at = {str(stub(i).get("toolCallId")): i for i, role in enumerate(roles) if role == "toolResult"}
 
         def build(index: int) -> Widget:
             message = messages[index]
@@ -197,7 +197,7 @@ class EventRenderer:
             built = builder_for(message, self.results)
             return built() if built is not None else Notice(f"[{message.get('role')}]", "info")
 
-        return [functools.partial(build, i) for i in range(len(messages)) if role(i) in shown]
+        return [functools.partial(build, i) for i, role in enumerate(roles) if role in shown]
 
     def forget(self) -> None:
         self.current = None
