@@ -20,16 +20,14 @@ from pathlib import Path
 from typing import Any, overload
 
 from pi_cli.store.lazy_entries import unreadable_message
-from pi_cli.store.message_index import SPAN, TOOL_CALLS, USAGE
+from pi_cli.store.message_index import SPAN, TOOL_CALLS
 from pi_cli.store.stats import Tally, tally_messages
 
 
 def tally_stubs(items: list[dict[str, Any]]) -> Tally:
     """What :func:`~pi_cli.store.stats.tally_messages` gives for the messages behind ``items``
     (stubs and whole messages mixed), read off the stubs' facts."""
-    whole = [item for item in items if SPAN not in item]
-    counts, tool_calls, tok, cost = tally_messages(whole)
-    sums = [0, 0, 0, 0]
+    counts, tool_calls, tok, cost = tally_messages([item for item in items if SPAN not in item])
     for item in items:
         if SPAN not in item:
             continue
@@ -38,13 +36,10 @@ def tally_stubs(items: list[dict[str, Any]]) -> Tally:
             counts[role] += 1
         if role == "assistant":
             tool_calls += item.get(TOOL_CALLS, 0)
-            usage = item.get(USAGE)
-            if usage is not None:
-                for slot in range(4):
-                    sums[slot] += int(usage[slot] or 0)
-                cost += float(usage[4] or 0.0)
-    for key, value in zip(("input", "output", "cacheRead", "cacheWrite"), sums, strict=True):
-        tok[key] += value
+            usage = item.get("usage") or {}
+            for key in tok:
+                tok[key] += int(usage.get(key) or 0)
+            cost += float((usage.get("cost") or {}).get("total") or 0.0)
     return counts, tool_calls, tok, cost
 
 

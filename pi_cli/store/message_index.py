@@ -8,7 +8,7 @@ returns the *stub* the session keeps in memory instead of the message:
 
 * ``role``; ``provider``/``model`` of assistant replies (the context restores the model from the
   last one); ``stopReason``; ``toolCallId`` of tool results (the TUI pairs them with their calls);
-* :data:`USAGE`: the reply's token counts and cost as a tuple (for session statistics);
+* ``usage``: the reply's token counts and ``cost.total`` (for session statistics);
 * :data:`TOOL_CALLS`: how many ``toolCall`` blocks the reply has;
 * :data:`SPAN`: where the message's own JSON text is in the file (offset, length), so it can be
   read back, or copied out verbatim (``get_messages``), without the entry around it.
@@ -25,7 +25,6 @@ from pydantic_core import SchemaValidator, ValidationError
 from pydantic_core import core_schema as cs
 
 SPAN = "\x00span"  # (offset, length) of the message's JSON text in the file
-USAGE = "\x00usage"  # (input, output, cacheRead, cacheWrite, cost total) of an assistant reply
 TOOL_CALLS = "\x00toolCalls"  # number of toolCall blocks in an assistant reply
 
 # pi writes message entries as {"type","id","parentId","timestamp","message"} in that order.
@@ -72,25 +71,15 @@ def message_facts(text: bytes, offset: int) -> dict[str, Any] | None:
     the text is not one well-formed JSON object with a string ``role`` (the caller then parses the
     line the careful way, which reports what is wrong with it)."""
     try:
-        facts = _MESSAGE.validate_json(text)
+        facts: dict[str, Any] = _MESSAGE.validate_json(text)
     except (ValidationError, ValueError):
         return None
+    # The validator's dict is the stub: it holds only the fields named above that the message has.
     content = facts.pop("content", None)
-    stub: dict[str, Any] = {"role": facts["role"]}
-    if stub["role"] == "assistant":
-        for key in ("provider", "model", "stopReason"):
-            if key in facts:
-                stub[key] = facts[key]
-        usage = facts.get("usage")
-        if isinstance(usage, dict):
-            cost = usage.get("cost") or {}
-            stub[USAGE] = (*(usage.get(k) for k in ("input", "output", "cacheRead", "cacheWrite")), cost.get("total"))
-        if isinstance(content, list):
-            stub[TOOL_CALLS] = sum(1 for block in content if block.get("type") == "toolCall")
-    elif stub["role"] == "toolResult" and "toolCallId" in facts:
-        stub["toolCallId"] = facts["toolCallId"]
-    stub[SPAN] = (offset, len(text))
-    return stub
+    if facts["role"] == "assistant" and isinstance(content, list):
+        facts[TOOL_CALLS] = [block.get("type") for block in content].count("toolCall")
+    facts[SPAN] = (offset, len(text))
+    return facts
 
 
 def is_json_object(text: bytes) -> bool:
