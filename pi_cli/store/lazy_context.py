@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, overload
 
-from pi_cli.store.lazy_entries import unreadable_message
+from pi_cli.store.lazy_entries import gc_paused, unreadable_message
 from pi_cli.store.message_index import SPAN, TOOL_CALLS
 from pi_cli.store.stats import Tally, tally_messages
 
@@ -88,6 +88,10 @@ class LazyMessages(Sequence[dict[str, Any]]):
     def materialize(self) -> list[dict[str, Any]]:
         """Every message decoded, a batch of spans per read and per JSON parse (so key strings are
         shared within a batch and no second copy of the whole file is ever held)."""
+        with gc_paused():
+            return self._materialize()
+
+    def _materialize(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         batch: list[dict[str, Any]] = []
         for item in [*self._items, {}]:  # the empty sentinel flushes the last batch
@@ -112,8 +116,9 @@ class LazyMessages(Sequence[dict[str, Any]]):
             pass
         return [self._decode(item) for item in batch]  # the file changed under us: placeholders where unreadable
 
-    def json_chunks(self, encode: Any) -> Iterator[bytes]:
-        """Each message's JSON text in order (stubs: copied from the file; others: ``encode(msg)``)."""
+    def json_chunks(self, encode: Any) -> Iterator[bytes | memoryview]:
+        """Each message's JSON text in order (stubs: views of the file's bytes, read a batch at a
+        time; others: ``encode(msg)``)."""
         batch: list[dict[str, Any]] = []
         for item in self._items:
             if SPAN in item:
@@ -126,13 +131,13 @@ class LazyMessages(Sequence[dict[str, Any]]):
                 yield encode(item)
         yield from self._flush(batch, encode)
 
-    def _flush(self, batch: list[dict[str, Any]], encode: Any) -> Iterator[bytes]:
+    def _flush(self, batch: list[dict[str, Any]], encode: Any) -> Iterator[bytes | memoryview]:
         if not batch:
             return
         try:
             texts = self._read([item[SPAN] for item in batch])
         except OSError:
-            texts = [b""] * len(batch)
+            texts = [memoryview(b"")] * len(batch)
         for item, text in zip(batch, texts, strict=True):
             yield text if _looks_whole(text) else encode(self._decode(item))
 
@@ -142,31 +147,27 @@ class LazyMessages(Sequence[dict[str, Any]]):
             return item
         try:
             (text,) = self._read([span])
-            value = json.loads(text)
+            value = json.loads(bytes(text))
             if isinstance(value, dict) and value.get("role") == item["role"]:
                 return value
         except (OSError, ValueError):
             pass
         return unreadable_message(item, self._path)
 
-    def _read(self, spans: list[tuple[int, int]]) -> list[bytes]:
-        """The bytes of each span; one read covers a run of spans (they are in file order)."""
+    def _read(self, spans: list[tuple[int, int]]) -> list[memoryview]:
+        """The bytes of each span (views, not copies); one read covers a run of spans in file order."""
         fd = os.open(self._path, os.O_RDONLY)
         try:
-            out: list[bytes] = []
             low = min(offset for offset, _ in spans)
             high = max(offset + length for offset, length in spans)
             if high - low <= 16 * 1024 * 1024 and all(a[0] <= b[0] for a, b in itertools.pairwise(spans)):
-                block = os.pread(fd, high - low, low)
-                view = memoryview(block)
-                out = [bytes(view[o - low : o - low + n]) for o, n in spans]
-            else:
-                out = [os.pread(fd, n, o) for o, n in spans]
+                view = memoryview(os.pread(fd, high - low, low))
+                return [view[o - low : o - low + n] for o, n in spans]
+            return [memoryview(os.pread(fd, n, o)) for o, n in spans]
         finally:
             os.close(fd)
-        return out
 
 
-def _looks_whole(text: bytes) -> bool:
+def _looks_whole(text: memoryview) -> bool:
     """A cheap check that a span still holds a JSON object (the file was not cut or rewritten)."""
-    return text[:1] == b"{" and text[-1:] == b"}"
+    return len(text) > 1 and text[0] == 0x7B and text[-1] == 0x7D  # "{" ... "}"

@@ -35,7 +35,7 @@ from pi_cli.store.jsonl import (
     rewrite_session_file,
 )
 from pi_cli.store.lazy_context import LazyMessages
-from pi_cli.store.lazy_entries import is_slim, load_slim, materialize
+from pi_cli.store.lazy_entries import gc_paused, is_slim, load_slim, materialize
 from pi_cli.store.migrate import migrate_entries
 from pi_cli.store.stats import session_stats
 from pi_cli.store.tree import SessionTreeNode, build_tree
@@ -169,7 +169,8 @@ class SessionManager:
         if migrated and self.persist:
             rewrite_session_file(self.session_file, loaded.entries, fsync=self.fsync)
             truncate_at = None
-        self._rebuild_index()
+        with gc_paused():
+            self._rebuild_index()
         self._attach_writer(self.session_file, truncate_at)
 
     def new_session(self, parent_session: str | None = None, session_id: str | None = None) -> Path | None:
@@ -372,7 +373,8 @@ class SessionManager:
         """Like :meth:`build_context` for resuming: when messages of the context are slim, their
         bodies stay in the file and come back as a :class:`LazyMessages` (the context's
         ``messages`` is then empty); otherwise ``(build_context(), None)``."""
-        return self._context(lazy=True)
+        with gc_paused():
+            return self._context(lazy=True)
 
     def _context(self, lazy: bool) -> tuple[SessionContext, LazyMessages | None]:
         if self.leaf_id is None:

@@ -47,7 +47,7 @@ class JsonChunks(Protocol):
     """A sequence that can give each item's JSON text itself (e.g. copied from a session file)."""
 
     def __iter__(self) -> Iterator[Any]: ...
-    def json_chunks(self, encode: Callable[[Any], bytes]) -> Iterator[bytes]: ...
+    def json_chunks(self, encode: Callable[[Any], bytes]) -> Iterator[bytes | memoryview]: ...
 
 
 _SPLICE = "\x00pi-json-chunks\x00"  # stands for a JsonChunks value while the rest is encoded
@@ -58,7 +58,7 @@ def _encode_item(value: Any) -> bytes:
     return _ENCODER.encode(value).encode("utf-8", errors="surrogatepass")
 
 
-def serialize_json_parts(obj: Any) -> Iterator[bytes]:
+def serialize_json_parts(obj: Any) -> Iterator[bytes | memoryview]:
     """Like :func:`serialize_json_line`, in pieces: a :class:`JsonChunks` value inside ``obj`` is
     written as a JSON array of its items' texts, never built as one string (a 57 MB
     ``get_messages`` answer is copied out of the session file piece by piece)."""
@@ -81,7 +81,9 @@ def serialize_json_parts(obj: Any) -> Iterator[bytes]:
         if value is not None:
             yield b"["
             for index, chunk in enumerate(value.json_chunks(_encode_item)):
-                yield b"," + chunk if index else chunk
+                if index:
+                    yield b","
+                yield chunk
             yield b"]"
 
 
@@ -127,7 +129,7 @@ class JsonlWriter:
 
     def write(self, obj: Any) -> None:
         """One record, whole; a record with :class:`JsonChunks` in it goes out in ~1 MB writes."""
-        pending: list[bytes] = []
+        pending: list[bytes | memoryview] = []
         size = 0
         for part in serialize_json_parts(obj):
             pending.append(part)
@@ -138,7 +140,7 @@ class JsonlWriter:
         if pending:
             self.write_bytes(pending[0] if len(pending) == 1 else b"".join(pending))
 
-    def write_bytes(self, data: bytes) -> None:
+    def write_bytes(self, data: bytes | memoryview) -> None:
         if self.closed:
             return
         view = memoryview(data)
