@@ -171,3 +171,21 @@ def test_lines_written_differently_take_the_careful_path(tmp_path: Path, monkeyp
     assert list(lazy) == whole.build_context().messages
     assert json.loads(b"".join(serialize_json_parts(lazy))) == whole.build_context().messages
     assert session_stats(lazy, None, "sid") == session_stats(whole.build_context().messages, None, "sid")
+
+
+def test_tree_and_exports_read_the_bodies_back(
+    session_file: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import re
+
+    from pi_cli.store.export_html import render_html
+
+    whole = _open(session_file, monkeypatch, slim=False)
+    slim = _open(session_file, monkeypatch, slim=True)
+    slim.build_lazy_context()  # as a resume leaves it: the context's bodies still in the file
+    assert [n.entry for n in slim.get_tree()] == [n.entry for n in whole.get_tree()]
+    stamp = re.compile(r"exported [0-9-]+ [0-9:]+ UTC")
+    assert stamp.sub("", render_html(slim)) == stamp.sub("", render_html(whole))
+    assert "Module 3 looks fine" in render_html(slim)  # bodies, not stubs
+    exported = [slim.export_branch_jsonl(tmp_path / "a.jsonl"), whole.export_branch_jsonl(tmp_path / "b.jsonl")]
+    assert exported[0].read_text() == exported[1].read_text()
