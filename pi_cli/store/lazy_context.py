@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, overload
 
@@ -49,9 +49,15 @@ _BATCH = 256  # spans per read (about 2.5 MB of tool output in the benchmark ses
 class LazyMessages(Sequence[dict[str, Any]]):
     """Messages, some of them stubs whose JSON text is read from ``path`` on demand."""
 
-    def __init__(self, items: list[dict[str, Any]], path: Path) -> None:
+    def __init__(
+        self, items: list[dict[str, Any]], path: Path,
+        on_materialized: Callable[[list[dict[str, Any]], list[dict[str, Any]]], None] | None = None,
+    ) -> None:  # fmt: skip
+        """``on_materialized(stubs_and_messages, decoded)`` is told what :meth:`materialize`
+        decoded (the session store keeps those messages in its entries: one copy, not two)."""
         self._items = items
         self._path = path
+        self._on_materialized = on_materialized
         self._tally: Tally | None = None
 
     def __len__(self) -> int:
@@ -89,7 +95,10 @@ class LazyMessages(Sequence[dict[str, Any]]):
         """Every message decoded, a batch of spans per read and per JSON parse (so key strings are
         shared within a batch and no second copy of the whole file is ever held)."""
         with gc_paused():
-            return self._materialize()
+            decoded = self._materialize()
+        if self._on_materialized is not None:
+            self._on_materialized(self._items, decoded)
+        return decoded
 
     def _materialize(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []

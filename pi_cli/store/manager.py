@@ -35,7 +35,7 @@ from pi_cli.store.jsonl import (
     rewrite_session_file,
 )
 from pi_cli.store.lazy_context import LazyMessages
-from pi_cli.store.lazy_entries import gc_paused, is_slim, load_slim, materialize
+from pi_cli.store.lazy_entries import REF, gc_paused, is_slim, load_slim, materialize
 from pi_cli.store.migrate import migrate_entries
 from pi_cli.store.stats import session_stats
 from pi_cli.store.tree import SessionTreeNode, build_tree
@@ -395,9 +395,24 @@ class SessionManager:
         context = build_session_context(path)
         if not stubs or self._source is None:
             return context, None
-        messages = LazyMessages(context.messages, self._source)
+        messages = LazyMessages(context.messages, self._source, self._adopt_messages)
         context.messages = []
         return context, messages
+
+    def _adopt_messages(self, held: list[dict[str, Any]], decoded: list[dict[str, Any]]) -> None:
+        """The context's messages were decoded (the agent's first request): slim entries whose stub
+        is among ``held`` become whole entries around the decoded message, so the message exists
+        once in memory and later reads of the entry need not decode it again."""
+        position = {id(e["message"]): i for i, e in enumerate(self._entries) if REF in e and "message" in e}
+        for stub, message in zip(held, decoded, strict=True):
+            index = position.get(id(stub))
+            if index is None or message is stub:
+                continue
+            slim = self._entries[index]
+            whole = {key: value for key, value in slim.items() if key != REF}
+            whole["message"] = message
+            self._entries[index] = whole
+            self._by_id[whole["id"]] = whole
 
     def get_tree(self) -> list[SessionTreeNode]:
         """All entries as a forest; see :func:`pi_cli.store.tree.build_tree`."""

@@ -189,3 +189,17 @@ def test_tree_and_exports_read_the_bodies_back(
     assert "Module 3 looks fine" in render_html(slim)  # bodies, not stubs
     exported = [slim.export_branch_jsonl(tmp_path / "a.jsonl"), whole.export_branch_jsonl(tmp_path / "b.jsonl")]
     assert exported[0].read_text() == exported[1].read_text()
+
+
+def test_decoding_the_context_hands_the_messages_to_the_store_once(
+    session_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    whole = _open(session_file, monkeypatch, slim=False)
+    slim = _open(session_file, monkeypatch, slim=True)
+    _context, lazy = slim.build_lazy_context()
+    assert lazy is not None
+    decoded = Agent(messages=lazy).state.messages
+    held = {id(e["message"]) for e in slim._entries if e.get("type") == "message"}
+    assert all(id(message) in held for message in decoded if message["role"] != "compactionSummary")
+    assert slim.get_entries() == whole.get_entries()
+    assert slim.build_context().messages == decoded  # read from the store's entries, no second decode
