@@ -19,10 +19,11 @@ Keys starting with ``\\x00`` never reach the disk or a client: stubs are not mes
 from __future__ import annotations
 
 import re
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-from pydantic_core import SchemaValidator, ValidationError
-from pydantic_core import core_schema as cs
+if TYPE_CHECKING:
+    from pydantic_core import SchemaValidator
 
 SPAN = "\x00span"  # (offset, length) of the message's JSON text in the file
 TOOL_CALLS = "\x00toolCalls"  # number of toolCall blocks in an assistant reply
@@ -40,30 +41,34 @@ MESSAGE_HEAD = re.compile(
 )
 
 
-def _optional(schema: cs.CoreSchema) -> cs.TypedDictField:
-    return cs.typed_dict_field(schema, required=False)
+@cache
+def _validators() -> tuple[SchemaValidator, SchemaValidator]:
+    """(message facts, any JSON object): built on first use, so that opening a small session (and
+    start-up) never imports pydantic-core."""
+    from pydantic_core import SchemaValidator
+    from pydantic_core import core_schema as cs
 
+    def optional(schema: cs.CoreSchema) -> cs.TypedDictField:
+        return cs.typed_dict_field(schema, required=False)
 
-_ANY = cs.any_schema()
-_USAGE = cs.typed_dict_schema(
-    {
-        **{key: _optional(_ANY) for key in ("input", "output", "cacheRead", "cacheWrite")},
-        "cost": _optional(cs.nullable_schema(cs.typed_dict_schema({"total": _optional(_ANY)}))),
-    }
-)
-_BLOCK = cs.typed_dict_schema({"type": _optional(_ANY)})
-_MESSAGE = SchemaValidator(
-    cs.typed_dict_schema(
+    anything = cs.any_schema()
+    usage = cs.typed_dict_schema(
         {
-            "role": cs.typed_dict_field(cs.str_schema(strict=True)),
-            **{key: _optional(_ANY) for key in ("provider", "model", "stopReason", "toolCallId")},
-            "usage": _optional(cs.nullable_schema(_USAGE)),
-            # A string content (user messages may have one) fails the list and is skipped here.
-            "content": _optional(cs.union_schema([cs.list_schema(_BLOCK), _ANY], mode="left_to_right")),
+            **{key: optional(anything) for key in ("input", "output", "cacheRead", "cacheWrite")},
+            "cost": optional(cs.nullable_schema(cs.typed_dict_schema({"total": optional(anything)}))),
         }
     )
-)
-_ANY_OBJECT = SchemaValidator(cs.typed_dict_schema({}))
+    block = cs.typed_dict_schema({"type": optional(anything)})
+    message = cs.typed_dict_schema(
+        {
+            "role": cs.typed_dict_field(cs.str_schema(strict=True)),
+            **{key: optional(anything) for key in ("provider", "model", "stopReason", "toolCallId")},
+            "usage": optional(cs.nullable_schema(usage)),
+            # A string content (user messages may have one) fails the list and is skipped here.
+            "content": optional(cs.union_schema([cs.list_schema(block), anything], mode="left_to_right")),
+        }
+    )
+    return SchemaValidator(message), SchemaValidator(cs.typed_dict_schema({}))
 
 
 def message_facts(text: bytes, offset: int) -> dict[str, Any] | None:
@@ -71,8 +76,8 @@ def message_facts(text: bytes, offset: int) -> dict[str, Any] | None:
     the text is not one well-formed JSON object with a string ``role`` (the caller then parses the
     line the careful way, which reports what is wrong with it)."""
     try:
-        facts: dict[str, Any] = _MESSAGE.validate_json(text)
-    except (ValidationError, ValueError):
+        facts: dict[str, Any] = _validators()[0].validate_json(text)
+    except ValueError:  # pydantic-core's ValidationError is a ValueError
         return None
     # The validator's dict is the stub: it holds only the fields named above that the message has.
     content = facts.pop("content", None)
@@ -85,7 +90,7 @@ def message_facts(text: bytes, offset: int) -> dict[str, Any] | None:
 def is_json_object(text: bytes) -> bool:
     """True when ``text`` is one well-formed JSON object (checked without building it)."""
     try:
-        _ANY_OBJECT.validate_json(text)
-    except (ValidationError, ValueError):
+        _validators()[1].validate_json(text)
+    except ValueError:
         return False
     return True
