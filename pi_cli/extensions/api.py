@@ -93,6 +93,30 @@ class ExtensionAPI:
         self._runner.pending.add(task)
         task.add_done_callback(self._runner.pending.discard)
 
+    # -- custom messages (issue 13, extapi) ------------------------------------------------------
+
+    def send_message(self, message: dict[str, Any], deliver_as: str | None = None, trigger_turn: bool = False) -> None:
+        """A custom message (``customType, content, display, details``) into the context and the
+        session file (pi's ``custom_message`` entry). While streaming it is steered (default) or
+        queued as a follow-up; ``deliver_as="nextTurn"`` holds it for the next prompt; when idle it
+        is appended, and ``trigger_turn=True`` starts a turn with it."""
+        from pi_cli.extensions.runner import custom_message
+
+        if deliver_as not in (None, "steer", "followUp", "nextTurn"):
+            raise ValueError(f"deliver_as must be steer, followUp or nextTurn, not {deliver_as!r}")
+        host = self._host()
+        built = custom_message(message)
+        if deliver_as == "nextTurn":
+            self._runner.next_turn.append(built)
+        elif host.is_streaming:
+            (host.agent.follow_up if deliver_as == "followUp" else host.agent.steer)(built)
+        else:
+            run = host.add_custom_message(built, trigger_turn)
+            if run is not None:
+                task = asyncio.get_running_loop().create_task(run)
+                self._runner.pending.add(task)
+                task.add_done_callback(self._runner.pending.discard)
+
     def append_entry(self, custom_type: str, data: Any = None) -> None:
         """A ``custom`` session entry (kept in the file, never sent to the model)."""
         self._host().store.append_custom_entry(custom_type, data)

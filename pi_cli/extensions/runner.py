@@ -71,7 +71,8 @@ class ExtensionRunner:
         self._starting: asyncio.Future[None] | None = None
         self.base_tools: list[Any] = []  # the session's built-ins (set by install)
         self.deferred: list[tuple[str, Any]] = []  # async register() awaitables, run by start
-        self.pending: set[Any] = set()  # tasks started by send_user_message
+        self.pending: set[Any] = set()  # tasks started by send_user_message / send_message / notify
+        self.next_turn: list[dict[str, Any]] = []  # send_message(deliver_as="nextTurn"): join the next prompt
         self.shortcuts: list[Any] = []  # shortcuts.Shortcut, in registration order (terminal modes bind them)
 
     # -- registration (called through ExtensionAPI) -------------------------------------------
@@ -115,6 +116,19 @@ class ExtensionRunner:
             if result is not None:
                 results.append(result)
         return results
+
+    def notify(self, event: dict[str, Any]) -> None:
+        """Emit ``event`` from synchronous code (e.g. ``model_select``): a task on the running loop;
+        nothing when no handler wants it or no loop runs."""
+        if event["type"] not in self.handlers:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        task = loop.create_task(self.emit(event))
+        self.pending.add(task)
+        task.add_done_callback(self.pending.discard)
 
     def listener(self, event: dict[str, Any]) -> Any:
         """Session subscriber: forwards events that have handlers (cheap when none do)."""
@@ -262,8 +276,9 @@ class ExtensionRunner:
     async def start_run(self, agent: Any, message: dict[str, Any]) -> None:
         """``before_agent_start``: handlers may replace the system prompt for this run (chained)
         and add ``message``s (custom messages that join the transcript) before it starts."""
+        queued, self.next_turn = self.next_turn, []  # send_message(deliver_as="nextTurn")
         if "before_agent_start" not in self.handlers:
-            await agent.prompt([message])
+            await agent.prompt([message, *queued])
             return
         original = agent.state.system_prompt
         content = message.get("content") or []
@@ -286,10 +301,10 @@ class ExtensionRunner:
             if isinstance(result.get("systemPrompt"), str):
                 event["systemPrompt"] = result["systemPrompt"]
             if isinstance(result.get("message"), dict):
-                extra.append(_custom_message(result["message"]))
+                extra.append(custom_message(result["message"]))
         agent.state.system_prompt = event["systemPrompt"]
         try:
-            await agent.prompt([message, *extra])
+            await agent.prompt([message, *queued, *extra])
         finally:
             agent.state.system_prompt = original
 
@@ -320,7 +335,7 @@ class ExtensionRunner:
         ]
 
 
-def _custom_message(spec: dict[str, Any]) -> dict[str, Any]:
+def custom_message(spec: dict[str, Any]) -> dict[str, Any]:
     """pi's custom message (``role: "custom"``) from what a handler returned."""
     import time
 

@@ -194,10 +194,22 @@ class AgentSession:
     # -- model and thinking (delegated, kept here as the public API) --------------------------
 
     def set_model(self, model: Model) -> None:
+        previous = self.model
         self.models.set_model(model)
+        self._model_selected(model, previous, "set")
 
     def cycle_model(self, direction: str = "forward") -> dict[str, Any] | None:
-        return self.models.cycle_model(direction)
+        previous = self.model
+        result = self.models.cycle_model(direction)
+        if result is not None:
+            self._model_selected(result["model"], previous, "cycle")
+        return result
+
+    def _model_selected(self, model: Model, previous: Model | None, source: str) -> None:
+        """Extensions' ``model_select`` (pi fires it for /model, cycling and pi.set_model)."""
+        if self.extensions is not None:
+            event = {"type": "model_select", "model": model, "previousModel": previous, "source": source}
+            self.extensions.notify(event)
 
     def set_thinking_level(self, level: str) -> str:
         return self.models.set_thinking_level(level)
@@ -305,6 +317,18 @@ class AgentSession:
         self.compactor.abort()
         self.agent.abort()
         await self.agent.wait_for_idle()
+
+    def add_custom_message(
+        self, message: dict[str, Any], trigger_turn: bool = False
+    ) -> Coroutine[Any, Any, None] | None:
+        """An extension's custom message while idle: appended to the transcript, or (with
+        ``trigger_turn``) the start of a run, whose coroutine is returned."""
+        if trigger_turn:
+            self._busy = True
+            return self._run(lambda: self.agent.prompt([message]))
+        self.agent.state.messages = [*self.agent.state.messages, message]
+        self.store.append_message(message)
+        return None
 
     # -- queues ------------------------------------------------------------------------------
 

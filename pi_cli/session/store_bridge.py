@@ -123,6 +123,11 @@ class SessionStoreBridge:
                 self.on_write_error(message)
 
     def append_message(self, message: dict[str, Any]) -> None:
+        if message.get("role") == "custom" and getattr(self.manager, "append_custom_message_entry", None):
+            # An extension's custom message is pi's ``custom_message`` entry, not a ``message`` one.
+            fields = (message.get("customType", ""), message.get("content"), bool(message.get("display", True)))
+            self._write("append_custom_message_entry", *fields, message.get("details"))
+            return
         self._write("append_message", message)
 
     def append_custom_entry(self, custom_type: str, data: Any = None) -> None:

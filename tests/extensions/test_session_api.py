@@ -1,0 +1,113 @@
+"""``pi.send_message`` and ``model_select`` against a real AgentSession and the faux provider."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pi_cli.agent.agent import Agent
+from pi_cli.ai.providers.faux import faux_assistant, faux_text, register_faux_provider
+from pi_cli.extensions import ExtensionRunner
+from pi_cli.extensions.api import ExtensionAPI
+from pi_cli.extensions.install import attach_extensions
+from pi_cli.session.agent_session import AgentSession
+from pi_cli.session.store_bridge import SessionStoreBridge
+from pi_cli.store.entry_messages import convert_to_llm
+from pi_cli.store.manager import SessionManager
+
+
+@pytest.fixture(autouse=True)
+def _agent_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+    monkeypatch.setenv("PI_OFFLINE", "1")
+
+
+@pytest.fixture
+def faux() -> Iterator[Any]:
+    provider = register_faux_provider(models=["faux-1", "faux-2"])
+    yield provider
+    provider.unregister()
+
+
+def make(faux: Any, cwd: Path) -> tuple[AgentSession, ExtensionAPI, ExtensionRunner, SessionManager]:
+    manager = SessionManager.in_memory(cwd)
+    agent = Agent(system_prompt="test", model=faux.model("faux-1"), convert_to_llm=convert_to_llm)
+    session = AgentSession(agent=agent, cwd=cwd, store=SessionStoreBridge(manager, cwd))
+    runner = ExtensionRunner(str(cwd))
+    api = ExtensionAPI(runner, "test-ext")
+    attach_extensions(session, runner)
+    return session, api, runner, manager
+
+
+async def settle(runner: ExtensionRunner) -> None:
+    while runner.pending:
+        await asyncio.gather(*tuple(runner.pending))
+
+
+def custom_entries(manager: SessionManager) -> list[dict[str, Any]]:
+    return [e for e in manager.get_entries() if e["type"] == "custom_message"]
+
+
+async def test_send_message_idle_appends_without_a_turn(faux: Any, tmp_path: Path) -> None:
+    session, api, runner, manager = make(faux, tmp_path)
+    api.send_message({"customType": "note", "content": "remember X", "display": True, "details": {"k": 1}})
+    await settle(runner)
+    assert faux.call_count == 0
+    last = session.messages[-1]
+    assert last["role"] == "custom" and last["customType"] == "note" and last["content"] == "remember X"
+    entry = custom_entries(manager)[-1]
+    assert entry["customType"] == "note" and entry["details"] == {"k": 1} and entry["display"] is True
+
+
+async def test_send_message_trigger_turn_reaches_the_model(faux: Any, tmp_path: Path) -> None:
+    faux.set_responses([faux_assistant([faux_text("ok")])])
+    session, api, runner, manager = make(faux, tmp_path)
+    api.send_message({"customType": "ping", "content": "please answer"}, trigger_turn=True)
+    await settle(runner)
+    assert faux.call_count == 1
+    sent = faux.requests[0].context["messages"]
+    assert any("please answer" in str(m.get("content")) for m in sent)
+    assert session.get_last_assistant_text() == "ok"
+    assert len(custom_entries(manager)) == 1  # recorded once, as a custom_message entry
+
+
+async def test_send_message_next_turn_joins_the_next_prompt(faux: Any, tmp_path: Path) -> None:
+    faux.set_responses([faux_assistant([faux_text("ok")])])
+    session, api, runner, _ = make(faux, tmp_path)
+    runner.started = True
+    api.send_message({"customType": "ctx", "content": "extra context"}, deliver_as="nextTurn")
+    assert faux.call_count == 0 and runner.next_turn
+    await session.prompt("hello")
+    sent = str(faux.requests[0].context["messages"])
+    assert "hello" in sent and "extra context" in sent
+    assert runner.next_turn == []
+    with pytest.raises(ValueError):
+        api.send_message({"content": "x"}, deliver_as="later")
+
+
+async def test_model_select_on_set_and_cycle_and_a_raising_handler_is_isolated(faux: Any, tmp_path: Path) -> None:
+    session, api, runner, _ = make(faux, tmp_path)
+    seen: list[tuple[str, str | None, str]] = []
+    errors: list[dict[str, Any]] = []
+    runner.on_error = errors.append
+
+    def boom(event: dict[str, Any], ctx: Any) -> None:
+        raise RuntimeError("broken handler")
+
+    def record(event: dict[str, Any], ctx: Any) -> None:
+        previous = event["previousModel"]
+        seen.append((event["model"]["id"], previous["id"] if previous else None, event["source"]))
+
+    api.on("model_select", boom)
+    api.on("model_select", record)
+    api.set_model(faux.model("faux-2"))
+    await settle(runner)
+    session.models.scoped = [(faux.model("faux-1"), None), (faux.model("faux-2"), None)]
+    session.cycle_model()
+    await settle(runner)
+    assert seen == [("faux-2", "faux-1", "set"), ("faux-1", "faux-2", "cycle")]
+    assert len(errors) == 2 and errors[0]["event"] == "model_select" and "broken handler" in errors[0]["error"]
