@@ -385,7 +385,16 @@ class AgentSession:
     ) -> dict[str, Any]:
         """Run the user's command; returns ``{output, exitCode, cancelled, truncated, fullOutputPath?}``.
         The ``bashExecution`` message joins the transcript now, or after the current run."""
-        result, message = await self._bash.run(command, on_chunk, exclude_from_context)
+        ext = self.extensions
+        answer = None
+        if ext is not None and ext.has_handlers("user_bash"):  # a handler may answer for the command
+            from pi_cli.extensions.session_events import intercept_user_bash
+
+            answer = await intercept_user_bash(ext, command, exclude_from_context, str(self.cwd))
+        if answer is not None:
+            result, message = self._bash.record(command, answer, exclude_from_context)
+        else:
+            result, message = await self._bash.run(command, on_chunk, exclude_from_context)
         if self.is_streaming:
             self._pending_bash.append(message)
         else:

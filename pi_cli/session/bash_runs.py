@@ -49,7 +49,15 @@ class BashRunner:
         full = f"{self.command_prefix}\n{command}" if self.command_prefix else command
         with self._slot.hold() as signal:
             raw = await run_bash(full, str(self.cwd), signal, on_chunk, None)
-        result = normalise_bash_result(raw, cancelled_hint=signal.aborted)
+        return self.record(command, raw, exclude_from_context, signal.aborted)
+
+    @staticmethod
+    def record(
+        command: str, raw: Any, exclude_from_context: bool = False, cancelled: bool = False
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The RPC result and ``bashExecution`` message of a finished run (or of an extension's
+        ``user_bash`` answer)."""
+        result = normalise_bash_result(raw, cancelled_hint=cancelled)
         message = bash_execution_message(
             command,
             result["output"],

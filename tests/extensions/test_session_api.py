@@ -111,3 +111,36 @@ async def test_model_select_on_set_and_cycle_and_a_raising_handler_is_isolated(f
     await settle(runner)
     assert seen == [("faux-2", "faux-1", "set"), ("faux-1", "faux-2", "cycle")]
     assert len(errors) == 2 and errors[0]["event"] == "model_select" and "broken handler" in errors[0]["error"]
+
+
+async def test_user_bash_handler_answers_for_the_command(faux: Any, tmp_path: Path) -> None:
+    session, api, runner, _ = make(faux, tmp_path)
+    events: list[dict[str, Any]] = []
+    errors: list[dict[str, Any]] = []
+    runner.on_error = errors.append
+
+    def boom(event: dict[str, Any], ctx: Any) -> None:
+        raise RuntimeError("bad bash hook")
+
+    def answer(event: dict[str, Any], ctx: Any) -> dict[str, Any]:
+        events.append(event)
+        return {"result": {"output": "remote says hi", "exitCode": 0, "cancelled": False, "truncated": False}}
+
+    api.on("user_bash", boom)
+    api.on("user_bash", answer)
+    marker = tmp_path / "ran"
+    result = await session.run_bash(f"touch {marker}", exclude_from_context=True)
+    assert not marker.exists()  # intercepted: never executed locally
+    assert result["output"] == "remote says hi" and result["exitCode"] == 0
+    assert events[0]["command"] == f"touch {marker}" and events[0]["excludeFromContext"] is True
+    assert events[0]["cwd"] == str(tmp_path)
+    last = session.messages[-1]
+    assert last["role"] == "bashExecution" and last["output"] == "remote says hi"
+    assert errors and errors[0]["event"] == "user_bash"
+
+
+async def test_user_bash_without_an_answer_runs_locally(faux: Any, tmp_path: Path) -> None:
+    session, api, _, _ = make(faux, tmp_path)
+    api.on("user_bash", lambda event, ctx: None)
+    result = await session.run_bash("echo local-run")
+    assert "local-run" in result["output"] and result["exitCode"] == 0

@@ -1,0 +1,37 @@
+"""Extension events raised by session operations that a handler may take over (issue 13).
+
+``user_bash``: the user's ``!``/``!!`` command, before it runs. Handlers run in load order; the first
+that returns ``{"result": {output, exitCode, cancelled, truncated}}`` answers for the command (it is
+not executed) and later handlers are skipped. A raising handler is reported and skipped.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+
+class EventRunner(Protocol):
+    """What these functions need of :class:`~pi_cli.extensions.runner.ExtensionRunner`."""
+
+    handlers: dict[str, list[Any]]
+
+    async def call(self, entry: Any, event: dict[str, Any]) -> Any: ...
+
+    def report(self, source: str, event: str, exc: BaseException) -> None: ...
+
+
+async def intercept_user_bash(
+    runner: EventRunner, command: str, exclude_from_context: bool, cwd: str
+) -> dict[str, Any] | None:
+    """pi's ``user_bash`` payload ``{command, excludeFromContext, cwd}``; returns the first
+    handler's ``result`` (a BashResult dict), or None to run the command locally."""
+    event = {"type": "user_bash", "command": command, "excludeFromContext": exclude_from_context, "cwd": cwd}
+    for entry in tuple(runner.handlers.get("user_bash", ())):
+        try:
+            answer = await runner.call(entry, event)
+        except Exception as exc:
+            runner.report(entry.source, "user_bash", exc)
+            continue
+        if isinstance(answer, dict) and isinstance(answer.get("result"), dict):
+            return dict(answer["result"])
+    return None
