@@ -24,6 +24,7 @@ summariser's input and request in :mod:`pi_cli.compaction.summarizer`, the promp
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -177,6 +178,7 @@ class CompactionResult:
     first_kept_entry_id: str
     tokens_before: int
     details: dict[str, list[str]]
+    from_hook: bool = False  # supplied by an extension's session_before_compact handler
 
     def to_json(self) -> dict[str, Any]:
         """pi's shape, as in ``compaction_end.result`` and the RPC ``compact`` response."""
@@ -186,6 +188,18 @@ class CompactionResult:
             "tokensBefore": self.tokens_before,
             "details": self.details,
         }
+
+
+def preparation_json(preparation: CompactionPreparation) -> dict[str, Any]:
+    """pi's ``preparation`` fields of ``session_before_compact``."""
+    return {
+        "firstKeptEntryId": preparation.first_kept_entry_id,
+        "messagesToSummarize": preparation.messages_to_summarize,
+        "turnPrefixMessages": preparation.turn_prefix_messages,
+        "isSplitTurn": preparation.is_split_turn,
+        "tokensBefore": preparation.tokens_before,
+        "previousSummary": preparation.previous_summary,
+    }
 
 
 def _messages(entries: list[Entry]) -> list[dict[str, Any]]:
@@ -295,21 +309,37 @@ async def run_compaction(
     manager: SessionManager, model: Model, settings: Any = None, *, api_key: str | None = None,
     headers: dict[str, str] | None = None, custom_instructions: str | None = None,
     signal: AbortSignal | None = None, thinking_level: str | None = None,
+    before: Callable[[dict[str, Any], list[Entry]], Awaitable[Any]] | None = None,
 ) -> CompactionResult:  # fmt: skip
     """Compact the active branch and append the ``compaction`` entry. Afterwards give the agent
     ``manager.build_context().messages``. Raises :class:`CompactionError` with pi's messages
     (``Already compacted``, ``Nothing to compact (session too small)``, ``Summarization failed: …``)
-    or :class:`CompactionAbortedError`; in both cases the session is unchanged."""
+    or :class:`CompactionAbortedError`; in both cases the session is unchanged. ``before`` (extensions'
+    ``session_before_compact``) gets pi's preparation JSON and the branch; it may answer
+    ``{"cancel": True}`` or ``{"compaction": {summary, firstKeptEntryId?, tokensBefore?, details?}}``."""
     path = manager.get_branch()
     preparation = prepare_compaction(path, settings)
     if preparation is None:
         if path and path[-1].get("type") == "compaction":
             raise CompactionError("Already compacted")
         raise CompactionError("Nothing to compact (session too small)")
-    result = await compact(preparation, model, api_key, headers, custom_instructions, signal, thinking_level)
+    decision = await before(preparation_json(preparation), path) if before is not None else None
+    if isinstance(decision, dict) and decision.get("cancel"):
+        raise CompactionAbortedError("Compaction cancelled")
+    custom = decision.get("compaction") if isinstance(decision, dict) else None
+    if isinstance(custom, dict) and isinstance(custom.get("summary"), str):
+        result = CompactionResult(
+            custom["summary"],
+            str(custom.get("firstKeptEntryId") or preparation.first_kept_entry_id),
+            int(custom.get("tokensBefore") or preparation.tokens_before),
+            details if isinstance(details := custom.get("details"), dict) else {},
+            from_hook=True,
+        )
+    else:
+        result = await compact(preparation, model, api_key, headers, custom_instructions, signal, thinking_level)
     if signal is not None and signal.aborted:
         raise CompactionAbortedError("Compaction cancelled")
     manager.append_compaction(
-        result.summary, result.first_kept_entry_id, result.tokens_before, result.details, from_hook=False
+        result.summary, result.first_kept_entry_id, result.tokens_before, result.details, from_hook=result.from_hook
     )
     return result

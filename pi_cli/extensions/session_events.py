@@ -3,6 +3,9 @@
 ``user_bash``: the user's ``!``/``!!`` command, before it runs. Handlers run in load order; the first
 that returns ``{"result": {output, exitCode, cancelled, truncated}}`` answers for the command (it is
 not executed) and later handlers are skipped. A raising handler is reported and skipped.
+
+``session_before_compact``: ``{preparation, branchEntries, customInstructions, reason, willRetry}``;
+the first handler answering ``{"cancel": True}`` or ``{"compaction": {...}}`` decides.
 """
 
 from __future__ import annotations
@@ -34,4 +37,18 @@ async def intercept_user_bash(
             continue
         if isinstance(answer, dict) and isinstance(answer.get("result"), dict):
             return dict(answer["result"])
+    return None
+
+
+async def before_compact(runner: EventRunner, event: dict[str, Any]) -> dict[str, Any] | None:
+    """Run ``session_before_compact`` handlers; the first cancel / custom compaction wins."""
+    event = {"type": "session_before_compact", **event}
+    for entry in tuple(runner.handlers.get("session_before_compact", ())):
+        try:
+            answer = await runner.call(entry, event)
+        except Exception as exc:
+            runner.report(entry.source, "session_before_compact", exc)
+            continue
+        if isinstance(answer, dict) and (answer.get("cancel") or isinstance(answer.get("compaction"), dict)):
+            return answer
     return None

@@ -86,6 +86,16 @@ class AutoCompactor:
         model = session.model
         if manager is None or model is None:
             raise CompactionFailed("Compaction needs a stored session and a model.")
+        ext = getattr(session, "extensions", None)
+        before = None
+        if ext is not None and ext.has_handlers("session_before_compact"):
+            from pi_cli.extensions.session_events import before_compact
+
+            async def before(preparation: dict[str, Any], entries: list[Any]) -> Any:
+                event = {"preparation": preparation, "branchEntries": entries, "reason": reason,
+                         "customInstructions": custom_instructions, "willRetry": will_retry}  # fmt: skip
+                return await before_compact(ext, event)
+
         with self._slot.hold() as signal:
             await session.emit({"type": "compaction_start", "reason": reason})
             end: dict[str, Any] = {"type": "compaction_end", "reason": reason, "result": None, "aborted": False,
@@ -99,6 +109,7 @@ class AutoCompactor:
                     custom_instructions=custom_instructions,
                     signal=signal,
                     thinking_level=session.thinking_level,
+                    before=before,
                 )
             except CompactionAbortedError:
                 end["aborted"] = True
@@ -113,6 +124,10 @@ class AutoCompactor:
         end["result"] = payload
         end["willRetry"] = will_retry
         await session.emit(end)
+        if ext is not None and ext.has_handlers("session_compact"):
+            entry = manager.get_leaf_entry()
+            await ext.emit({"type": "session_compact", "compactionEntry": entry, "fromExtension": result.from_hook,
+                            "reason": reason, "willRetry": will_retry})  # fmt: skip
         return payload
 
     async def after_run(self) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -144,3 +145,50 @@ async def test_user_bash_without_an_answer_runs_locally(faux: Any, tmp_path: Pat
     api.on("user_bash", lambda event, ctx: None)
     result = await session.run_bash("echo local-run")
     assert "local-run" in result["output"] and result["exitCode"] == 0
+
+
+def compact_session(faux: Any, tmp_path: Path) -> tuple[AgentSession, ExtensionAPI, ExtensionRunner, SessionManager]:
+    from sessions.test_compaction import long_session
+
+    manager = long_session(tmp_path, turns=6, size=4000)
+    agent = Agent(system_prompt="t", model=faux.model("faux-1"), convert_to_llm=convert_to_llm,
+                  messages=list(manager.build_context().messages))  # fmt: skip
+    settings = SimpleNamespace(compaction=SimpleNamespace(enabled=True, keep_recent_tokens=2500, reserve_tokens=10000))
+    session = AgentSession(agent=agent, cwd=tmp_path, settings=settings, store=SessionStoreBridge(manager, tmp_path))
+    runner = ExtensionRunner(str(tmp_path))
+    attach_extensions(session, runner)
+    return session, ExtensionAPI(runner, "ext"), runner, manager
+
+
+async def test_session_before_compact_supplies_the_summary_and_session_compact_follows(
+    faux: Any, tmp_path: Path
+) -> None:
+    session, api, _, manager = compact_session(faux, tmp_path)
+    seen: list[dict[str, Any]] = []
+
+    def before(event: dict[str, Any], ctx: Any) -> dict[str, Any]:
+        seen.append(event)
+        prep = event["preparation"]
+        return {"compaction": {"summary": "EXT SUMMARY", "firstKeptEntryId": prep["firstKeptEntryId"],
+                               "tokensBefore": prep["tokensBefore"]}}  # fmt: skip
+
+    api.on("session_before_compact", lambda event, ctx: 1 / 0)  # reported, the next handler decides
+    api.on("session_before_compact", before)
+    api.on("session_compact", lambda event, ctx: seen.append(event))
+    result = await session.compact_now("focus")
+    assert faux.call_count == 0  # no model summary: the extension supplied it
+    assert result["summary"] == "EXT SUMMARY"
+    before_event, after_event = seen
+    assert before_event["reason"] == "manual" and before_event["customInstructions"] == "focus"
+    assert before_event["willRetry"] is False and before_event["branchEntries"]
+    assert after_event["fromExtension"] is True and after_event["compactionEntry"]["summary"] == "EXT SUMMARY"
+    assert manager.get_entries()[-1]["fromHook"] is True
+
+
+async def test_session_before_compact_can_cancel(faux: Any, tmp_path: Path) -> None:
+    session, api, _, manager = compact_session(faux, tmp_path)
+    api.on("session_before_compact", lambda event, ctx: {"cancel": True})
+    count = len(manager.get_entries())
+    with pytest.raises(Exception, match="cancelled"):
+        await session.compact_now()
+    assert len(manager.get_entries()) == count and faux.call_count == 0
