@@ -416,16 +416,29 @@ class AgentSession:
     # -- session files (pi_cli.session.session_ops does the work) ----------------------------
 
     async def new_session(self, parent_session: str | None = None) -> dict[str, Any]:
-        return await session_ops.new_session(self, parent_session)
+        previous = self.session_file
+        return await self._replaced("new", previous, await session_ops.new_session(self, parent_session))
 
     async def switch_session(self, path: str) -> dict[str, Any]:
-        return await session_ops.switch_session(self, path)
+        previous = self.session_file
+        return await self._replaced("resume", previous, await session_ops.switch_session(self, path))
 
     async def fork(self, entry_id: str) -> dict[str, Any]:
-        return await session_ops.fork(self, entry_id)
+        previous = self.session_file
+        return await self._replaced("fork", previous, await session_ops.fork(self, entry_id))
 
     async def clone(self) -> dict[str, Any]:
-        return await session_ops.clone(self)
+        previous = self.session_file
+        return await self._replaced("fork", previous, await session_ops.clone(self))
+
+    async def _replaced(self, reason: str, previous: str | None, result: dict[str, Any]) -> dict[str, Any]:
+        """Extensions see pi's replacement lifecycle: ``session_shutdown`` then ``session_start``,
+        both with ``reason`` (new | resume | fork). The runtime itself is kept (no reload)."""
+        ext = self.extensions
+        if ext is not None and ext.started and not result.get("cancelled"):
+            await ext.emit({"type": "session_shutdown", "reason": reason, "targetSessionFile": self.session_file})
+            await ext.emit({"type": "session_start", "reason": reason, "previousSessionFile": previous})
+        return result
 
     def get_fork_messages(self) -> list[dict[str, str]]:
         return session_ops.fork_messages(self)

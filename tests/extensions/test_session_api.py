@@ -192,3 +192,32 @@ async def test_session_before_compact_can_cancel(faux: Any, tmp_path: Path) -> N
     with pytest.raises(Exception, match="cancelled"):
         await session.compact_now()
     assert len(manager.get_entries()) == count and faux.call_count == 0
+
+
+async def test_new_and_switch_emit_shutdown_then_start_with_reasons(faux: Any, tmp_path: Path) -> None:
+    manager = SessionManager.create(str(tmp_path), tmp_path / "sessions", fsync=False)
+    manager.append_message({"role": "user", "content": [{"type": "text", "text": "hi"}], "timestamp": 1})
+    manager.append_message({"role": "assistant", "content": [{"type": "text", "text": "yo"}], "api": "faux",
+                            "provider": "faux", "model": "faux-1", "stopReason": "stop", "timestamp": 2,
+                            "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
+                                      "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0,
+                                               "total": 0}}})  # fmt: skip
+    agent = Agent(system_prompt="t", model=faux.model("faux-1"), convert_to_llm=convert_to_llm)
+    session = AgentSession(agent=agent, cwd=tmp_path, store=SessionStoreBridge(manager, tmp_path))
+    runner = ExtensionRunner(str(tmp_path))
+    api = ExtensionAPI(runner, "ext")
+    attach_extensions(session, runner)
+    seen: list[tuple[str, str, str | None]] = []
+    api.on("session_start", lambda e, ctx: seen.append(("start", e["reason"], e.get("previousSessionFile"))))
+    api.on("session_shutdown", lambda e, ctx: seen.append(("shutdown", e["reason"], e.get("targetSessionFile"))))
+    await runner.start()
+    first = session.session_file
+    await session.new_session()
+    second = session.session_file
+    assert first is not None and second is not None and second != first
+    await session.switch_session(first)
+    assert seen == [
+        ("start", "startup", None),
+        ("shutdown", "new", second), ("start", "new", first),
+        ("shutdown", "resume", first), ("start", "resume", second),
+    ]  # fmt: skip
