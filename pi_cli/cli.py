@@ -29,34 +29,20 @@ def install_gate(session: Any, mode: str | None) -> None:
     install(session, mode)
 
 
-def attach_extensions(session: Any, cwd: Path, args: CliArgs) -> None:
-    """Python extensions (pi_cli.extensions) from every place; nothing of them is imported when no
-    extension exists (a few stats). Runs before the gate, which chains after their tool_call hook."""
-    from pi_cli.packages.probe import declared_packages
+def load_extensions(cwd: Path, args: CliArgs, settings: Any) -> tuple[Any, list[str]] | None:
+    """Python extensions (pi_cli.extensions) from every place, as (runner, error lines); None and
+    nothing imported when no extension exists (a few stats)."""
     from pi_cli.permissions.trust import is_project_trusted
 
     agent_dir = paths.agent_dir()
     discover = not args.no_extensions
     trusted = discover and is_project_trusted(cwd)
-    settings_entries = list(getattr(session.settings, "extensions", None) or []) if discover else []
-    packages = declared_packages(agent_dir, cwd, trusted) if discover else None
-    has_packaged = packages is not None and packages.has_extensions()
-    if not (
-        args.extensions
-        or settings_entries
-        or has_packaged
-        or (discover and _has_extension_sources(agent_dir, cwd, trusted))
-    ):
-        return
-    from pi_cli.extensions.install import attach_extensions as attach
+    settings_entries = list(getattr(settings, "extensions", None) or []) if discover else []
+    if not (args.extensions or settings_entries or (discover and _has_extension_sources(agent_dir, cwd, trusted))):
+        return None
     from pi_cli.extensions.loader import load_all
     from pi_cli.extensions.runner import ExtensionRunner
 
-    cli_entries, temporary = list(args.extensions), None
-    if cli_entries:  # -e pip:/git:/package folder: a package for this run only (pi_cli.packages)
-        from pi_cli.packages.temporary import temporary_packages
-
-        temporary, cli_entries = temporary_packages(cli_entries, agent_dir, cwd)
     runner = ExtensionRunner(str(cwd), dict(args.extension_flags))
     errors = load_all(
         runner,
@@ -64,19 +50,30 @@ def attach_extensions(session: Any, cwd: Path, args: CliArgs) -> None:
         cwd=cwd,
         trusted=trusted,
         settings_entries=settings_entries,
-        cli_entries=cli_entries,
+        cli_entries=args.extensions,
         entry_points=discover,
     )
-    package_sets = [found for found in (packages if has_packaged else None, temporary) if found is not None]
-    if package_sets:
-        from pi_cli.packages.extensions import load_package_extensions
-
-        errors.extend(temporary.warnings if temporary is not None else [])
-        for found in package_sets:
-            errors.extend(load_package_extensions(runner, found))
     unknown = [name for name in args.extension_flags if name not in runner.flags]
     if unknown:
         raise UsageError(f"Error: Unknown option: --{unknown[0]}", hint="(see pi --help)")
+    return runner, errors
+
+
+_NOT_LOADED: Any = object()
+
+
+def attach_extensions(session: Any, cwd: Path, args: CliArgs, loaded: Any = _NOT_LOADED) -> None:
+    """Bind extensions (``loaded`` by :func:`load_extensions` while the session was built, else
+    loaded now) to ``session``. Runs before the gate, which chains after their tool_call hook."""
+    if loaded is _NOT_LOADED:
+        loaded = load_extensions(cwd, args, session.settings)
+    if loaded is None:
+        return
+    from pi_cli.extensions.install import attach_extensions as attach
+
+    runner, errors = loaded
+    if runner.model_registry is None and session.model_registry is not None:
+        errors = [*errors, *runner.apply_providers(session.model_registry)]
     attach(session, runner, errors)
 
 
@@ -121,11 +118,20 @@ def _stdin_is_tty() -> bool:
         return False
 
 
-def list_models(search: str | None) -> int:
-    """``--list-models [search]``: a table of the models that have credentials."""
+def list_models(search: str | None, args: CliArgs | None = None) -> int:
+    """``--list-models [search]``: a table of the models that have credentials (extensions'
+    providers included)."""
     from pi_cli.session.factory import load_registry
 
     registry = load_registry()
+    if args is not None and (args.extensions or not args.no_extensions):
+        from pi_cli.config.settings import load_settings
+        from pi_cli.permissions.trust import is_project_trusted
+
+        cwd = Path.cwd()
+        loaded = load_extensions(cwd, args, load_settings(cwd, project_trusted=is_project_trusted(cwd))[0])
+        if loaded is not None:
+            registry.errors = [*registry.errors, *loaded[1], *loaded[0].apply_providers(registry)]
     for line in getattr(registry, "errors", []):
         _err(f"Warning: {line}")
     text: str = registry.format_list(search)
@@ -231,7 +237,7 @@ def run(args: CliArgs) -> int:
     if args.offline:
         os.environ["PI_OFFLINE"] = "1"
     if args.list_models is not None:
-        return list_models(args.list_models if isinstance(args.list_models, str) else None)
+        return list_models(args.list_models if isinstance(args.list_models, str) else None, args)
     if args.export:
         return export_session(args.export)
 
@@ -253,9 +259,18 @@ def run(args: CliArgs) -> int:
 
     from pi_cli.session.factory import create_agent_session
 
-    session = create_agent_session(session_options(args, mode_name, cwd))
+    options = session_options(args, mode_name, cwd)
+    loaded: dict[str, Any] = {}
+
+    def prepare_registry(settings: Any, registry: Any) -> list[str]:
+        # Extensions load before the model is chosen, so their providers count for --model.
+        loaded["ext"] = load_extensions(cwd, args, settings)
+        return [] if loaded["ext"] is None else list(loaded["ext"][0].apply_providers(registry))
+
+    options.prepare_registry = prepare_registry
+    session = create_agent_session(options)
     attach_mcp(session, cwd, args)
-    attach_extensions(session, cwd, args)
+    attach_extensions(session, cwd, args, loaded.get("ext"))
     install_gate(session, args.permissions)
 
     import asyncio

@@ -93,6 +93,30 @@ class ExtensionAPI:
         self._runner.pending.add(task)
         task.add_done_callback(self._runner.pending.discard)
 
+    # -- providers (issue 13, extapi) --------------------------------------------------------------
+
+    def register_provider(self, name: str, config: dict[str, Any]) -> None:
+        """A provider in ``models.json``'s shape (``baseUrl, api, apiKey, headers, models``). With
+        ``stream_simple`` (or ``stream``), ``fn(model, context, options)`` serves its ``api`` (default:
+        the provider's name). From ``register`` it applies before the start-up model is chosen."""
+        config = dict(config)
+        fn = config.pop("stream_simple", None) or config.pop("streamSimple", None) or config.pop("stream", None)
+        if fn is not None:
+            if not callable(fn):
+                raise TypeError(f"provider {name!r}: stream_simple is not callable")
+            from pi_cli.ai.stream import register_api
+
+            api = str(config.setdefault("api", name))
+            register_api(api, fn)
+            config["__own_api__"] = api
+        self._runner.providers[name] = config
+        registry = self._runner.model_registry
+        if registry is not None:
+            from pi_cli.extensions.runner import provider_errors
+
+            for line in provider_errors(registry.register_provider(name, config), config):
+                self._runner.report(self.source, "register_provider", ValueError(line))
+
     # -- custom messages (issue 13, extapi) ------------------------------------------------------
 
     def send_message(self, message: dict[str, Any], deliver_as: str | None = None, trigger_turn: bool = False) -> None:

@@ -73,6 +73,8 @@ class ExtensionRunner:
         self.deferred: list[tuple[str, Any]] = []  # async register() awaitables, run by start
         self.pending: set[Any] = set()  # tasks started by send_user_message / send_message / notify
         self.next_turn: list[dict[str, Any]] = []  # send_message(deliver_as="nextTurn"): join the next prompt
+        self.providers: dict[str, dict[str, Any]] = {}  # register_provider configs, by provider name
+        self.model_registry: Any = None  # bound by apply_providers (the session's ModelRegistry)
         self.shortcuts: list[Any] = []  # shortcuts.Shortcut, in registration order (terminal modes bind them)
 
     # -- registration (called through ExtensionAPI) -------------------------------------------
@@ -82,6 +84,15 @@ class ExtensionRunner:
 
     def has_handlers(self, event: str) -> bool:
         return bool(self.handlers.get(event))
+
+    def apply_providers(self, registry: Any) -> list[str]:
+        """Give registered providers to ``registry`` (before model selection at start-up); later
+        ``register_provider`` calls apply at once. Returns problem lines for start-up notices."""
+        self.model_registry = registry
+        errors: list[str] = []
+        for name, config in self.providers.items():
+            errors.extend(provider_errors(registry.register_provider(name, config), config))
+        return errors
 
     # -- dispatch -------------------------------------------------------------------------------
 
@@ -333,6 +344,13 @@ class ExtensionRunner:
             {"name": c.name, "description": c.description, "source": "extension", "path": c.source}
             for c in self.commands.values()
         ]
+
+
+def provider_errors(lines: list[str], config: dict[str, Any]) -> list[str]:
+    """Problem lines of a registered provider, without "unknown api" for an api the extension
+    streams itself."""
+    own = config.get("__own_api__")
+    return [line for line in lines if own is None or f'api "{own}"' not in line]
 
 
 def custom_message(spec: dict[str, Any]) -> dict[str, Any]:

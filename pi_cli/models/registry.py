@@ -27,13 +27,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pi_cli.ai import models as catalogue
 from pi_cli.ai.types import Model, ThinkingLevel
 from pi_cli.config import paths
 from pi_cli.config.auth import AuthStore, resolve_config_value
 from pi_cli.models import resolver
-from pi_cli.models.models_json import CustomModels, is_local_url, parse_models_json
+from pi_cli.models.models_json import CustomModels, FieldError, _load_provider, is_local_url, parse_models_json
 
 
 class ModelNotFoundError(LookupError):
@@ -82,6 +83,7 @@ class ModelRegistry:
         self._custom_api_keys: dict[str, str] = {}
         self._runtime_keys: dict[str, str] = {}
         self._loaded = False
+        self._extension_providers: dict[str, dict[str, Any]] = {}  # register_provider, kept over reloads
 
     # --- loading ----------------------------------------------------------------------------
 
@@ -112,7 +114,34 @@ class ModelRegistry:
                 models.append(model)
         self._models = models
         self._loaded = True
+        for name, config in self._extension_providers.items():
+            self._apply_provider(name, config)
         return self
+
+    def register_provider(self, name: str, config: dict[str, Any]) -> list[str]:
+        """An extension's provider in ``models.json``'s shape (``pi.register_provider``): its
+        ``models`` replace the provider's models, ``baseUrl``/``headers`` alone re-route the
+        existing ones, ``apiKey`` is its key. Kept across :meth:`load`. Returns problem lines."""
+        self._ensure_loaded()
+        self._extension_providers[name] = config
+        return self._apply_provider(name, config)
+
+    def _apply_provider(self, name: str, config: dict[str, Any]) -> list[str]:
+        custom = CustomModels()
+        try:
+            _load_provider(name, config, Path(f"register_provider({name!r})"), custom)
+        except FieldError as exc:
+            return [f"register_provider({name!r}): {exc}"]
+        if name in custom.api_keys:
+            self._custom_api_keys[name] = custom.api_keys[name]
+        override = custom.provider_overrides.get(name)
+        models = self._models
+        if custom.models:
+            models = [m for m in models if m["provider"] != name] + list(custom.models)
+        elif override is not None:
+            models = [override.apply(m) if m["provider"] == name else m for m in models]
+        self._models = models
+        return list(custom.errors)
 
     refresh = load
 

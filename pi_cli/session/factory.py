@@ -130,6 +130,8 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
     except (OSError, ValueError) as exc:
         raise ConfigError(f"Error: could not load models: {exc}") from None
     notices.extend(f"Warning: {line}" for line in getattr(registry, "errors", []))
+    if options.prepare_registry is not None:
+        notices.extend(f"Warning: {line}" for line in options.prepare_registry(settings, registry))
 
     manager = open_session_manager(options, settings)
     notices.extend(f"Warning: {line}" for line in getattr(manager, "warnings", []))

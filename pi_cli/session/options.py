@@ -44,6 +44,9 @@ class SessionOptions:
     verbose: bool = False
     # Tests and embedders: a stream function replacing pi_cli.ai.stream.stream.
     stream_fn: Any = None
+    # ``(settings, registry) -> problem lines``: runs before the model is chosen (extensions'
+    # register_provider must be visible to --model).
+    prepare_registry: Any = None
 
     @property
     def interactive(self) -> bool:

@@ -157,7 +157,7 @@ def test_session_options_carry_every_cli_choice() -> None:
 
     # Fields are copied by name: a SessionOptions field the CLI spells differently would be lost.
     missing = {f.name for f in fields(SessionOptions)} - {f.name for f in fields(CliArgs)}
-    assert missing == {"cwd", "stream_fn"}
+    assert missing == {"cwd", "stream_fn", "prepare_registry"}
     args = parse_args(["--model", "m", "--skill", "s", "--no-session", "--tools", "read", "--offline", "hi"])
     options = session_options(args, "print", Path("/w"))
     assert (options.model, options.skills, options.no_session, options.tools) == ("m", ["s"], True, ["read"])
