@@ -56,7 +56,19 @@ def load_extensions(cwd: Path, args: CliArgs, settings: Any) -> tuple[Any, list[
     unknown = [name for name in args.extension_flags if name not in runner.flags]
     if unknown:
         raise UsageError(f"Error: Unknown option: --{unknown[0]}", hint="(see pi --help)")
+    take_flag_words(args, runner)
     return runner, errors
+
+
+def take_flag_words(args: CliArgs, runner: Any) -> None:
+    """``--name value`` for string flags: the word after a bare ``--name`` leaves ``args.messages``
+    and becomes the flag's value (the flag's type is only known after loading)."""
+    for name, index in sorted(args.extension_flag_words.items(), key=lambda item: -item[1]):
+        flag = runner.flags.get(name)
+        wants_word = flag is not None and flag.type == "string" and runner.flag_values.get(name) is True
+        if wants_word and index < len(args.messages):
+            runner.flag_values[name] = args.messages.pop(index)
+            args.extension_flags[name] = runner.flag_values[name]
 
 
 _NOT_LOADED: Any = object()
@@ -268,9 +280,14 @@ def run(args: CliArgs) -> int:
         return [] if loaded["ext"] is None else list(loaded["ext"][0].apply_providers(registry))
 
     options.prepare_registry = prepare_registry
+    words = len(args.messages)
     session = create_agent_session(options)
     attach_mcp(session, cwd, args)
     attach_extensions(session, cwd, args, loaded.get("ext"))
+    if len(args.messages) != words:  # a string flag took a word: the prompt is the rest
+        initial = compose_initial_input(stdin_text, args.file_args, args.messages, cwd)
+        if mode == "print" and initial.empty:
+            return 0
     install_gate(session, args.permissions)
 
     import asyncio

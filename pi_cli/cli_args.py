@@ -49,6 +49,9 @@ class CliArgs:
     # With -e on the command line, unknown ``--name[=value]`` options are kept for the extensions'
     # register_flag (checked once they are loaded); without -e they stay an error.
     extension_flags: dict[str, str | bool] = field(default_factory=dict)
+    # A bare ``--name`` followed by a plain word: the index of that word in ``messages``. Once the
+    # extensions are loaded, a ``string`` flag takes it as its value (``--name value``).
+    extension_flag_words: dict[str, int] = field(default_factory=dict)
     skills: list[str] = field(default_factory=list)
     no_skills: bool = False
     no_mcp: bool = False
@@ -224,6 +227,9 @@ def parse_args(argv: list[str]) -> CliArgs:
         elif arg.startswith("--") and len(arg) > 2 and ("-e" in argv or "--extension" in argv):
             name, has_value, value = arg[2:].partition("=")
             out.extension_flags[name] = value if has_value else True
+            following = argv[i + 1] if i + 1 < len(argv) else None
+            if not has_value and following is not None and not following.startswith(("-", "@")):
+                out.extension_flag_words[name] = len(out.messages)
         elif arg.startswith("-") and arg != "-":
             raise UsageError(f"Error: Unknown option: {arg.split('=', 1)[0]}", hint="(see pi --help)")
         else:

@@ -189,3 +189,20 @@ def test_installed_package_entry_point(pi: PiEnv) -> None:
     done = pi.run("-p", "/demo")
     assert "from package" in done.stderr.splitlines(), done.stderr
     assert "from package" not in pi.run("-p", "--no-extensions", "/demo").stderr
+
+
+def test_string_flag_takes_the_next_word_or_an_equals_value(pi: PiEnv) -> None:
+    ext = write(
+        pi.root / "prefix.py",
+        """
+def register(pi):
+    pi.register_flag("prefix", "string", "-", "prefix")
+    pi.register_command("say", lambda a, c: c.ui.notify(f"{pi.get_flag('prefix')} {a}"))
+""",
+    )
+    spaced = pi.run("-p", "-e", str(ext), "--prefix", "PRE", "/say hi")
+    assert "PRE hi" in spaced.stderr.splitlines(), spaced.stderr
+    equals = pi.run("-p", "-e", str(ext), "--prefix=EQ", "/say hi")
+    assert "EQ hi" in equals.stderr.splitlines(), equals.stderr
+    default = pi.run("-p", "-e", str(ext), "/say hi")
+    assert "- hi" in default.stderr.splitlines(), default.stderr
