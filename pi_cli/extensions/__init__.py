@@ -10,8 +10,9 @@ from __future__ import annotations
 from pi_cli.agent.types import AgentToolResult
 from pi_cli.extensions.api import ExtensionAPI
 from pi_cli.extensions.context import ExtensionContext, SessionView
-from pi_cli.extensions.runner import ExtensionRunner, current_tool_call
+from pi_cli.extensions.runner import ExtensionRunner
 from pi_cli.extensions.ui import ExtensionUI, NoUI
+from pi_cli.permissions.install import current_tool_call  # one ContextVar, shared with the gate
 
 __all__ = [
     "AgentToolResult",

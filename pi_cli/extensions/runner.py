@@ -13,17 +13,13 @@ The runner knows the session only through the duck-typed ``host`` bound by
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from pi_cli.extensions.ui import ExtensionUI, NoUI
-
-current_tool_call: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar(
-    "current_tool_call", default=None
-)
+from pi_cli.permissions.install import current_tool_call
 
 ErrorSink = Callable[[dict[str, Any]], None]
 

@@ -47,10 +47,9 @@ class AcpDialogs:
         return option_kind(label)
 
     async def select(self, title: str, options: list[str]) -> str | None:
-        from pi_cli.extensions import current_tool_call as extension_call
-        from pi_cli.permissions.install import current_tool_call as gate_call
+        from pi_cli.permissions.install import current_tool_call  # also set by extensions' tool_call
 
-        call = gate_call.get() or extension_call.get() or {}  # the call being decided, if any
+        call = current_tool_call.get() or {}  # the call being decided, if any
         name = str(call.get("toolName") or "")
         raw = call.get("input")
         args: dict[str, Any] = raw if isinstance(raw, dict) else {}
