@@ -30,19 +30,32 @@ def install_gate(session: Any, mode: str | None) -> None:
 
 
 def load_extensions(cwd: Path, args: CliArgs, settings: Any) -> tuple[Any, list[str]] | None:
-    """Python extensions (pi_cli.extensions) from every place, as (runner, error lines); None and
-    nothing imported when no extension exists (a few stats)."""
+    """Python extensions (pi_cli.extensions) from every place, installed packages included, as
+    (runner, error lines); None and nothing imported when no extension exists (a few stats)."""
+    from pi_cli.packages.probe import declared_packages
     from pi_cli.permissions.trust import is_project_trusted
 
     agent_dir = paths.agent_dir()
     discover = not args.no_extensions
     trusted = discover and is_project_trusted(cwd)
     settings_entries = list(getattr(settings, "extensions", None) or []) if discover else []
-    if not (args.extensions or settings_entries or (discover and _has_extension_sources(agent_dir, cwd, trusted))):
+    packages = declared_packages(agent_dir, cwd, trusted) if discover else None
+    has_packaged = packages is not None and packages.has_extensions()
+    if not (
+        args.extensions
+        or settings_entries
+        or has_packaged
+        or (discover and _has_extension_sources(agent_dir, cwd, trusted))
+    ):
         return None
     from pi_cli.extensions.loader import load_all
     from pi_cli.extensions.runner import ExtensionRunner
 
+    cli_entries, temporary = list(args.extensions), None
+    if cli_entries:  # -e pip:/git:/package folder: a package for this run only (pi_cli.packages)
+        from pi_cli.packages.temporary import temporary_packages
+
+        temporary, cli_entries = temporary_packages(cli_entries, agent_dir, cwd)
     runner = ExtensionRunner(str(cwd), dict(args.extension_flags))
     errors = load_all(
         runner,
@@ -50,9 +63,16 @@ def load_extensions(cwd: Path, args: CliArgs, settings: Any) -> tuple[Any, list[
         cwd=cwd,
         trusted=trusted,
         settings_entries=settings_entries,
-        cli_entries=args.extensions,
+        cli_entries=cli_entries,
         entry_points=discover,
     )
+    package_sets = [found for found in (packages if has_packaged else None, temporary) if found is not None]
+    if package_sets:
+        from pi_cli.packages.extensions import load_package_extensions
+
+        errors.extend(temporary.warnings if temporary is not None else [])
+        for found in package_sets:
+            errors.extend(load_package_extensions(runner, found))
     unknown = [name for name in args.extension_flags if name not in runner.flags]
     if unknown:
         raise UsageError(f"Error: Unknown option: --{unknown[0]}", hint="(see pi --help)")
