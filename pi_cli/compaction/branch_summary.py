@@ -9,6 +9,7 @@ destination so the context keeps what was learnt there.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -146,43 +147,77 @@ async def generate_branch_summary(
 @dataclass(slots=True)
 class TreeNavigation:
     """Outcome of :func:`navigate_tree`: text to put back in the editor (when a user message was
-    picked) and the id of the branch summary entry, if one was written."""
+    picked), the leaf before and after, the id of the branch summary entry if one was written and
+    whether its text came from the ``before`` hook (an extension)."""
 
     editor_text: str | None = None
     summary_entry_id: str | None = None
     cancelled: bool = False
+    aborted: bool = False  # the summariser was aborted (``cancelled`` alone: an extension said no)
+    old_leaf_id: str | None = None
+    new_leaf_id: str | None = None
+    from_extension: bool = False
+    moved: bool = False
+
+
+# ``before`` gets pi's ``preparation`` dict and answers None or a dict: ``cancel``, ``summary``
+# ({summary, details?}), or overrides of ``customInstructions`` / ``replaceInstructions`` / ``label``.
+TreeHook = Callable[[dict[str, Any]], Awaitable[Any]]
 
 
 async def navigate_tree(
     manager: SessionManager, target_id: str, *, summarize: bool = False, model: Model | None = None,
     api_key: str | None = None, headers: dict[str, str] | None = None, signal: AbortSignal | None = None,
     custom_instructions: str | None = None, replace_instructions: bool = False,
-    reserve_tokens: int = 16384, label: str | None = None,
+    reserve_tokens: int = 16384, label: str | None = None, before: TreeHook | None = None,
 ) -> TreeNavigation:  # fmt: skip
     """Move to ``target_id`` as pi's ``/tree`` does: picking a user (or custom) message moves the
     leaf to its parent and returns its text for the editor; anything else becomes the leaf. With
     ``summarize`` the abandoned branch is summarised first; an abort returns ``cancelled`` and
-    changes nothing. Afterwards give the agent ``manager.build_context().messages``."""
+    ``aborted`` and changes nothing. ``before`` (extensions' ``session_before_tree``) runs after
+    the checks and may cancel (``cancelled`` alone), supply the summary (used only with
+    ``summarize``) or override the instructions and label. Afterwards give the agent
+    ``manager.build_context().messages``."""
     old_leaf = manager.get_leaf_id()
     if target_id == old_leaf:
-        return TreeNavigation()
+        return TreeNavigation(old_leaf_id=old_leaf, new_leaf_id=old_leaf)
+    if summarize and model is None:
+        raise ValueError("No model available for summarization")
     target = manager.get_entry(target_id)
     if target is None:
         raise KeyError(f"Entry {target_id} not found")
-    summary: BranchSummary | None = None
-    if summarize:
-        if model is None:
-            raise ValueError("No model available for summarization")
-        entries, _ = collect_entries_for_branch_summary(manager, old_leaf, target_id)
-        if entries:
-            try:
-                summary = await generate_branch_summary(
-                    entries, model, api_key=api_key, headers=headers, signal=signal,
-                    custom_instructions=custom_instructions, replace_instructions=replace_instructions,
-                    reserve_tokens=reserve_tokens,
-                )  # fmt: skip
-            except CompactionAbortedError:
-                return TreeNavigation(cancelled=True)
+    entries, ancestor = collect_entries_for_branch_summary(manager, old_leaf, target_id)
+    summary: tuple[str, Any, bool] | None = None  # (text, details, from the hook)
+    if before is not None:
+        preparation = {
+            "targetId": target_id, "oldLeafId": old_leaf, "commonAncestorId": ancestor,
+            "entriesToSummarize": entries, "userWantsSummary": summarize,
+            "customInstructions": custom_instructions, "replaceInstructions": replace_instructions, "label": label,
+        }  # fmt: skip
+        answer = await before(preparation)
+        if isinstance(answer, dict):
+            if answer.get("cancel"):
+                return TreeNavigation(cancelled=True, old_leaf_id=old_leaf, new_leaf_id=old_leaf)
+            given = answer.get("summary")
+            if summarize and isinstance(given, dict) and isinstance(given.get("summary"), str):
+                summary = (given["summary"], given.get("details"), True)
+            if "customInstructions" in answer:
+                custom_instructions = answer["customInstructions"]
+            if "replaceInstructions" in answer:
+                replace_instructions = bool(answer["replaceInstructions"])
+            if "label" in answer:
+                label = answer["label"]
+    if summarize and summary is None and entries:
+        assert model is not None  # checked above
+        try:
+            made = await generate_branch_summary(
+                entries, model, api_key=api_key, headers=headers, signal=signal,
+                custom_instructions=custom_instructions, replace_instructions=replace_instructions,
+                reserve_tokens=reserve_tokens,
+            )  # fmt: skip
+        except CompactionAbortedError:
+            return TreeNavigation(cancelled=True, aborted=True, old_leaf_id=old_leaf, new_leaf_id=old_leaf)
+        summary = (made.summary, made.details, False)
     editor_text: str | None = None
     new_leaf: str | None
     if target.get("type") == "message" and target["message"].get("role") == "user":
@@ -193,9 +228,11 @@ async def navigate_tree(
         editor_text = user_text(target)
     else:
         new_leaf = target_id
-    result = TreeNavigation(editor_text=editor_text)
+    result = TreeNavigation(editor_text=editor_text, old_leaf_id=old_leaf, moved=True)
     if summary is not None:
-        result.summary_entry_id = manager.branch_with_summary(new_leaf, summary.summary, summary.details, False)
+        text, details, from_extension = summary
+        result.summary_entry_id = manager.branch_with_summary(new_leaf, text, details, from_extension)
+        result.from_extension = from_extension
         if label:
             manager.append_label_change(result.summary_entry_id, label)
     else:
@@ -205,4 +242,5 @@ async def navigate_tree(
             manager.branch(new_leaf)
         if label:
             manager.append_label_change(target_id, label)
+    result.new_leaf_id = manager.get_leaf_id()
     return result

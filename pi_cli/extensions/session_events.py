@@ -6,6 +6,10 @@ not executed) and later handlers are skipped. A raising handler is reported and 
 
 ``session_before_compact``: ``{preparation, branchEntries, customInstructions, reason, willRetry}``;
 the first handler answering ``{"cancel": True}`` or ``{"compaction": {...}}`` decides.
+
+``session_before_tree``: ``{preparation, signal}`` before ``/tree`` moves the leaf. As pi's session
+``before`` events: a ``{"cancel": True}`` answer stops at once; otherwise the last non-empty answer
+is the one used (``summary``, ``customInstructions``, ``replaceInstructions``, ``label``).
 """
 
 from __future__ import annotations
@@ -52,3 +56,20 @@ async def before_compact(runner: EventRunner, event: dict[str, Any]) -> dict[str
         if isinstance(answer, dict) and (answer.get("cancel") or isinstance(answer.get("compaction"), dict)):
             return answer
     return None
+
+
+async def before_tree(runner: EventRunner, preparation: dict[str, Any], signal: Any) -> dict[str, Any] | None:
+    """Run ``session_before_tree`` handlers; returns the deciding answer (see the module doc)."""
+    event = {"type": "session_before_tree", "preparation": preparation, "signal": signal}
+    decided: dict[str, Any] | None = None
+    for entry in tuple(runner.handlers.get("session_before_tree", ())):
+        try:
+            answer = await runner.call(entry, event)
+        except Exception as exc:
+            runner.report(entry.source, "session_before_tree", exc)
+            continue
+        if isinstance(answer, dict) and answer:
+            decided = answer
+            if answer.get("cancel"):
+                return answer
+    return decided

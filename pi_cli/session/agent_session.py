@@ -440,6 +440,12 @@ class AgentSession:
             await ext.emit({"type": "session_start", "reason": reason, "previousSessionFile": previous})
         return result
 
+    async def navigate_tree(self, target_id: str, **options: Any) -> Any:
+        """``/tree``: move the leaf to ``target_id`` (see :mod:`pi_cli.session.tree_navigation`)."""
+        from pi_cli.session.tree_navigation import navigate_tree
+
+        return await navigate_tree(self, target_id, **options)
+
     def get_fork_messages(self) -> list[dict[str, str]]:
         return session_ops.fork_messages(self)
 

@@ -466,3 +466,42 @@ async def test_delete_confirms_with_enter_and_escape_cancels(faux: Any, workdir:
         await pilot.press("ctrl+d", "enter")
         await wait_until(pilot, lambda: not doomed.exists() and picker.sessions == [])
         assert isinstance(app.screen, ResumeScreen)  # still open: Enter confirmed, it did not open anything
+
+
+async def test_extension_can_cancel_or_summarise_tree_navigation(faux: Any, workdir: Path) -> None:
+    """``session_before_tree`` in the TUI: a cancel leaves the branch ("Navigation cancelled"),
+    an extension summary is recorded without a model call and ``session_tree`` follows."""
+    from pi_cli.extensions import ExtensionRunner
+    from pi_cli.extensions.api import ExtensionAPI
+    from pi_cli.extensions.install import attach_extensions
+
+    session = stored_session(faux, workdir)
+    runner = ExtensionRunner(str(workdir))
+    api = ExtensionAPI(runner, "tree-ext.py")
+    answers: list[dict[str, Any]] = [{"cancel": True}, {"summary": {"summary": "from the extension"}}]
+    trees: list[dict[str, Any]] = []
+    api.on("session_before_tree", lambda event, ctx: answers.pop(0))
+    api.on("session_tree", lambda event, ctx: trees.append(event))
+    attach_extensions(session, runner)
+    app = make_app(session, keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await _two_turns(pilot, app, faux)
+        leaf = session.store.manager.get_leaf_id()
+        calls = faux.call_count
+        for _ in range(2):
+            await send(pilot, app, "/tree")
+            tree = await screen_of(pilot, app, TreeScreen)
+            await _select_row(pilot, tree, "assistant: answer one")
+            await pilot.press("enter")
+            await screen_of(pilot, app, PickerScreen)
+            await pilot.press("down", "enter")  # Summarize
+            await wait_until(pilot, lambda: app.screen is app.screen_stack[0])
+            if answers:  # the first round was cancelled by the extension
+                await wait_until(pilot, lambda: any("Navigation cancelled" in str(n.render()) for n in app.query(Notice)))
+                assert session.store.manager.get_leaf_id() == leaf and trees == []
+        await wait_until(pilot, lambda: len(trees) == 1)
+        summary = next(e for e in entries(session.session_file) if e["type"] == "branch_summary")
+        assert summary["summary"] == "from the extension" and summary["fromHook"] is True
+        assert trees[0]["summaryEntry"]["id"] == summary["id"] and trees[0]["fromExtension"] is True
+        assert faux.call_count == calls
+        await wait_until(pilot, lambda: app.session.messages[-1]["role"] == "branchSummary")

@@ -5,7 +5,7 @@ JSONL-aware ``/export``; plus the ``pi -r`` picker at start.
 ``/name`` to a ``cmd_name`` attribute) and adds them to command completion. Each command works
 on the AgentSession's session manager (``session.store.manager``): the session file operations
 are the AgentSession's own (``switch_session``, ``fork``, ``clone``); tree navigation uses
-:func:`pi_cli.compaction.branch_summary.navigate_tree`. After any of them the transcript is rebuilt
+``AgentSession.navigate_tree`` (extensions' tree events included). After any of them the transcript is rebuilt
 from the session's messages. Commands refuse to run while the agent is working.
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from pi_cli.ai.abort import AbortController
-from pi_cli.compaction.branch_summary import collect_entries_for_branch_summary, navigate_tree
+from pi_cli.compaction.branch_summary import collect_entries_for_branch_summary
 from pi_cli.modes.interactive.completions import add_completions
 from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
 from pi_cli.modes.interactive.screens.resume import ResumeScreen, default_loader
@@ -174,38 +174,35 @@ class SessionCommands:
         self._ask(PickerScreen("Summarize branch?", items), answered)
 
     async def navigate(self, entry_id: str, *, summarize: bool, instructions: str | None = None) -> None:
-        """Move the leaf to ``entry_id`` (pi's rules, see ``navigate_tree``) and reload. While a
-        summary is written, Escape aborts it and the tree opens again at the same entry."""
-        session, manager = self.session, self.manager
-        model = getattr(session, "model", None)
-        api_key = None
+        """Move the leaf to ``entry_id`` (pi's rules, see ``AgentSession.navigate_tree``, which also
+        runs extensions' ``session_before_tree`` / ``session_tree``) and reload. While a summary is
+        written, Escape aborts it and the tree opens again at the same entry."""
+        session = self.session
         controller = AbortController()
         busy: SummarizingScreen | None = None
         if summarize:
-            if model is None:
+            if getattr(session, "model", None) is None:
                 await self._notice("No model available for summarization", "error")
                 return
-            models = getattr(session, "models", None)
-            api_key = models.api_key_for_provider(model["provider"]) if models is not None else None
             busy = SummarizingScreen(controller.abort)
             await self.app.push_screen(busy)
-        settings = getattr(getattr(session, "settings", None), "branch_summary", None)
         try:
-            result = await navigate_tree(
-                manager, entry_id, summarize=summarize, model=model, api_key=api_key, signal=controller.signal,
-                custom_instructions=instructions, reserve_tokens=int(getattr(settings, "reserve_tokens", 16384)),
-            )  # fmt: skip
+            result = await session.navigate_tree(
+                entry_id, summarize=summarize, custom_instructions=instructions, signal=controller.signal
+            )
         except Exception as exc:  # summariser failures (network, no key) leave the tree unchanged
             await self._notice(f"Branch summarization failed: {exc}", "error")
             return
         finally:
             if busy is not None and busy is self.app.screen:
                 await busy.dismiss(None)
-        if result.cancelled:
+        if result.aborted:
             await self._notice("Branch summarization cancelled")
             await self.open_tree(entry_id)
             return
-        session.agent.state.messages = list(manager.build_context().messages)
+        if result.cancelled:  # an extension's session_before_tree said no
+            await self._notice("Navigation cancelled")
+            return
         await self.reload_transcript()
         if result.editor_text is not None and not self.app.editor.text.strip():
             self.app.editor.set_text(result.editor_text)
