@@ -112,8 +112,10 @@ async def test_summary_is_ignored_unless_the_user_asked_for_one(faux: Any, tmp_p
 async def test_overrides_reach_the_summariser_and_the_label(faux: Any, tmp_path: Path) -> None:
     session, api, manager, ids = two_branches(faux, tmp_path)
     faux.set_responses([faux_assistant([faux_text("model summary")])])
-    answers = [{"customInstructions": "ignored, a later handler answers"},
-               {"customInstructions": "only the files", "replaceInstructions": True, "label": "checkpoint"}]  # fmt: skip
+    answers = [
+        {"customInstructions": "ignored, a later handler answers"},
+        {"customInstructions": "only the files", "replaceInstructions": True, "label": "checkpoint"},
+    ]
     api.on("session_before_tree", lambda event, ctx: answers[0])
     api.on("session_before_tree", lambda event, ctx: answers[1])  # as pi: the last answer is used
     result = await session.navigate_tree(ids["a1"], summarize=True, custom_instructions="user focus")
@@ -143,7 +145,7 @@ async def test_a_raising_handler_is_reported_and_navigation_goes_on(faux: Any, t
 
 
 async def test_no_handlers_and_no_op_moves_emit_nothing(faux: Any, tmp_path: Path) -> None:
-    session, api, manager, ids = two_branches(faux, tmp_path)
+    session, api, _manager, ids = two_branches(faux, tmp_path)
     seen: list[Any] = []
     api.on("session_tree", lambda event, ctx: seen.append(event))
     result = await session.navigate_tree(ids["a2"])  # already there

@@ -497,7 +497,8 @@ async def test_extension_can_cancel_or_summarise_tree_navigation(faux: Any, work
             await pilot.press("down", "enter")  # Summarize
             await wait_until(pilot, lambda: app.screen is app.screen_stack[0])
             if answers:  # the first round was cancelled by the extension
-                await wait_until(pilot, lambda: any("Navigation cancelled" in str(n.render()) for n in app.query(Notice)))
+                cancelled = lambda: any("Navigation cancelled" in str(n.render()) for n in app.query(Notice))  # noqa: E731
+                await wait_until(pilot, cancelled)
                 assert session.store.manager.get_leaf_id() == leaf and trees == []
         await wait_until(pilot, lambda: len(trees) == 1)
         summary = next(e for e in entries(session.session_file) if e["type"] == "branch_summary")
