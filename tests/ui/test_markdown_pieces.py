@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from rich.console import Console
 
-from pi_cli.modes.interactive.markdown_pieces import Piece, PieceStream, next_cut
+from pi_cli.modes.interactive.markdown_pieces import BURST_PIECE_CHARS, Piece, PieceStream, next_cut
 from pi_cli.modes.interactive.widgets.markdown_stream import render_piece
 
 MIXED = (
@@ -76,3 +76,20 @@ def test_no_cut_inside_open_inline_markup_or_before_a_growing_line() -> None:
 def test_block_syntax_is_never_split() -> None:
     for text in ("| a | b |\n|---|---|\n| 1 | 2 |\nx", "> quote\nlazy line\nx", "- item\nlazy continuation\nx"):
         assert next_cut(text, "", 1)[0] == 0, text
+
+
+def test_a_burst_is_cut_into_small_pieces_that_still_render_like_the_whole() -> None:
+    text = MIXED * 8  # ~7 KB arriving in one read
+    stream = _stream(text, 200, len(text))
+    assert stream.source == text
+    assert len(stream.pieces) >= 4
+    assert max(len(piece.text) for piece in stream.pieces) < 4 * BURST_PIECE_CHARS
+    whole = _lines([Piece(text)])
+    assert _text_rows(_lines(stream.pieces)) == _text_rows(whole)
+
+
+def test_first_cut_stops_at_the_first_safe_place() -> None:
+    text = "".join(f"para {n}\n\n" for n in range(50)) + "end"
+    first, _, _ = next_cut(text, "", 30, first=True)
+    last, _, _ = next_cut(text, "", 30)
+    assert 30 <= first < 60 < last

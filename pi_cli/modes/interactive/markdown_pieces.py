@@ -12,6 +12,9 @@ safe cut in three places:
 * between two plain paragraph lines (or two bullet items) whose inline markup is balanced, so a
   giant block with no blank line still freezes line by line.
 
+A burst (a fast model, a resumed message) is cut into pieces of about ``BURST_PIECE_CHARS`` so
+that each can be rendered on its own, and only when it is seen.
+
 Everything here is pure (no Textual, no Rich), so it is tested on its own.
 """
 
@@ -23,6 +26,10 @@ from dataclasses import dataclass, field
 _BULLET = re.compile(r"[-*+] \S")
 _ORDERED = re.compile(r"\d{1,9}[.)](\s|$)")
 _NOT_PLAIN = tuple("#>|=-~<`[ \t")
+
+BURST_PIECE_CHARS = 1500
+"""Size of the pieces a burst is cut into: small enough to render in a few milliseconds."""
+_BURST_WINDOW = 4 * BURST_PIECE_CHARS  # how far ahead a burst cut is looked for
 
 
 @dataclass(slots=True)
@@ -61,8 +68,9 @@ def _balanced(text: str) -> bool:
     return text.count("`") % 2 == 0 and text.count("**") % 2 == 0 and text.count("~~") % 2 == 0
 
 
-def next_cut(text: str, fence: str, minimum: int) -> tuple[int, str, bool]:
-    """The last safe cut in ``text`` at or past ``minimum`` chars: ``(offset, fence, gap)``.
+def next_cut(text: str, fence: str, minimum: int, *, first: bool = False) -> tuple[int, str, bool]:
+    """The last safe cut in ``text`` at or past ``minimum`` chars (the first one when ``first``):
+    ``(offset, fence, gap)``.
 
     ``fence`` is the fence opening line ``text`` starts inside ("" if none); the result's fence is
     the one open at the cut. ``offset`` 0 means no cut. The last line of ``text`` may still be
@@ -102,6 +110,8 @@ def next_cut(text: str, fence: str, minimum: int) -> tuple[int, str, bool]:
         elif _joinable(line, following) and _balanced(text[start:offset]):
             best = (offset, "", False)
             start = offset
+        if first and best[0]:
+            break
     return best
 
 
@@ -127,11 +137,21 @@ class PieceStream:
         before = len(self.pieces)
         if len(self.tail) < self.minimum:
             return 0
-        offset, fence, gap = next_cut(self.tail, self.fence, self.minimum)
-        if offset:
-            self.pieces.append(Piece(self.tail[:offset], self.fence, self.gap, bool(fence)))
-            self.tail, self.fence, self.gap = self.tail[offset:], fence, gap
+        while len(self.tail) > 2 * BURST_PIECE_CHARS:
+            # Look only a few pieces ahead, so cutting a megabyte stays linear.
+            window = self.tail[:_BURST_WINDOW]
+            cut = next_cut(window, self.fence, BURST_PIECE_CHARS, first=True)
+            if not cut[0]:
+                break
+            self._freeze(*cut)
+        cut = next_cut(self.tail, self.fence, self.minimum)
+        if cut[0]:
+            self._freeze(*cut)
         return len(self.pieces) - before
+
+    def _freeze(self, offset: int, fence: str, gap: bool) -> None:
+        self.pieces.append(Piece(self.tail[:offset], self.fence, self.gap, bool(fence)))
+        self.tail, self.fence, self.gap = self.tail[offset:], fence, gap
 
     def close(self) -> None:
         """The text is complete: the tail becomes the last piece."""

@@ -111,7 +111,7 @@ class EventPump:
         self.worst_render_seconds = 0.0
         self.frames = 0
         self.errors: list[str] = []
-        self.max_chars_per_frame = 6000
+        self.max_chars_per_frame = 32_000
         self.slow_interval = 0.1  # gap after a frame with fewer than ``slow_chars`` of new text
         self.slow_chars = 64
         self.last_chars = 0

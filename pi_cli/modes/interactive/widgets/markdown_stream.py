@@ -3,7 +3,9 @@
 One widget per text block, drawn with Textual's line API from cached lines. The text is cut into
 pieces (``markdown_pieces``: at blank lines, between code lines of an open fence, between plain
 lines) that are rendered once per width with Rich's Markdown and never again; only the open tail
-(usually a line or two) is rendered per frame. A frame that does not change the number of lines
+(usually a line or two) is rendered per frame. Pieces more than a screenful above the bottom (a
+burst from a fast model, a long resumed answer) are only estimated until seen, or until the
+complete message renders them in small slices (``piece_lines``). A frame that does not change the number of lines
 repaints only the lines that changed and asks for no layout, so the rest of the screen is neither
 measured nor drawn again. A tail with no safe cut that grows past ``PLAIN_TAIL_CHARS`` (a giant
 table) is drawn as plain text until it closes.
@@ -20,14 +22,18 @@ from textual.strip import Strip
 
 from pi_cli.modes.interactive.markdown_pieces import Piece, PieceStream
 from pi_cli.modes.interactive.widgets.main_screen import LaidOutOnce
+from pi_cli.modes.interactive.widgets.piece_lines import PieceLines
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from rich.console import Console, RenderableType
+    from textual.timer import Timer
 
 STREAM_CUT_CHARS = 200  # while streaming: freeze often, so the tail stays a line or two
 FINISHED_CUT_CHARS = 4000  # a finished text (history): fewer, larger pieces
 PLAIN_TAIL_CHARS = 12_000
+CATCH_UP_S = 0.1  # how often a complete message renders a slice of its estimated pieces
+CATCH_UP_BUDGET_S = 0.006  # the slice: a few pieces, so typing stays smooth meanwhile
 STREAM_SLACK = 2  # spare blank rows below streaming text, so layouts come every third line
 CODE_THEME = "monokai"
 
@@ -108,7 +114,8 @@ def _bare(strip: Strip) -> bool:
 
 
 class StreamingMarkdown(LaidOutOnce):
-    """Assistant text: frozen pieces (cached lines) followed by one live tail."""
+    """Assistant text: frozen pieces (rendered once, or only estimated until seen) followed by one
+    live tail."""
 
     DEFAULT_CSS = """
     StreamingMarkdown { height: auto; padding: 0 1; }
@@ -120,13 +127,13 @@ class StreamingMarkdown(LaidOutOnce):
         self._stream.feed(text)
         if finished:
             self._stream.close()
-        self._width = -1
-        self._frozen: list[Strip] = []  # lines of pieces[:_rendered] at _width
-        self._rendered = 0
+        self._complete = finished
+        self._lines = PieceLines(self._render_piece, -1)
         self._tail: list[Strip] = []
         self._tail_stale = True
         self._height = 0  # rows reported to layout (>= rows drawn while streaming: see _changed)
         self._height_width = -1
+        self._catch_up: Timer | None = None
 
     @property
     def source(self) -> str:
@@ -134,8 +141,13 @@ class StreamingMarkdown(LaidOutOnce):
 
     @property
     def piece_count(self) -> int:
-        """Frozen pieces so far (each rendered once)."""
+        """Frozen pieces so far."""
         return len(self._stream.pieces)
+
+    @property
+    def settled(self) -> bool:
+        """Every frozen piece is rendered and laid out at its real height."""
+        return self._lines.settled
 
     async def append(self, fragment: str) -> None:
         """Add streamed text: freeze what became safe, re-render only the tail."""
@@ -152,68 +164,71 @@ class StreamingMarkdown(LaidOutOnce):
     async def finish(self) -> None:
         """The message ended: the tail becomes a frozen piece too, and the spare rows go."""
         self._stream.close()
+        self._complete = True
         self._changed()
 
     def restyle(self) -> None:
         """Drop every cached line so the next paint re-renders with the console's current styles
         (after a theme switch)."""
-        self._width = -1
+        self._lines = PieceLines(self._render_piece, -1)
         self.refresh(layout=True)
 
     # --- rendering --------------------------------------------------------------------------
 
-    def _lines_at(self, width: int) -> tuple[list[Strip], list[Strip]]:
-        if width != self._width:
-            self._width, self._frozen, self._rendered, self._tail_stale = width, [], 0, True
+    def _render_piece(self, piece: Piece) -> list[Strip]:
+        if piece is self._stream.pieces[0]:
+            piece.gap = False  # no blank row above the first piece
+        return render_piece(self.app.console, piece, self._lines.width)
+
+    def _lines_at(self, width: int) -> tuple[PieceLines, list[Strip], int]:
+        """The pieces' rows and the tail's lines at ``width``, and the first row whose content
+        changed since the last call."""
+        if width != self._lines.width:
+            self._lines, self._tail_stale = PieceLines(self._render_piece, width), True
         if width <= 0:
-            return [], []
-        console = self.app.console
-        pieces = self._stream.pieces
-        while self._rendered < len(pieces):
-            if not self._frozen and pieces[self._rendered].gap:
-                pieces[self._rendered].gap = False  # no blank row above the first piece
-            self._frozen.extend(render_piece(console, pieces[self._rendered], width))
-            self._rendered += 1
+            return self._lines, [], 0
+        # Render exactly what a screenful above the tail shows; anything higher is estimated.
+        first_changed = self._lines.update(self._stream.pieces, self.app.size.height)
         if self._tail_stale:
-            self._tail = self._render_tail(console, width)
+            self._tail = self._render_tail(self.app.console, width)
             self._tail_stale = False
-        return self._frozen, self._tail
+        return self._lines, self._tail, first_changed
 
     def _render_tail(self, console: Console, width: int) -> list[Strip]:
         stream = self._stream
         tail = stream.tail if stream.fence else stream.tail.strip("\n")
         if not tail.strip():
             return []
+        gap = stream.gap and self._lines.total > 0
         if len(tail) > PLAIN_TAIL_CHARS:
             options = console.options.update(width=width, height=None)
             lines = [Strip(line, width) for line in console.render_lines(Text(tail), options, pad=True)]
-            return [Strip.blank(width), *lines] if stream.gap and self._frozen else lines
-        piece = Piece(tail, stream.fence, stream.gap and bool(self._frozen))
-        return render_piece(console, piece, width)
+            return [Strip.blank(width), *lines] if gap else lines
+        return render_piece(console, Piece(tail, stream.fence, gap), width)
 
     def _changed(self) -> None:
         """Re-render the tail now and ask for the least repaint that shows it."""
-        width = self._width
+        width = self._lines.width
         if not self.is_mounted or width <= 0:
             self._tail_stale = True
             self.refresh(layout=True)
             return
-        old_frozen, old_tail, old_height = len(self._frozen), self._tail, self._height
+        old_rows, old_tail, old_height = self._lines.total, self._tail, self._height
         self._tail_stale = True
-        frozen, tail = self._lines_at(width)
-        count = len(frozen) + len(tail)
+        lines, tail, first_changed = self._lines_at(width)
+        count = lines.total + len(tail)
         if self._stream.tail or self._stream.fence:
             # Streaming: grow in steps of STREAM_SLACK + 1 rows and never shrink, so a layout of
             # the whole screen (and a scroll) comes every few lines instead of every line.
             height = old_height if count <= old_height else count + STREAM_SLACK
         else:
             height = count
-        if height != old_height:
+        if height != old_height or first_changed < old_rows:
             self._height = height
             self.refresh(layout=True)
             return
         # Same height: lines above the old tail are unchanged; repaint the ones that differ.
-        new = frozen[old_frozen:] + tail
+        new = lines.strips(old_rows, lines.total, self._stream.pieces) + tail
         span = max(len(new), len(old_tail))
         blank = Strip.blank(width)
         changed = [
@@ -221,22 +236,51 @@ class StreamingMarkdown(LaidOutOnce):
             if (old_tail[y] if y < len(old_tail) else blank) != (new[y] if y < len(new) else blank)
         ]  # fmt: skip
         if changed:
-            self.refresh(Region(0, old_frozen + changed[0], width, changed[-1] - changed[0] + 1))
+            self.refresh(Region(0, old_rows + changed[0], width, changed[-1] - changed[0] + 1))
+
+    # --- settling estimated pieces ---------------------------------------------------------------
+
+    def _settle_later(self) -> None:
+        """Once the text is complete, render the pieces that were only estimated, a slice at a
+        time, then lay out once with their real heights."""
+        if self._catch_up is None and self._complete and self.is_mounted and self._lines.pending:
+            self._catch_up = self.set_interval(CATCH_UP_S, self._settle_some)
+
+    def _settle_some(self) -> None:
+        done = self._lines.resolve_some(self._stream.pieces, CATCH_UP_BUDGET_S)
+        if done or not self.is_mounted:
+            if self._catch_up is not None:
+                self._catch_up.stop()
+                self._catch_up = None
+            self._relayout()
+
+    def _relayout(self) -> None:
+        if self._lines.commit():
+            self.refresh(layout=True)
+        else:
+            self.refresh()
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        frozen, tail = self._lines_at(width)
-        count = len(frozen) + len(tail)
+        lines, tail, _ = self._lines_at(width)
+        lines.commit()
+        count = lines.total + len(tail)
         if not (self._stream.tail or self._stream.fence) or width != self._height_width:
             self._height = count  # finished, or a new width: exact
             self._height_width = width
         self._height = max(self._height, count)
+        self._settle_later()
         return self._height
 
     def render_line(self, y: int) -> Strip:
         width = self.content_region.width
-        frozen, tail = self._lines_at(width)
-        if 0 <= y < len(frozen):
-            return frozen[y].apply_style(self.rich_style)
-        if 0 <= y - len(frozen) < len(tail):
-            return tail[y - len(frozen)].apply_style(self.rich_style)
+        lines, tail, _ = self._lines_at(width)
+        if 0 <= y < lines.total:
+            pending = lines.pending
+            strip = lines.line(y, self._stream.pieces)
+            if lines.pending != pending:
+                # Scrolled onto a piece that was only estimated: its real height comes next frame.
+                self.call_later(self._relayout)
+            return strip.apply_style(self.rich_style)
+        if 0 <= y - lines.total < len(tail):
+            return tail[y - lines.total].apply_style(self.rich_style)
         return Strip.blank(width, self.rich_style)
