@@ -49,6 +49,16 @@ def resolve_stream_fn(api: str) -> StreamFn:
     return fn
 
 
+def preload(api: str) -> None:
+    """Import the provider module for ``api`` ahead of its first request (safe from any thread:
+    the import lock serialises it with a request that starts meanwhile). An unknown or broken
+    provider is left for that request to report."""
+    try:
+        resolve_stream_fn(api)
+    except Exception:  # the request names the problem; a warm-up must not
+        return
+
+
 def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
     """Start a streamed request. Never raises for provider failures: they arrive as an error event."""
     return resolve_stream_fn(model["api"])(model, context, options or StreamOptions())

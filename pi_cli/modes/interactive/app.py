@@ -9,6 +9,8 @@ DESIGN.md's rule that Ctrl-C aborts a running agent.
 from __future__ import annotations
 
 import asyncio
+import gc
+import threading
 import time
 from pathlib import Path
 from typing import Any, ClassVar
@@ -162,10 +164,20 @@ class PiApp(App[int]):
 
     def _warm_up(self) -> None:
         """Pay the first-render costs (rich.markdown, markdown-it, pygments) while idle, not in
-        the middle of the first streamed answer, where they stalled a frame by ~150 ms."""
+        the middle of the first streamed answer, where they stalled a frame by ~150 ms. The
+        provider's HTTP stack (~150 ms of imports) loads in a thread meanwhile, so the first
+        Enter does not wait for it."""
         from pi_cli.modes.interactive.widgets.markdown_stream import warm_up
 
+        model = getattr(self.session, "model", None)
+        if isinstance(model, dict) and isinstance(model.get("api"), str):
+            from pi_cli.ai.stream import preload
+
+            threading.Thread(target=preload, args=(model["api"],), name="pi-preload", daemon=True).start()
         warm_up(self.console)
+        # Everything loaded so far lives as long as the app: keep it out of the collector's full
+        # passes, which otherwise walk it all (~50 ms each, a few per long answer).
+        gc.freeze()
 
     async def _render_frame(self, ops: list[Any]) -> None:
         """One pump frame; the spinner advances in the same repaint instead of one of its own."""
