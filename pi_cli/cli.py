@@ -29,19 +29,24 @@ def install_gate(session: Any, mode: str | None) -> None:
     install(session, mode)
 
 
-def load_extensions(cwd: Path, args: CliArgs, settings: Any) -> tuple[Any, list[str]] | None:
+def load_extensions(
+    cwd: Path, args: CliArgs, settings: Any, pre: Any = None, trusted: bool | None = None
+) -> tuple[Any, list[str]] | None:
     """Python extensions (pi_cli.extensions) from every place, installed packages included, as
-    (runner, error lines); None and nothing imported when no extension exists (a few stats)."""
+    (runner, error lines); None and nothing imported when no extension exists (a few stats).
+    ``pre``: the user's and ``-e`` extensions loaded before trust was decided (they heard
+    ``project_trust``); this pass adds the rest to them. ``trusted=False`` is that earlier pass."""
     from pi_cli.packages.probe import declared_packages
     from pi_cli.permissions.trust import is_project_trusted
 
     agent_dir = paths.agent_dir()
     discover = not args.no_extensions
-    trusted = discover and is_project_trusted(cwd)
+    final = trusted is None
+    trusted = discover and (is_project_trusted(cwd) if trusted is None else trusted)
     settings_entries = list(getattr(settings, "extensions", None) or []) if discover else []
     packages = declared_packages(agent_dir, cwd, trusted) if discover else None
     has_packaged = packages is not None and packages.has_extensions()
-    if not (
+    if pre is None and not (
         args.extensions
         or settings_entries
         or has_packaged
@@ -51,13 +56,13 @@ def load_extensions(cwd: Path, args: CliArgs, settings: Any) -> tuple[Any, list[
     from pi_cli.extensions.loader import load_all
     from pi_cli.extensions.runner import ExtensionRunner
 
-    cli_entries, temporary = list(args.extensions), None
+    cli_entries, temporary = (list(args.extensions) if pre is None else []), None
     if cli_entries:  # -e pip:/git:/package folder: a package for this run only (pi_cli.packages)
         from pi_cli.packages.temporary import temporary_packages
 
         temporary, cli_entries = temporary_packages(cli_entries, agent_dir, cwd)
-    runner = ExtensionRunner(str(cwd), dict(args.extension_flags))
-    errors = load_all(
+    runner, errors = pre if pre is not None else (ExtensionRunner(str(cwd), dict(args.extension_flags)), [])
+    errors += load_all(
         runner,
         agent_dir=agent_dir,
         cwd=cwd,
@@ -73,6 +78,8 @@ def load_extensions(cwd: Path, args: CliArgs, settings: Any) -> tuple[Any, list[
         errors.extend(temporary.warnings if temporary is not None else [])
         for found in package_sets:
             errors.extend(load_package_extensions(runner, found))
+    if not final:  # project extensions may still register the flags
+        return runner, errors
     unknown = [name for name in args.extension_flags if name not in runner.flags]
     if unknown:
         raise UsageError(f"Error: Unknown option: --{unknown[0]}", hint="(see pi --help)")
@@ -245,9 +252,11 @@ def run_acp(args: CliArgs) -> int:
     return asyncio.run(run_acp_mode(make_session))
 
 
-def decide_project_trust(args: CliArgs, mode: str, cwd: Path) -> None:
-    """Resolve project trust before any project file loads: ``--approve`` / ``--no-approve``, the
-    saved decision, ``defaultProjectTrust``, else (interactive with a terminal) a start-up question."""
+def decide_project_trust(args: CliArgs, mode: str, cwd: Path) -> Any:
+    """Resolve project trust before any project file loads: ``--approve`` / ``--no-approve``,
+    extensions' ``project_trust``, the saved decision, ``defaultProjectTrust``, else (interactive
+    with a terminal) a start-up question. Returns the extensions loaded to hear ``project_trust``
+    (for :func:`load_extensions`), or None."""
     from pi_cli.permissions import trust
 
     trust.set_trust_override(args.approve)
@@ -257,9 +266,26 @@ def decide_project_trust(args: CliArgs, mode: str, cwd: Path) -> None:
 
         choose = choose_in_terminal
     warnings: list[str] = []
+    pre = _project_trust_event(args, mode, cwd, choose is not None) if trust.needs_decision(cwd) else None
     trust.resolve_project_trust(cwd, choose=choose, warnings=warnings)
     for line in warnings:
         _err(f"Warning: {line}")
+    return pre
+
+
+def _project_trust_event(args: CliArgs, mode: str, cwd: Path, terminal: bool) -> Any:
+    """Load the user's and ``-e`` extensions (project ones wait for trust) and let their
+    ``project_trust`` handlers decide (pi_cli.extensions.project_trust)."""
+    from pi_cli.config.settings import load_settings
+
+    pre = load_extensions(cwd, args, load_settings(cwd, project_trusted=False)[0], trusted=False)
+    if pre is not None and pre[0].has_handlers("project_trust"):
+        from pi_cli.extensions.project_trust import decide_at_startup
+        from pi_cli.modes.trust_prompt import terminal_dialogs
+
+        name = ("inline" if args.inline else "tui") if mode == "interactive" else mode
+        pre[1].extend(decide_at_startup(pre[0], cwd, name, *(terminal_dialogs() if terminal else ())))
+    return pre
 
 
 def run(args: CliArgs) -> int:
@@ -287,7 +313,7 @@ def run(args: CliArgs) -> int:
     if mode == "print" and initial.empty:
         return 0
     mode_name = "inline" if mode == "interactive" and args.inline else mode
-    decide_project_trust(args, mode, cwd)
+    pre = decide_project_trust(args, mode, cwd)
 
     from pi_cli.session.factory import create_agent_session
 
@@ -296,7 +322,7 @@ def run(args: CliArgs) -> int:
 
     def prepare_registry(settings: Any, registry: Any) -> list[str]:
         # Extensions load before the model is chosen, so their providers count for --model.
-        loaded["ext"] = load_extensions(cwd, args, settings)
+        loaded["ext"] = load_extensions(cwd, args, settings, pre)
         return [] if loaded["ext"] is None else list(loaded["ext"][0].apply_providers(registry))
 
     options.prepare_registry = prepare_registry

@@ -4,7 +4,8 @@ Places, in load order: ``<agent dir>/extensions/``, ``<cwd>/.pi/extensions/`` (o
 project), settings ``"extensions": [...]``, installed packages (entry-point group
 ``pi_cli.extensions``), then each ``-e/--extension PATH`` (``example:NAME`` names a module of
 :mod:`pi_cli.extensions.examples`). In a folder, every ``name.py`` and every ``name/__init__.py``
-is an extension. The same file is loaded once.
+is an extension. The same file (or entry point) is tried once per runner, so a second pass
+(after project trust is decided) adds only what the first did not try.
 
 A file that fails to import, lacks ``register`` or whose ``register`` raises is reported in one
 line naming the file and line; the others still load. An async ``register`` is awaited by
@@ -110,8 +111,9 @@ def _register(runner: ExtensionRunner, register: Any, source: str, path: Path | 
 def load_path(runner: ExtensionRunner, path: Path) -> str | None:
     """Import one extension file or package and register it; returns an error line or None."""
     source = str(path)
-    if source in runner.sources:
+    if source in runner.seen:
         return None
+    runner.seen.add(source)
     try:
         module = _import(path)
     except Exception as exc:
@@ -136,6 +138,9 @@ def load_entry_points(runner: ExtensionRunner, sites: list[str] | None = None) -
     errors: list[str] = []
     for point in points:
         source = f"{point.name} ({point.value})"
+        if source in runner.seen:
+            continue
+        runner.seen.add(source)
         try:
             target = point.load()
         except Exception as exc:

@@ -60,6 +60,7 @@ class ExtensionRunner:
         self.flags: dict[str, Flag] = {}
         self.flag_values = dict(flag_values or {})
         self.sources: list[str] = []  # extensions loaded, in order (for the start-up header)
+        self.seen: set[str] = set()  # every source tried (a second loading pass skips them)
         self.ui: ExtensionUI = NoUI()
         self.host: Any = None  # the AgentSession, bound by install
         self.on_error: ErrorSink = _stderr_error

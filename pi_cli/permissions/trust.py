@@ -5,6 +5,8 @@ A folder "needs trust" when it holds a protected resource (:data:`PROTECTED_PI_E
 ``~/.agents/skills``). A bare ``.pi`` does not. The decision for a folder, in order:
 
 1. ``--approve`` / ``--no-approve`` (:func:`set_trust_override`);
+1b. for a folder with protected resources, the first yes/no of an extension's ``project_trust``
+   handler (:func:`record_extension_decision`, see :mod:`pi_cli.extensions.project_trust`);
 2. a folder without protected resources: its saved decision, else trusted (nothing to protect);
 3. the saved decision in ``<agentDir>/trust.json`` for the folder or its closest parent;
 4. the user-level ``defaultProjectTrust`` (``"always"`` trusts, ``"never"`` declines); with
@@ -127,6 +129,32 @@ def forget_decisions() -> None:
     """Drop remembered decisions and the override (tests; a fresh process)."""
     _decisions.clear()
     _override[0] = None
+
+
+def needs_decision(cwd: str | os.PathLike[str]) -> bool:
+    """True when start-up must decide trust for ``cwd`` (no override, nothing decided in this
+    process, protected resources present): the moment pi 1.6.0 emits ``project_trust``."""
+    return _override[0] is None and canonical_dir(cwd) not in _decisions and has_protected_resources(cwd)
+
+
+def record_extension_decision(
+    cwd: str | os.PathLike[str],
+    trusted: bool,
+    remember: bool,
+    *,
+    agent_dir: str | os.PathLike[str] | None = None,
+    warnings: list[str] | None = None,
+) -> None:
+    """An extension's ``project_trust`` answer: it holds for this process and, with ``remember``,
+    is saved in trust.json (a failure to save is a line in ``warnings``)."""
+    key = canonical_dir(cwd)
+    if remember:
+        try:
+            TrustStore(Path(agent_dir or paths.agent_dir())).set_many([(key, trusted)])
+        except TrustStoreError as exc:
+            if warnings is not None:
+                warnings.append(str(exc))
+    _decisions[key] = trusted
 
 
 def resolve_project_trust(
