@@ -12,7 +12,8 @@ import signal as _signal
 from collections.abc import Callable
 from typing import Any
 
-from pi_cli.extensions.runner import Command, ExtensionRunner, Flag, Registered
+from pi_cli.extensions.prompts import Command
+from pi_cli.extensions.runner import ExtensionRunner, Flag, Registered
 from pi_cli.extensions.tools import as_agent_tool
 
 _FLAG_TYPES = ("boolean", "string")
@@ -124,7 +125,7 @@ class ExtensionAPI:
         session file (pi's ``custom_message`` entry). While streaming it is steered (default) or
         queued as a follow-up; ``deliver_as="nextTurn"`` holds it for the next prompt; when idle it
         is appended, and ``trigger_turn=True`` starts a turn with it."""
-        from pi_cli.extensions.runner import custom_message
+        from pi_cli.extensions.prompts import custom_message
 
         if deliver_as not in (None, "steer", "followUp", "nextTurn"):
             raise ValueError(f"deliver_as must be steer, followUp or nextTurn, not {deliver_as!r}")

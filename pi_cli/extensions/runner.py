@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pi_cli.extensions.prompts import Command, PromptHandling
 from pi_cli.extensions.ui import ExtensionUI, NoUI
 from pi_cli.permissions.install import current_tool_call
 
@@ -33,14 +34,6 @@ class Registered:
 
 
 @dataclass(slots=True)
-class Command:
-    name: str
-    handler: Callable[..., Any]
-    description: str
-    source: str
-
-
-@dataclass(slots=True)
 class Flag:
     name: str
     type: str
@@ -49,7 +42,7 @@ class Flag:
     source: str
 
 
-class ExtensionRunner:
+class ExtensionRunner(PromptHandling):
     """Registries (handlers, tools, commands, flags) plus dispatch. One per session."""
 
     def __init__(self, cwd: str, flag_values: dict[str, Any] | None = None) -> None:
@@ -234,136 +227,12 @@ class ExtensionRunner:
                 messages = result["messages"]
         return messages
 
-    # -- prompts ----------------------------------------------------------------------------------
-
-    def wants_prompt(self, text: str) -> bool:
-        """True when a prompt must go through :meth:`run_prompt` (a command, ``input`` handlers,
-        or ``session_start`` / async registers still to run)."""
-        if self._starting is None or not self._starting.done():
-            return True
-        return "input" in self.handlers or self.command_for(text) is not None
-
-    async def run_prompt(
-        self,
-        text: str,
-        images: list[Any] | None,
-        streaming_behavior: str | None,
-        begin: Callable[[str, list[Any] | None, str | None], Any],
-        source: str = "interactive",
-    ) -> None:
-        """Extension command, else ``input`` handlers (transform / handled), else ``begin``."""
-        await self.start()
-        found = self.command_for(text)
-        if found is not None:
-            await self.run_command(*found)
-            return
-        event: dict[str, Any] = {
-            "type": "input",
-            "text": text,
-            "images": list(images or []),
-            "source": source,
-            "streamingBehavior": streaming_behavior,
-        }
-        for entry in tuple(self.handlers.get("input", ())):
-            try:
-                result = await self.call(entry, event)
-            except Exception as exc:
-                self.report(entry.source, "input", exc)
-                continue
-            action = result.get("action") if isinstance(result, dict) else None
-            if action == "handled":
-                return
-            if action == "transform":
-                event["text"] = str(result.get("text", event["text"]))
-                if isinstance(result.get("images"), list):
-                    event["images"] = result["images"]
-        run = begin(event["text"], event["images"] or None, streaming_behavior)
-        if run is not None:
-            await run
-
-    async def start_run(self, agent: Any, message: dict[str, Any]) -> None:
-        """``before_agent_start``: handlers may replace the system prompt for this run (chained)
-        and add ``message``s (custom messages that join the transcript) before it starts."""
-        queued, self.next_turn = self.next_turn, []  # send_message(deliver_as="nextTurn")
-        if "before_agent_start" not in self.handlers:
-            await agent.prompt([message, *queued])
-            return
-        original = agent.state.system_prompt
-        content = message.get("content") or []
-        event: dict[str, Any] = {
-            "type": "before_agent_start",
-            "messageType": "user",
-            "prompt": "".join(c.get("text", "") for c in content if c.get("type") == "text"),
-            "images": [c for c in content if c.get("type") == "image"],
-            "systemPrompt": original,
-        }
-        extra: list[dict[str, Any]] = []
-        for entry in tuple(self.handlers["before_agent_start"]):
-            try:
-                result = await self.call(entry, event)
-            except Exception as exc:
-                self.report(entry.source, "before_agent_start", exc)
-                continue
-            if not isinstance(result, dict):
-                continue
-            if isinstance(result.get("systemPrompt"), str):
-                event["systemPrompt"] = result["systemPrompt"]
-            if isinstance(result.get("message"), dict):
-                extra.append(custom_message(result["message"]))
-        agent.state.system_prompt = event["systemPrompt"]
-        try:
-            await agent.prompt([message, *queued, *extra])
-        finally:
-            agent.state.system_prompt = original
-
-    # -- commands -------------------------------------------------------------------------------
-
-    def command_for(self, text: str) -> tuple[Command, str] | None:
-        """``/name args`` naming a registered command → (command, args)."""
-        if not text.startswith("/") or not self.commands:
-            return None
-        name, _, args = text[1:].partition(" ")
-        command = self.commands.get(name)
-        return None if command is None else (command, args.strip())
-
-    async def run_command(self, command: Command, args: str) -> None:
-        await self.start()
-        try:
-            result = command.handler(args, self.context())
-            if inspect.isawaitable(result):
-                await result
-        except Exception as exc:
-            self.report(command.source, f"command:{command.name}", exc)
-
-    def command_list(self) -> list[dict[str, Any]]:
-        """RPC ``get_commands`` entries (``source: "extension"``)."""
-        return [
-            {"name": c.name, "description": c.description, "source": "extension", "path": c.source}
-            for c in self.commands.values()
-        ]
-
 
 def provider_errors(lines: list[str], config: dict[str, Any]) -> list[str]:
     """Problem lines of a registered provider, without "unknown api" for an api the extension
     streams itself."""
     own = config.get("__own_api__")
     return [line for line in lines if own is None or f'api "{own}"' not in line]
-
-
-def custom_message(spec: dict[str, Any]) -> dict[str, Any]:
-    """pi's custom message (``role: "custom"``) from what a handler returned."""
-    import time
-
-    out = {
-        "role": "custom",
-        "customType": str(spec.get("customType") or "extension"),
-        "content": spec.get("content", ""),
-        "display": bool(spec.get("display", True)),
-        "timestamp": int(time.time() * 1000),
-    }
-    if spec.get("details") is not None:
-        out["details"] = spec["details"]
-    return out
 
 
 def _describe(exc: BaseException) -> str:

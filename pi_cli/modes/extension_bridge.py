@@ -55,3 +55,15 @@ def widget_lines(lines: list[str]) -> list[str]:
     if len(rows) > MAX_WIDGET_LINES:
         shown.append("... (widget truncated)")
     return shown
+
+
+def queue_while_running(session: Any, text: str, follow_up: bool) -> Any:
+    """Text submitted while the agent runs (Enter steers, Alt+Enter follows up), as pi's
+    ``prompt(text, {streamingBehavior})``: without extensions it is queued now and None is
+    returned; with them, a coroutine to run as a task — a registered ``/command`` runs at once
+    (never queued), other text passes the ``input`` handlers and is then queued."""
+    behavior = "followUp" if follow_up else "steer"
+    if getattr(session, "extensions", None) is None:
+        (session.follow_up if follow_up else session.steer)(text)
+        return None
+    return session.prompt(text, streaming_behavior=behavior)

@@ -260,6 +260,25 @@ class AgentSession:
             return ext.run_prompt(text, images, streaming_behavior, self._begin_prompt_core)  # type: ignore[no-any-return]
         return self._begin_prompt_core(text, images, streaming_behavior)
 
+    async def prepare_prompt(
+        self,
+        text: str,
+        images: list[ImageContent] | None = None,
+        streaming_behavior: str | None = None,
+        source: str = "interactive",
+    ) -> tuple[str, Coroutine[Any, Any, None] | None]:
+        """Everything before the run, as pi's prompt preflight: (disposition, run). ``handled``: an
+        extension command ran or ``input`` handlers consumed the text; ``queued``; ``started``: the
+        returned run is to be awaited. Raises as :meth:`prompt` for a refused prompt."""
+        ext = self.extensions
+        if ext is not None and ext.wants_prompt(text):
+            prepared: tuple[str, Coroutine[Any, Any, None] | None] = await ext.prepare_prompt(
+                text, images, streaming_behavior, self._begin_prompt_core, source
+            )
+            return prepared
+        run = self._begin_prompt_core(text, images, streaming_behavior)
+        return ("queued" if run is None else "started"), run
+
     def _begin_prompt_core(
         self, text: str, images: list[ImageContent] | None = None, streaming_behavior: str | None = None
     ) -> Coroutine[Any, Any, None] | None:

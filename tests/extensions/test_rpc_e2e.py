@@ -44,8 +44,8 @@ def test_get_commands_lists_extension_commands(pi: PiEnv) -> None:
 def test_ui_round_trip_through_a_command(pi: PiEnv) -> None:
     client = _client(pi)
     try:
-        response = client.request({"type": "prompt", "message": "/ask the plan"})
-        assert response["success"] and response["data"] == {"disposition": "handled"}
+        # As pi 1.6.0, the response follows the command's end (its dialogs answered).
+        client.send({"type": "prompt", "message": "/ask the plan", "id": "p1"})
         confirm = client.event("extension_ui_request")
         assert (confirm["method"], confirm["title"], confirm["message"]) == ("confirm", "Proceed?", "with the plan")
         client.send({"type": "extension_ui_response", "id": confirm["id"], "confirmed": True})
@@ -65,6 +65,9 @@ def test_ui_round_trip_through_a_command(pi: PiEnv) -> None:
         note = client.event("extension_ui_request")
         assert note["method"] == "notify" and note["notifyType"] == "warning"
         assert note["message"] == "ok=True choice=blue text=None ui=True"
+        response = client.wait_for(lambda o: o.get("type") == "response" and o.get("id") == "p1")
+        assert response["success"] and response["data"] == {"disposition": "handled"}
+        assert not any(o.get("type") == "response" for o in client.seen[:-1])  # not before the command ended
     finally:
         assert client.close() == 0
     assert pi.bodies() == []  # a command never reaches the model
@@ -108,3 +111,68 @@ def test_extension_tool_call_runs_before_the_approval_gate(pi: PiEnv, tmp_path: 
     finally:
         assert client.close() == 0
     assert not (pi.cwd / "made").exists()
+
+
+STREAM_EXT = """
+def register(pi):
+    def mark(args, ctx):
+        ctx.ui.notify(f"mark {args} idle={ctx.is_idle()}")
+    pi.register_command("mark", mark, "record a mark")
+
+    def on_input(event, ctx):
+        if event["text"] == "drop":
+            return {"action": "handled"}
+        if event["streamingBehavior"]:
+            return {"action": "transform", "text": event["text"].upper() + " via " + event["source"]}
+    pi.on("input", on_input)
+"""
+
+
+def _stream_client(pi: PiEnv) -> RpcClient:
+    ext = pi.root / "stream_ext.py"
+    ext.write_text(STREAM_EXT)
+    return RpcClient(pi, "-e", str(ext))
+
+
+def test_input_handled_prompt_answers_handled_and_starts_nothing(pi: PiEnv) -> None:
+    """pi 1.6.0: an ``input`` handler consuming the text makes ``prompt`` answer ``handled``."""
+    client = _stream_client(pi)
+    try:
+        response = client.request({"type": "prompt", "message": "drop"})
+        assert response["success"] and response["data"] == {"disposition": "handled"}
+        state = client.request({"type": "get_state"})["data"]
+        assert state["isStreaming"] is False and state["messageCount"] == 0
+    finally:
+        assert client.close() == 0
+    assert pi.bodies() == [] and not any(o.get("type") == "agent_start" for o in client.seen)
+
+
+def test_commands_run_while_streaming_and_steer_refuses_them(pi: PiEnv) -> None:
+    pi.server.add_turns([{"text": "held for a while", "stall_after": 2}])  # type: ignore[union-attr]
+    client = _stream_client(pi)
+    try:
+        assert client.request({"type": "prompt", "message": "hi"})["data"] == {"disposition": "started"}
+        client.event("message_update")  # the model is streaming now
+        handled = client.request({"type": "prompt", "message": "/mark busy"})
+        assert handled["success"] and handled["data"] == {"disposition": "handled"}
+        note = next(o for o in client.seen if o.get("method") == "notify")
+        assert note["message"] == "mark busy idle=False"  # it ran during the stream, before the answer
+        refused = client.request({"type": "steer", "message": "/mark again"})
+        assert not refused["success"]
+        assert refused["error"] == (
+            'Extension command "/mark" cannot be queued. Use prompt() or execute the command when not streaming.'
+        )
+        dropped = client.request({"type": "follow_up", "message": "drop"})
+        assert dropped["data"] == {"disposition": "handled"}
+        queued = client.request({"type": "prompt", "message": "later", "streamingBehavior": "steer"})
+        assert queued["data"] == {"disposition": "queued"}
+        steered = client.request({"type": "steer", "message": "more"})
+        assert steered["data"] == {"disposition": "queued"}
+        state = client.request({"type": "get_state"})["data"]
+        assert state["isStreaming"] and state["pendingMessageCount"] == 2
+        updates = [o["steering"] for o in client.seen if o.get("type") == "queue_update"]
+        assert updates[-1] == ["LATER via rpc", "MORE via rpc"]  # transformed by `input` (source rpc)
+        assert client.request({"type": "abort"})["success"]
+    finally:
+        assert client.close() == 0
+    assert not any("/mark" in str(body) for body in pi.bodies())

@@ -15,7 +15,7 @@ from typing import Any
 from rich.console import RenderableType
 
 from pi_cli.modes.display import preview_lines, result_text, tool_call_title
-from pi_cli.modes.extension_bridge import bind_extension_ui
+from pi_cli.modes.extension_bridge import bind_extension_ui, queue_while_running
 from pi_cli.modes.inline import render
 from pi_cli.modes.inline.approvals import InlineApprovals
 from pi_cli.modes.inline.commands import run_command
@@ -256,11 +256,18 @@ class InlineController:
             self._run = asyncio.ensure_future(self._prompt(route.text))
 
     def _queue(self, text: str, kind: str) -> None:
-        if kind == "follow_up":
-            self.session.follow_up(text)
-        else:
-            self.session.steer(text)
+        queued = queue_while_running(self.session, text, kind == "follow_up")
+        if queued is not None:  # extensions: a command runs now, other text passes `input` first
+            self._side_task = asyncio.ensure_future(self._queued(queued))
         self._invalidate()
+
+    async def _queued(self, queued: Any) -> None:
+        try:
+            await queued
+        except Exception as exc:  # e.g. the agent stopped meanwhile and the prompt was refused
+            self._print(render.error_block(str(exc)))
+        finally:
+            self._invalidate()
 
     def _run_command(self, text: str, follow_up: bool) -> None:
         """A known inline command runs at once; anything else is sent (templates expand in the session)."""

@@ -22,6 +22,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 
 from pi_cli.modes.display import footer_facts, git_branch
+from pi_cli.modes.extension_bridge import queue_while_running
 from pi_cli.modes.input_routing import DoublePress, Route, queued_route, restored_editor_text, route_input
 from pi_cli.modes.interactive.keys import APP_KEYS, describe
 from pi_cli.modes.interactive.pump import EventPump
@@ -265,13 +266,20 @@ class PiApp(App[int]):
         if route.kind == "bash":
             self.start_bash(route.text, route.exclude_from_context)
         elif route.kind in ("steer", "follow_up"):
-            if route.kind == "follow_up":
-                self.session.follow_up(route.text)
-            else:
-                self.session.steer(route.text)
+            queued = queue_while_running(self.session, route.text, route.kind == "follow_up")
+            if queued is not None:  # extensions: a command runs now, other text passes `input` first
+                asyncio.get_running_loop().create_task(self._queued(queued))
             self.refresh_queue()
         else:
             self._run_task = asyncio.get_running_loop().create_task(self._run_prompt(route.text))
+
+    async def _queued(self, queued: Any) -> None:
+        try:
+            await queued
+        except Exception as exc:  # e.g. the agent stopped meanwhile and the prompt was refused
+            await self.renderer.notice(f"Error: {exc}", "error")
+        finally:
+            self.refresh_queue()
 
     async def _run_initial(self, messages: list[str]) -> None:
         for text in messages:

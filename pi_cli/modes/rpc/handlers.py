@@ -34,15 +34,15 @@ def _images(images: list[p.ImageInput] | None) -> list[Any] | None:
 
 
 async def _prompt(server: CommandHost, cmd: p.PromptCommand) -> dict[str, Any]:
+    """As pi 1.6.0: the response comes once the prompt's fate is known — an extension command has
+    run (even while streaming), ``input`` handlers consumed it (``handled``), it was queued, or its
+    run starts (``started``, before ``agent_start``). Preflight errors are the response."""
     session = server.session
-    extensions: Any = getattr(session, "extensions", None)
-    command = extensions.command_for(cmd.message) if extensions is not None else None
-    if command is not None:  # an extension command: it runs (dialogs and all) without a model run
-        server.spawn(extensions.run_command(*command))
-        return p.success(cmd.id, "prompt", {"disposition": "handled"})
-    run = session.begin_prompt(cmd.message, _images(cmd.images), cmd.streamingBehavior)
+    disposition, run = await session.prepare_prompt(
+        cmd.message, _images(cmd.images), cmd.streamingBehavior, source="rpc"
+    )
     if run is None:
-        return p.success(cmd.id, "prompt", {"disposition": "queued"})
+        return p.success(cmd.id, "prompt", {"disposition": disposition})
 
     async def guarded() -> None:
         try:
@@ -57,10 +57,26 @@ async def _prompt(server: CommandHost, cmd: p.PromptCommand) -> dict[str, Any]:
 
 
 async def _steer(server: CommandHost, cmd: p.SteerCommand) -> dict[str, Any]:
+    """Queue text; as pi, an extension command cannot be queued and ``input`` handlers (source
+    ``rpc``) may consume the text (``handled``) or transform it first."""
+    session = server.session
+    text, images = cmd.message, _images(cmd.images)
+    extensions: Any = getattr(session, "extensions", None)
+    if extensions is not None:
+        found = extensions.command_for(text)
+        if found is not None:
+            return p.failure(cmd.id, cmd.type, f'Extension command "/{found[0].name}" cannot be queued. '
+                             "Use prompt() or execute the command when not streaming.")  # fmt: skip
+        if extensions.has_handlers("input"):
+            behavior = ("steer" if cmd.type == "steer" else "followUp") if session.is_streaming else None
+            given = await extensions.run_input(text, images, "rpc", behavior)
+            if given is None:
+                return p.success(cmd.id, cmd.type, {"disposition": "handled"})
+            text, images = given[0], given[1] or None
     if cmd.type == "steer":
-        server.session.steer(cmd.message, _images(cmd.images))
+        session.steer(text, images)
     else:
-        server.session.follow_up(cmd.message, _images(cmd.images))
+        session.follow_up(text, images)
     return p.success(cmd.id, cmd.type, {"disposition": "queued"})
 
 
