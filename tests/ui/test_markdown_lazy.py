@@ -25,6 +25,9 @@ class Host(App[None]):
         with VerticalScroll():
             yield self.widget
 
+    def on_mount(self) -> None:
+        self.query_one(VerticalScroll).anchor()  # follow the bottom, as the transcript does
+
 
 def _rows(widget: StreamingMarkdown) -> list[str]:
     return [widget.render_line(y).text.rstrip() for y in range(widget.size.height)]
@@ -74,3 +77,24 @@ async def test_a_burst_while_streaming_keeps_the_bottom_exact() -> None:
         settled = _rows(widget)
         assert settled[-1].strip() == "THE-END"
         assert sum("## Part" in row or row.strip().startswith("Part ") for row in settled) == 60
+
+
+async def test_rows_kept_through_growth_match_a_fresh_render() -> None:
+    # A growing answer keeps its cached rows above the change through each relayout; every
+    # visible row must still be what a render from scratch gives.
+    widget = StreamingMarkdown()
+    app = Host(widget)
+    code = "".join(f"x_{n} = {n}  # line {n}\n" for n in range(80))
+    text = f"Intro paragraph.\n\n```python\n{code}```\n\nDone.\n"
+    async with app.run_test(size=(60, 20)) as pilot:
+        for start in range(0, len(text), 37):
+            await widget.append(text[start : start + 37])
+            await pilot.pause()
+            if start % (37 * 8) == 0:
+                region = widget.size.region
+                cached = [strip.text for strip in widget.render_lines(region)]
+                widget._styles_cache.clear()
+                assert [strip.text for strip in widget.render_lines(region)] == cached
+        await widget.finish()
+        await pilot.pause()
+        assert widget.size.height > 80

@@ -17,7 +17,8 @@ class Renderer:
         self.rows = rows
         self.calls: list[int] = []
 
-    def __call__(self, piece: Piece) -> list[Strip]:
+    def __call__(self, piece: Piece, width: int) -> list[Strip]:
+        assert width == WIDTH
         number = int(piece.text)
         self.calls.append(number)
         return [_row(f"{number}.{row}") for row in range(self.rows[number])]

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual.geometry import Region, Size
 from textual.strip import Strip
+from textual.widget import Widget
 
 from pi_cli.modes.interactive.markdown_pieces import Piece, PieceStream
 from pi_cli.modes.interactive.widgets.main_screen import LaidOutOnce
@@ -129,11 +130,13 @@ class StreamingMarkdown(LaidOutOnce):
             self._stream.close()
         self._complete = finished
         self._lines = PieceLines(self._render_piece, -1)
+        self._spare: PieceLines | None = None  # the lines at the width used before this one
         self._tail: list[Strip] = []
         self._tail_stale = True
         self._height = 0  # rows reported to layout (>= rows drawn while streaming: see _changed)
         self._height_width = -1
         self._catch_up: Timer | None = None
+        self._kept_rows = 0  # rows still valid through the next resize (set by _changed)
 
     @property
     def source(self) -> str:
@@ -171,20 +174,26 @@ class StreamingMarkdown(LaidOutOnce):
         """Drop every cached line so the next paint re-renders with the console's current styles
         (after a theme switch)."""
         self._lines = PieceLines(self._render_piece, -1)
+        self._spare = None
         self.refresh(layout=True)
 
     # --- rendering --------------------------------------------------------------------------
 
-    def _render_piece(self, piece: Piece) -> list[Strip]:
+    def _render_piece(self, piece: Piece, width: int) -> list[Strip]:
         if piece is self._stream.pieces[0]:
             piece.gap = False  # no blank row above the first piece
-        return render_piece(self.app.console, piece, self._lines.width)
+        return render_piece(self.app.console, piece, width)
 
     def _lines_at(self, width: int) -> tuple[PieceLines, list[Strip], int]:
         """The pieces' rows and the tail's lines at ``width``, and the first row whose content
         changed since the last call."""
         if width != self._lines.width:
-            self._lines, self._tail_stale = PieceLines(self._render_piece, width), True
+            # Keep the other width's lines: a vertical scroll bar coming or going makes layout
+            # and paint ask for two widths in turn for a few frames.
+            spare, self._spare = self._spare, self._lines
+            fits = spare is not None and spare.width == width
+            self._lines = spare if spare is not None and fits else PieceLines(self._render_piece, width)
+            self._tail_stale = True
         if width <= 0:
             return self._lines, [], 0
         # Render exactly what a screenful above the tail shows; anything higher is estimated.
@@ -224,8 +233,12 @@ class StreamingMarkdown(LaidOutOnce):
         else:
             height = count
         if height != old_height or first_changed < old_rows:
+            # Rows above the first change keep their cached lines through the relayout (see
+            # _size_updated); only the rows from there down are rendered again.
+            top = min(first_changed, old_rows)
             self._height = height
-            self.refresh(layout=True)
+            self._kept_rows = top
+            self.refresh(Region(0, top, width, max(height, old_height) - top), layout=True)
             return
         # Same height: lines above the old tail are unchanged; repaint the ones that differ.
         new = lines.strips(old_rows, lines.total, self._stream.pieces) + tail
@@ -259,6 +272,21 @@ class StreamingMarkdown(LaidOutOnce):
             self.refresh(layout=True)
         else:
             self.refresh()
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        """A resize that ``_changed`` asked for keeps the cached lines of the rows above its
+        first change: Textual would mark the whole widget dirty and render every visible row
+        again, a few times a second while an answer grows."""
+        kept, self._kept_rows = self._kept_rows, 0
+        if not kept or size.width != self._size.width or self.is_scrollable:
+            return super()._size_updated(size, virtual_size, container_size, layout)
+        self._layout_cache.clear()
+        if self._size == size and self.virtual_size == virtual_size and self._container_size == container_size:
+            return False
+        self._size = size
+        self.set_reactive(Widget.virtual_size, virtual_size)
+        self._container_size = container_size
+        return True
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         lines, tail, _ = self._lines_at(width)

@@ -27,8 +27,8 @@ from textual.strip import Strip
 
 from pi_cli.modes.interactive.markdown_pieces import Piece
 
-Render = Callable[[Piece], list[Strip]]
-"""Renders one piece at the width the :class:`PieceLines` was made for."""
+Render = Callable[[Piece, int], list[Strip]]
+"""Renders one piece at a width."""
 
 
 def estimate_rows(piece: Piece, width: int) -> int:
@@ -159,7 +159,7 @@ class PieceLines:
     def _resolve(self, index: int, piece: Piece) -> None:
         entry = self._entries[index]
         if entry.lines is None:
-            entry.lines = self._render(piece)
+            entry.lines = self._render(piece, self.width)
             self._pending -= 1
             if len(entry.lines) != entry.rows:
                 self._uncommitted += 1
