@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,12 +114,18 @@ class PromptHandling:
                     event["images"] = result["images"]
         return event["text"], event["images"]
 
-    async def start_run(self, agent: Any, message: dict[str, Any]) -> None:
+    async def start_run(
+        self, agent: Any, message: dict[str, Any], follow_through: Callable[[], Awaitable[None]] | None = None
+    ) -> None:
         """``before_agent_start``: handlers may replace the system prompt for this run (chained)
-        and add ``message``s (custom messages that join the transcript) before it starts."""
+        and add ``message``s (custom messages that join the transcript) before it starts. As pi,
+        the replaced prompt holds for the whole run: ``follow_through`` (the session's automatic
+        retries and post-compaction continuations) runs before the original comes back."""
         queued, self.next_turn = self.next_turn, []  # send_message(deliver_as="nextTurn")
         if "before_agent_start" not in self.handlers:
             await agent.prompt([message, *queued])
+            if follow_through is not None:
+                await follow_through()
             return
         original = agent.state.system_prompt
         content = message.get("content") or []
@@ -146,6 +152,8 @@ class PromptHandling:
         agent.state.system_prompt = event["systemPrompt"]
         try:
             await agent.prompt([message, *queued, *extra])
+            if follow_through is not None:
+                await follow_through()
         finally:
             agent.state.system_prompt = original
 

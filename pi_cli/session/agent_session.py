@@ -302,23 +302,30 @@ class AgentSession:
         self._busy = True
         self.compactor.overflow_attempted = False
         if self.extensions is not None:
-            return self._run(lambda: self.extensions.start_run(self.agent, message))
-        return self._run(lambda: self.agent.prompt([message]))
+            return self._run(lambda: self.extensions.start_run(self.agent, message, self._follow_through))
+        return self._run(lambda: self.agent.prompt([message]), own_follow_through=False)
 
-    async def _run(self, start: Callable[[], Any]) -> None:
+    async def _run(self, start: Callable[[], Any], own_follow_through: bool = True) -> None:
+        """Run ``start`` then, unless it is ``own_follow_through`` (extensions' ``start_run`` runs
+        it inside the run's system prompt), retries and compaction continuations."""
         try:
             await self.checkpoints.before_run()
             await start()
-            while True:
-                await self.retry.run_loop()
-                if not await self.compactor.after_run():
-                    break
-                await self.agent.continue_()
+            if not own_follow_through:
+                await self._follow_through()
         finally:
             self._busy = False
             self._flush_pending_bash()
             # pi 1.6: nothing more will run on its own (retries, compaction, queued messages).
             await self._hub.emit({"type": "agent_settled", "aborted": self._last_stop() == "aborted"})
+
+    async def _follow_through(self) -> None:
+        """Automatic retries and post-compaction continuations of the run just started."""
+        while True:
+            await self.retry.run_loop()
+            if not await self.compactor.after_run():
+                break
+            await self.agent.continue_()
 
     def _last_stop(self) -> str | None:
         for message in reversed(self.agent.state.messages):
@@ -344,7 +351,7 @@ class AgentSession:
         ``trigger_turn``) the start of a run, whose coroutine is returned."""
         if trigger_turn:
             self._busy = True
-            return self._run(lambda: self.agent.prompt([message]))
+            return self._run(lambda: self.agent.prompt([message]), own_follow_through=False)
         self.agent.state.messages = [*self.agent.state.messages, message]
         self.store.append_message(message)
         return None

@@ -221,3 +221,20 @@ async def test_new_and_switch_emit_shutdown_then_start_with_reasons(faux: Any, t
         ("shutdown", "new", second), ("start", "new", first),
         ("shutdown", "resume", first), ("start", "resume", second),
     ]  # fmt: skip
+
+
+async def test_before_agent_start_system_prompt_holds_for_automatic_retries(faux: Any, tmp_path: Path) -> None:
+    """As pi 1.6.0 (the run's prompt options live until the run settles): a retry of the same turn
+    is sent with the system prompt ``before_agent_start`` chose; afterwards the original is back."""
+    from pi_cli.ai.providers.faux import faux_assistant as reply
+
+    session, api, _runner, _manager = make(faux, tmp_path)
+    session.retry.policy.base_delay_ms = 1
+    seen: list[str] = []
+    api.on("before_agent_start", lambda event, ctx: seen.append(event["prompt"]) or {"systemPrompt": "EXTENDED"})
+    faux.set_responses([reply("", stop_reason="error", error_message="503 service unavailable"), reply("ok")])
+    await session.prompt("hello")
+    assert faux.call_count == 2 and seen == ["hello"]  # the handler ran once, for the run
+    assert [r.context["systemPrompt"] for r in faux.requests] == ["EXTENDED", "EXTENDED"]
+    assert session.agent.state.system_prompt == "test"
+    assert session.get_last_assistant_text() == "ok"
