@@ -157,7 +157,7 @@ class AssistantView(LaidOutOnce, Vertical):
                 card.state = "error" if result.get("isError") else "done"
                 card.output = clean(message_text(result))
                 card.details = result.get("details")
-                card.add_class("-error" if result.get("isError") else "-done")
+                card.set_classes("-error" if result.get("isError") else "-done")
             self.cards[call_id] = card
             widget = card
         if widget is not None:

@@ -118,7 +118,9 @@ class ToolCard(Static):
 
     def on_mount(self) -> None:
         self._expanded = bool(getattr(self.app, "tools_expanded", False))
-        self._redraw()
+        # Not _redraw(): ``is_mounted`` turns true only after this handler, and a card built
+        # finished (a resumed session) gets no later update that would draw it.
+        self.update(self.build())
 
     # --- rendering --------------------------------------------------------------------------
 
