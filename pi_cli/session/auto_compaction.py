@@ -9,7 +9,8 @@
   automatic continuation.
 
 Every compaction is abortable (``abort()``); afterwards the agent's messages are rebuilt from the
-session file (summary + kept entries).
+session file (summary + kept entries). A failure or cancellation ends with ``compaction_end``
+(``errorMessage`` / ``aborted``) and extensions' ``session_compact_failed`` (pi 1.6.0).
 """
 
 from __future__ import annotations
@@ -88,13 +89,16 @@ class AutoCompactor:
             raise CompactionFailed("Compaction needs a stored session and a model.")
         ext = getattr(session, "extensions", None)
         before = None
+        from_extension = [False]  # an extension's session_before_compact supplied the summary
         if ext is not None and ext.has_handlers("session_before_compact"):
             from pi_cli.extensions.session_events import before_compact
 
             async def before(preparation: dict[str, Any], entries: list[Any]) -> Any:
                 event = {"preparation": preparation, "branchEntries": entries, "reason": reason,
                          "customInstructions": custom_instructions, "willRetry": will_retry}  # fmt: skip
-                return await before_compact(ext, event)
+                answer = await before_compact(ext, event)
+                from_extension[0] = isinstance(answer, dict) and isinstance(answer.get("compaction"), dict)
+                return answer
 
         with self._slot.hold() as signal:
             await session.emit({"type": "compaction_start", "reason": reason})
@@ -111,15 +115,23 @@ class AutoCompactor:
                     thinking_level=session.thinking_level,
                     before=before,
                 )
-            except CompactionAbortedError:
+            except CompactionAbortedError:  # aborted, or cancelled by an extension
                 end["aborted"] = True
-                await session.emit(end)
+                await self._failed(end, from_extension[0])
                 raise CompactionFailed("Compaction cancelled") from None
             except CompactionError as exc:
                 end["errorMessage"] = f"Compaction failed: {exc}"
-                await session.emit(end)
+                await self._failed(end, from_extension[0])
                 raise CompactionFailed(str(exc)) from None
-        session.agent.state.messages = list(manager.build_context().messages)
+        messages = list(manager.build_context().messages)
+        if (
+            will_retry
+            and messages
+            and messages[-1].get("role") == "assistant"
+            and messages[-1].get("stopReason") == "error"
+        ):
+            messages.pop()  # the overflow error is kept in the file, not in the context the retry continues
+        session.agent.state.messages = messages
         payload: dict[str, Any] = result.to_json()
         end["result"] = payload
         end["willRetry"] = will_retry
@@ -129,6 +141,17 @@ class AutoCompactor:
             await ext.emit({"type": "session_compact", "compactionEntry": entry, "fromExtension": result.from_hook,
                             "reason": reason, "willRetry": will_retry})  # fmt: skip
         return payload
+
+    async def _failed(self, end: dict[str, Any], from_extension: bool) -> None:
+        """A failed or cancelled compaction: ``compaction_end``, then extensions'
+        ``session_compact_failed`` ``{reason, errorMessage, aborted, willRetry, fromExtension}``."""
+        session = self._session
+        await session.emit(end)
+        ext = getattr(session, "extensions", None)
+        if ext is not None and ext.has_handlers("session_compact_failed"):
+            await ext.emit({"type": "session_compact_failed", "reason": end["reason"],
+                            "errorMessage": end.get("errorMessage"), "aborted": end["aborted"],
+                            "willRetry": False, "fromExtension": from_extension})  # fmt: skip
 
     async def after_run(self) -> bool:
         """Check the finished run; returns True when the caller should continue the agent."""
@@ -145,7 +168,12 @@ class AutoCompactor:
             return False
         window = int(model.get("contextWindow") or 0)
         if is_context_overflow(last, window) and last.get("stopReason") == "error":
-            if self.overflow_attempted:
+            if self.overflow_attempted:  # one compact-and-retry per prompt: say so, as pi
+                from pi_cli.compaction.budget import OVERFLOW_RECOVERY_FAILED
+
+                end = {"type": "compaction_end", "reason": "overflow", "result": None, "aborted": False,
+                       "willRetry": False, "errorMessage": OVERFLOW_RECOVERY_FAILED}  # fmt: skip
+                await self._failed(end, False)
                 return False
             self.overflow_attempted = True
             if messages and messages[-1] is last:
