@@ -109,10 +109,14 @@ def test_retry_gives_up_after_max_retries(pi: PiEnv) -> None:
 def test_context_overflow_is_not_retried(pi: PiEnv) -> None:
     message = "This model's maximum context length is 8192 tokens"
     body = {"error": {"message": message, "code": "context_length_exceeded"}}
-    pi.server.add_turns([{"status": 400, "body": body}, {"text": "should not be needed"}])
+    # Overflow is compacted (the summary is the second turn) and continued once, never auto-retried.
+    pi.server.add_turns([{"status": 400, "body": body}, {"text": "## Goal\nsummary"}, {"text": "answered"}])
     result = pi.run("--mode", "json", "hi")
     events = [json.loads(line) for line in result.stdout.splitlines()]
     assert not [e for e in events if e["type"] == "auto_retry_start"]
+    ends = [e for e in events if e["type"] == "compaction_end"]
+    assert [(e["reason"], e["willRetry"]) for e in ends] == [("overflow", True)]
+    assert len(pi.server.requests) == 3
 
 
 def test_tools_flags_shape_the_request(pi: PiEnv) -> None:
