@@ -162,3 +162,28 @@ def test_session_options_carry_every_cli_choice() -> None:
     options = session_options(args, "print", Path("/w"))
     assert (options.model, options.skills, options.no_session, options.tools) == ("m", ["s"], True, ["read"])
     assert options.mode == "print" and options.offline and options.skills is not args.skills
+
+
+def test_collector_is_paused_during_start_up_and_given_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """run() holds the cyclic collector off while the session is built; main() turns it back on
+    however the run ends (here: an error while building the session)."""
+    import gc
+
+    from pi_cli import cli
+    from pi_cli.errors import ConfigError
+    from pi_cli.session import factory
+
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path))
+    monkeypatch.setenv("PI_OFFLINE", "1")
+    monkeypatch.chdir(tmp_path)
+    seen: list[bool] = []
+
+    def failing_session(options: Any) -> Any:
+        seen.append(gc.isenabled())
+        raise ConfigError("Error: no session today")
+
+    monkeypatch.setattr(factory, "create_agent_session", failing_session)
+    assert gc.isenabled()
+    assert cli.main(["--no-session", "-p", "hi"]) == 1
+    assert seen == [False]
+    assert gc.isenabled()

@@ -65,6 +65,17 @@ LONG_MARKDOWN = (
 )
 
 
+async def test_after_first_paint_callbacks_run_once_the_screen_is_up(faux: Any, workdir: Path) -> None:
+    app = make_app(make_session(faux, workdir), keymap={})
+    calls: list[bool] = []
+    app.after_first_paint.append(lambda: calls.append(app.footer_bar.is_mounted))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: bool(calls))
+        await pilot.pause()
+        assert calls == [True]
+        assert "faux-1" in app.export_screenshot()
+
+
 async def test_streaming_renders_the_full_text(faux: Any, workdir: Path) -> None:
     faux.tokens_per_second = 4000
     faux.set_responses([faux_assistant([faux_text(LONG_MARKDOWN)])])

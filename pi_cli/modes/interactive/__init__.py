@@ -6,6 +6,7 @@ imported only when it runs, so importing this package stays cheap.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 
@@ -24,9 +25,14 @@ def make_app(session: Any, initial_messages: list[str] | None = None, **kwargs: 
     return PiApp(session, initial_messages, **kwargs)
 
 
-def run_interactive(session: Any, initial_messages: list[str]) -> int:
-    """Run the TUI until the user quits; returns the process exit code."""
+def run_interactive(
+    session: Any, initial_messages: list[str], after_first_paint: Callable[[], None] | None = None
+) -> int:
+    """Run the TUI until the user quits; returns the process exit code. ``after_first_paint``
+    runs once the first frame is on screen and the first-render warm-up is done (idle time)."""
     app = make_app(session, initial_messages)
+    if after_first_paint is not None:
+        app.after_first_paint.append(after_first_paint)
     result = app.run()
     return int(result or 0)
 

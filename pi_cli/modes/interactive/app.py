@@ -12,6 +12,7 @@ import asyncio
 import gc
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -93,6 +94,7 @@ class PiApp(App[int]):
         self.pump = EventPump(self._render_frame)
         self.commands = CommandRunner(self)
         self._unsubscribe: Any = None
+        self.after_first_paint: list[Callable[[], None]] = []  # run by _warm_up, in idle time
         self.extension_ui: Any = None  # extension_ui.bridge.ExtensionChrome when there are extensions
         self._run_task: asyncio.Task[None] | None = None
         self._bash_task: asyncio.Task[None] | None = None
@@ -176,6 +178,8 @@ class PiApp(App[int]):
 
             threading.Thread(target=preload, args=(model["api"],), name="pi-preload", daemon=True).start()
         warm_up(self.console)
+        for callback in self.after_first_paint:  # the CLI's: the start-up GC pause ends here
+            callback()
         # Everything loaded so far lives as long as the app: keep it out of the collector's full
         # passes, which otherwise walk it all (~50 ms each, a few per long answer).
         gc.freeze()
