@@ -88,3 +88,11 @@ def test_no_mcp_config_imports_nothing_of_mcp(tmp_path: object) -> None:
     )
     loaded = {m for m in _loaded_modules_after(code) if m.startswith("pi_cli.mcp")}
     assert loaded <= {"pi_cli.mcp", "pi_cli.mcp.config"}, loaded
+
+
+def test_the_tui_leaves_dialogs_and_compaction_until_a_command_needs_them() -> None:
+    """The first frame needs neither: pickers, approval and session screens and the branch
+    summariser are imported by the command or dialog that shows them (start-up time, issue 15)."""
+    loaded = _loaded_modules_after("import pi_cli.modes.interactive.app")
+    later = {m for m in loaded if m.startswith(("pi_cli.modes.interactive.screens", "pi_cli.compaction"))}
+    assert not later, sorted(later)

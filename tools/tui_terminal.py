@@ -77,11 +77,14 @@ class Pane:
 
     def __init__(self, argv: list[str], env: dict[str, str], cwd: Path, width: int = 120, height: int = 40) -> None:
         self.name = f"bench-{uuid.uuid4().hex[:8]}"
-        term_env = [arg for key in sorted(env) for arg in ("-e", f"{key}={env[key]}")]
+        # ``env -i``: exactly ``env``. Panes otherwise inherit the tmux server's global environment
+        # (whatever shell started the server), e.g. PYTHONDONTWRITEBYTECODE=1, with which every
+        # launch compiled pi_cli from source (+0.1 s) where an installed copy has its bytecode.
+        command = shlex.join(["env", "-i", *(f"{key}={env[key]}" for key in sorted(env)), *argv])
         self.started = time.perf_counter()
         subprocess.run(
             ["tmux", "new-session", "-d", "-s", self.name, "-x", str(width), "-y", str(height), "-c", str(cwd),
-             *term_env, "exec " + shlex.join(argv)],
+             "exec " + command],
             check=True,
         )  # fmt: skip
         self.pid = int(self._tmux("display-message", "-p", "-t", self.name, "#{pane_pid}").strip())

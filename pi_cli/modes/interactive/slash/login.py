@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from pi_cli.modes.interactive.completions import add_completions
-from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
 
 LOGIN_COMMANDS: list[tuple[str, str]] = [
     ("login", "Log in with a subscription (Claude Pro/Max, ChatGPT, GitHub Copilot)"),
@@ -20,6 +19,7 @@ class LoginCommands:
         self.app = app
 
     async def cmd_login(self, args: str) -> None:
+        from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
         from pi_cli.oauth.registry import get_flow, list_flows
 
         flow = get_flow(args) if args else None
@@ -47,6 +47,7 @@ class LoginCommands:
 
     async def cmd_logout(self, args: str) -> None:
         from pi_cli.config.auth import AuthStore
+        from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
         from pi_cli.oauth.credentials import OAuthCredentials
 
         store = AuthStore()

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from pi_cli.modes.interactive.completions import add_completions
-from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
 
 MCP_COMMANDS: list[tuple[str, str]] = [("mcp", "MCP servers: state, tools, reconnect, enable/disable, exposure")]
 
@@ -27,6 +26,7 @@ class McpCommands:
 
     async def cmd_mcp(self, args: str) -> None:
         from pi_cli.mcp import status
+        from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
 
         manager = self._manager()
         if manager is None:
@@ -48,6 +48,7 @@ class McpCommands:
 
     def _server_chosen(self, name: str | None) -> None:
         from pi_cli.mcp import status
+        from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
 
         manager = self._manager()
         if name is None or manager is None or name not in manager.servers:

@@ -8,12 +8,13 @@ so a call that asks opens :class:`~pi_cli.modes.interactive.screens.approval.App
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_cli.modes.interactive.completions import add_completions
-from pi_cli.modes.interactive.screens.approval import ApprovalScreen, MessageScreen
-from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
 from pi_cli.permissions.policy import MODE_DETAILS
+
+if TYPE_CHECKING:  # the dialogs themselves are imported when first shown, not with the app
+    from pi_cli.modes.interactive.screens.picker import PickItem
 
 PERMISSION_COMMANDS: list[tuple[str, str]] = [
     ("permissions", "Tool approval mode: auto, ask or read-only"),
@@ -45,6 +46,8 @@ class TuiApprovalUI:
             raise
 
     async def select(self, title: str, options: list[str]) -> str | None:
+        from pi_cli.modes.interactive.screens.approval import ApprovalScreen
+
         aborting: list[bool] = []
 
         def abort() -> None:
@@ -64,6 +67,8 @@ class TuiApprovalUI:
         return result
 
     async def input(self, title: str, placeholder: str | None = None) -> str | None:
+        from pi_cli.modes.interactive.screens.approval import MessageScreen
+
         result: str | None = await self._show(MessageScreen(title, placeholder))
         return result
 
@@ -87,6 +92,8 @@ class PermissionCommands:
         self.app.refresh_footer()
 
     async def cmd_permissions(self, args: str) -> None:
+        from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
+
         gate = self.gate
         if gate is None:
             await self.app.show_notice("Permissions are not available in this session.", "warning")
@@ -107,6 +114,7 @@ class PermissionCommands:
 
     def settings_items(self) -> list[PickItem]:
         """Rows for /settings: the session's approval mode and the user's ``defaultProjectTrust``."""
+        from pi_cli.modes.interactive.screens.picker import PickItem
         from pi_cli.permissions.trust import default_project_trust
 
         rows = [PickItem("trust-default", "Default project trust", TRUST_DEFAULT_LABELS[default_project_trust()])]
@@ -140,6 +148,7 @@ class PermissionCommands:
         self.app.refresh_footer()
 
     async def cmd_trust(self, args: str) -> None:
+        from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
         from pi_cli.permissions.trust import is_project_trusted, trust_options
         from pi_cli.permissions.trust_store import TrustStore, TrustStoreError
 

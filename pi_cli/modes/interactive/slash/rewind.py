@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 from pi_cli.modes.interactive.completions import add_completions
-from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
 from pi_cli.session.checkpointing import change_summary
 
 REWIND_COMMANDS: list[tuple[str, str]] = [("rewind", "Restore files and/or conversation to before a message")]
@@ -31,6 +30,8 @@ class RewindCommands:
         await self.app.show_notice(text, kind)
 
     async def cmd_rewind(self, args: str) -> None:
+        from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
+
         session = self.app.session
         if self.app.running:
             await self._notice("Cannot rewind while the agent is running", "warning")
@@ -55,6 +56,8 @@ class RewindCommands:
             self.app.run_worker(self._offer_modes(entry_id), exclusive=True, group="rewind")
 
     async def _offer_modes(self, entry_id: str) -> None:
+        from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
+
         checkpoints = self.app.session.checkpoints
         items: list[PickItem] = []
         if checkpoints.checkpoint_for(entry_id):
@@ -89,6 +92,8 @@ class RewindCommands:
     async def offer_file_restore(self, entry_id: str) -> None:
         """After ``/tree`` moved to before user message ``entry_id``: when its checkpoint differs
         from the files now, ask whether to restore the files too (nothing is asked otherwise)."""
+        from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
+
         checkpoints = getattr(self.app.session, "checkpoints", None)
         if checkpoints is None or not checkpoints.checkpoint_for(entry_id):
             return

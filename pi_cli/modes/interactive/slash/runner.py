@@ -16,7 +16,6 @@ from rich.text import Text
 
 from pi_cli.modes.interactive.keys import APP_KEYS, EDITOR_KEYS
 from pi_cli.modes.interactive.render import EventRenderer
-from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
 from pi_cli.modes.interactive.slash.login import register_login_commands
 from pi_cli.modes.interactive.slash.mcp import register_mcp_commands
 from pi_cli.modes.interactive.slash.permissions import register_permission_commands
@@ -145,6 +144,8 @@ class CommandRunner:
         """The selector over models with credentials. models.json and auth.json are re-read
         first (as pi does), so a provider added while pi runs can be picked without a restart,
         which the no-model notice promises."""
+        from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
+
         registry = getattr(self.session, "model_registry", None)
         refresh = getattr(registry, "refresh", None)
         if callable(refresh):
@@ -179,6 +180,8 @@ class CommandRunner:
         self.app.push_screen(PickerScreen("Select model", items, query), chosen)
 
     async def cmd_thinking(self, args: str) -> None:
+        from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
+
         if args:
             if args not in THINKING_LEVELS:
                 await self._notice(f"Unknown thinking level: {args} (use {', '.join(THINKING_LEVELS)})", "error")
@@ -200,6 +203,8 @@ class CommandRunner:
 
     async def cmd_settings(self, args: str, row: str | None = None) -> None:
         """The settings list; after a toggle it reopens on the same ``row`` (not the top)."""
+        from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
+
         s = self.session
         items = [
             PickItem("steering", "Steering mode", str(s.steering_mode)),

@@ -14,18 +14,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+# The screens and the branch summariser are imported by the commands that show them, not with the
+# app: the first frame needs none of them (tests/test_layers.py keeps it so).
 from pi_cli.ai.abort import AbortController
-from pi_cli.compaction.branch_summary import collect_entries_for_branch_summary
 from pi_cli.modes.interactive.completions import add_completions
-from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
-from pi_cli.modes.interactive.screens.resume import ResumeScreen, default_loader
-from pi_cli.modes.interactive.screens.tree import (
-    InstructionsScreen,
-    SummarizingScreen,
-    TreeScreen,
-    flatten,
-    initial_index,
-)
 
 SESSION_COMMANDS: list[tuple[str, str]] = [
     ("resume", "Resume a different session"),
@@ -94,6 +86,8 @@ class SessionCommands:
 
     def open_resume(self, at_start: bool = False) -> None:
         """Show the session picker. ``at_start`` (``pi -r``): cancelling it quits, as pi does."""
+        from pi_cli.modes.interactive.screens.resume import ResumeScreen, default_loader
+
         manager = self.manager
         session_dir = getattr(manager, "session_dir", None)
         loader = default_loader(self.app.cwd, session_dir)
@@ -125,6 +119,8 @@ class SessionCommands:
 
     async def open_tree(self, selected_id: str | None = None) -> None:
         """Show the navigator, with ``selected_id`` (default: the leaf) selected."""
+        from pi_cli.modes.interactive.screens.tree import TreeScreen, flatten, initial_index
+
         manager = self.manager
         if manager is None or not hasattr(manager, "get_tree"):
             await self._notice(NO_STORAGE.format(name="tree"), "warning")
@@ -139,6 +135,8 @@ class SessionCommands:
         self._ask(TreeScreen(rows, start, leaf), self._tree_chosen)
 
     async def _tree_chosen(self, entry_id: str | None) -> None:
+        from pi_cli.compaction.branch_summary import collect_entries_for_branch_summary
+
         manager = self.manager
         if not entry_id or manager is None:
             return
@@ -154,6 +152,9 @@ class SessionCommands:
 
     def ask_summary(self, entry_id: str) -> None:
         """pi's ``Summarize branch?`` choice; Escape goes back to the tree at the same entry."""
+        from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
+        from pi_cli.modes.interactive.screens.tree import InstructionsScreen
+
         items = [PickItem("none", "No summary"), PickItem("summarize", "Summarize"),
                  PickItem("custom", "Summarize with custom prompt")]  # fmt: skip
 
@@ -177,6 +178,8 @@ class SessionCommands:
         """Move the leaf to ``entry_id`` (pi's rules, see ``AgentSession.navigate_tree``, which also
         runs extensions' ``session_before_tree`` / ``session_tree``) and reload. While a summary is
         written, Escape aborts it and the tree opens again at the same entry."""
+        from pi_cli.modes.interactive.screens.tree import SummarizingScreen
+
         session = self.session
         controller = AbortController()
         busy: SummarizingScreen | None = None
@@ -214,6 +217,8 @@ class SessionCommands:
     # --- /fork and /clone ---------------------------------------------------------------------
 
     async def cmd_fork(self, args: str) -> None:
+        from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
+
         if not await self._ready("fork"):
             return
         candidates = list(self.session.get_fork_messages())
