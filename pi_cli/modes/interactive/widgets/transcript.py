@@ -29,7 +29,7 @@ class Transcript(VerticalScroll):
     """Transcript container; ``add`` appends an entry, ``load_earlier`` pages older ones in."""
 
     DEFAULT_CSS = """
-    Transcript { height: 1fr; padding: 0 1 1 1; scrollbar-size-vertical: 1; }
+    Transcript { height: 1fr; padding: 0 1 1 1; scrollbar-size-vertical: 1; scrollbar-gutter: stable; }
     """
 
     def __init__(self, *, max_mounted: int = 40, page: int = 20, id: str | None = None) -> None:
