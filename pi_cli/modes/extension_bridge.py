@@ -59,11 +59,12 @@ def widget_lines(lines: list[str]) -> list[str]:
 
 def queue_while_running(session: Any, text: str, follow_up: bool) -> Any:
     """Text submitted while the agent runs (Enter steers, Alt+Enter follows up), as pi's
-    ``prompt(text, {streamingBehavior})``: without extensions it is queued now and None is
-    returned; with them, a coroutine to run as a task — a registered ``/command`` runs at once
-    (never queued), other text passes the ``input`` handlers and is then queued."""
-    behavior = "followUp" if follow_up else "steer"
-    if getattr(session, "extensions", None) is None:
+    ``prompt(text, {streamingBehavior})``: when no extension cares (no such command, no ``input``
+    handler) it is queued now and None is returned; otherwise a coroutine to run as a task — a
+    registered ``/command`` runs at once (never queued), other text passes the ``input`` handlers
+    and is then queued."""
+    runner = getattr(session, "extensions", None)
+    if runner is None or not runner.wants_prompt(text):
         (session.follow_up if follow_up else session.steer)(text)
         return None
-    return session.prompt(text, streaming_behavior=behavior)
+    return session.prompt(text, streaming_behavior="followUp" if follow_up else "steer")
