@@ -300,3 +300,24 @@ def _tool_results(pi: PiEnv) -> list[dict[str, Any]]:
             text = content if isinstance(content, str) else "".join(p.get("text", "") for p in content)
             out.append({"tool_call_id": message["tool_call_id"], "text": text})
     return out
+
+
+async def test_extension_command_while_running_runs_at_once(pi: PiEnv) -> None:
+    """As pi: ``/name`` of an extension command sent during a run is executed, not steered."""
+    ext = pi.root / "mark_ext.py"
+    log = pi.root / "marks.txt"
+    ext.write_text(
+        "def register(pi):\n"
+        "    def mark(args, ctx):\n"
+        f"        open({str(log)!r}, 'a').write(args + ' ' + str(ctx.is_idle()))\n"
+        "    pi.register_command('mark', mark)\n"
+    )
+    pi.server.add_turns([{"text": "first part of a slow answer", "chunk_size": 3, "delay_chunk": 0.05}])
+    async with acp_agent(pi, "-e", str(ext)) as (conn, client, _proc):
+        session = await conn.new_session(cwd=str(pi.cwd), mcp_servers=[])
+        first = asyncio.ensure_future(conn.prompt(session_id=session.session_id, prompt=[text_block("one")]))
+        await client.wait_for(lambda u: u.get("sessionUpdate") == "agent_message_chunk")
+        second = await conn.prompt(session_id=session.session_id, prompt=[text_block("/mark busy")])
+        assert second.stop_reason == "end_turn" and log.read_text() == "busy False"
+        assert (await first).stop_reason == "end_turn"
+    assert len(pi.bodies()) == 1 and "/mark" not in json.dumps(pi.bodies())

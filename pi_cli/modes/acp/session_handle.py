@@ -62,6 +62,11 @@ class AcpSession:
             await self._compact(text[8:].strip() or None)
             return "end_turn"
         if self.busy:
+            runner: Any = getattr(self.session, "extensions", None)
+            found = runner.command_for(text) if runner is not None else None
+            if found is not None:  # as pi: an extension command runs now, it is not steering text
+                await runner.run_command(*found)
+                return "end_turn"
             self.session.steer(text, images or None)
             assert self._run is not None
             return await asyncio.shield(self._run)
