@@ -34,6 +34,7 @@ class PromptHandling:
     handlers: dict[str, list[Any]]
     commands: dict[str, Command]
     next_turn: list[dict[str, Any]]
+    host: Any
     _starting: asyncio.Future[None] | None
 
     async def start(self) -> None: ...  # the runner's
@@ -69,7 +70,8 @@ class PromptHandling:
         if found is not None:
             await self.run_command(*found)
             return "handled", None
-        given = await self.run_input(text, images, source, streaming_behavior)
+        streaming = self.host is not None and bool(self.host.is_streaming)
+        given = await self.run_input(text, images, source, streaming_behavior if streaming else None)
         if given is None:
             return "handled", None
         run = begin(given[0], given[1] or None, streaming_behavior)
@@ -91,7 +93,8 @@ class PromptHandling:
     async def run_input(
         self, text: str, images: list[Any] | None, source: str, streaming_behavior: str | None
     ) -> tuple[str, list[Any]] | None:
-        """``input`` handlers in order: ``transform`` chains, ``handled`` consumes the text (None)."""
+        """``input`` handlers in order: ``transform`` chains, ``handled`` consumes the text (None).
+        ``streaming_behavior`` is given only while the agent streams (as pi)."""
         event: dict[str, Any] = {
             "type": "input",
             "text": text,

@@ -91,6 +91,8 @@ def sent_texts(faux: Any) -> list[str]:
 async def test_session_dispositions_while_streaming(faux: Any, tmp_path: Path) -> None:
     recorder = Recorder()
     session, _runner = make_session(faux, tmp_path, recorder)
+    assert await session.prepare_prompt("drop", None, "steer") == ("handled", None)
+    assert recorder.inputs[-1]["streamingBehavior"] is None  # idle: no streaming behaviour (pi)
     release = gated(faux)
     run = asyncio.ensure_future(session.prompt("first"))
     await until(lambda: session.is_streaming and faux.call_count == 1)
