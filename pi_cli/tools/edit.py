@@ -17,16 +17,6 @@ from typing import Any
 from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.tools.base import BuiltinTool, check_aborted, text_result
-from pi_cli.tools.diff import generate_diff
-from pi_cli.tools.edit_match import (
-    Edit,
-    EditError,
-    apply_edits,
-    detect_line_ending,
-    normalize_to_lf,
-    restore_line_endings,
-    strip_bom,
-)
 from pi_cli.tools.files.atomic import atomic_write_bytes
 from pi_cli.tools.files.locks import file_mutation_lock
 from pi_cli.tools.files.paths import resolve_to_cwd
@@ -34,6 +24,8 @@ from pi_cli.tools.files.paths import resolve_to_cwd
 
 def _read_text(path: str, path_arg: str) -> str:
     """The file as text (undecodable bytes kept as surrogate escapes so they survive the rewrite)."""
+    from pi_cli.tools.edit_match import EditError
+
     if not os.path.exists(path):
         raise EditError(f"Could not edit file: {path_arg}. Error code: ENOENT.")
     if os.path.isdir(path):
@@ -105,6 +97,17 @@ class EditTool(BuiltinTool):
     async def run(
         self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None
     ) -> AgentToolResult:
+        from pi_cli.tools.diff import generate_diff
+        from pi_cli.tools.edit_match import (
+            Edit,
+            EditError,
+            apply_edits,
+            detect_line_ending,
+            normalize_to_lf,
+            restore_line_endings,
+            strip_bom,
+        )
+
         path_arg = str(args["path"])
         raw_edits = args.get("edits")
         if not isinstance(raw_edits, list) or not raw_edits:
