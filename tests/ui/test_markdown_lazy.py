@@ -98,3 +98,27 @@ async def test_rows_kept_through_growth_match_a_fresh_render() -> None:
         await widget.finish()
         await pilot.pause()
         assert widget.size.height > 80
+
+
+async def test_text_read_above_the_end_stays_put_while_the_answer_settles() -> None:
+    table = "Table {n}:\n\n| name | value |\n|---|---|\n| a{n} | {n} |\n| b{n} | {n} |"
+    tables = "\n\n".join(table.format(n=n) for n in range(150))
+    widget = StreamingMarkdown(tables, finished=True)  # Rich draws more rows than the source has
+    app = Host(widget)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        scroller = app.query_one(VerticalScroll)
+        scroller.anchor(False)
+        scroller.scroll_to(y=scroller.max_scroll_y - 200, animate=False, immediate=True)
+        await pilot.pause()
+        assert not widget.settled
+        top = int(scroller.scroll_y)
+
+        def shown() -> list[str]:
+            return [widget.render_line(top + y).text.rstrip() for y in range(5)]
+
+        before, start = shown(), top
+        await _settle(pilot, widget)
+        top = int(scroller.scroll_y)
+        assert top != start  # the estimates above were off, so the view had to move ...
+        assert shown() == before  # ... and it did, by as much: the same rows are in view

@@ -268,10 +268,30 @@ class StreamingMarkdown(LaidOutOnce):
             self._relayout()
 
     def _relayout(self) -> None:
-        if self._lines.commit():
-            self.refresh(layout=True)
-        else:
+        """Lay out again with the real heights of the pieces rendered since the last commit. A
+        person scrolled back keeps seeing the same text: the view moves by what grew above it."""
+        scroller, top = self._view_top()
+        shift = self._lines.growth_above(top) if scroller is not None and top > 0 else 0
+        if not self._lines.commit():
             self.refresh()
+            return
+        if scroller is not None and shift:
+            target = scroller.scroll_y + shift
+            scroller.scroll_to(y=target, animate=False, immediate=True)
+            if scroller.scroll_y != target:
+                # Clamped by the old height: the rest once the layout has made room.
+                self.call_after_refresh(scroller.scroll_to, y=target, animate=False, immediate=True)
+        self.refresh(layout=True)
+
+    def _view_top(self) -> tuple[Widget | None, int]:
+        """The scrolling ancestor and the row of this widget at its top edge, unless it follows
+        the end (then Textual keeps the bottom in place and nothing needs moving)."""
+        for node in self.ancestors:
+            if isinstance(node, Widget) and node.styles.overflow_y in ("auto", "scroll"):
+                if node.is_anchored and not node._anchor_released:
+                    return None, 0
+                return node, node.content_region.y - self.content_region.y
+        return None, 0
 
     def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
         """A resize that ``_changed`` asked for keeps the cached lines of the rows above its
@@ -290,7 +310,6 @@ class StreamingMarkdown(LaidOutOnce):
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         lines, tail, _ = self._lines_at(width)
-        lines.commit()
         count = lines.total + len(tail)
         if not (self._stream.tail or self._stream.fence) or width != self._height_width:
             self._height = count  # finished, or a new width: exact

@@ -9,8 +9,9 @@ count (its source lines wrapped at the width) and is rendered later: when a row 
 message is complete.
 
 Layout and painting must agree on where each piece starts, so a piece rendered off-screen keeps
-its estimate until :meth:`PieceLines.commit` (called when a layout happens anyway): until then its
-lines are cropped or padded to the estimate. Pieces at the bottom, which the person sees, are
+its estimate until :meth:`PieceLines.commit`: until then its lines are cropped or padded to the
+estimate. :meth:`PieceLines.growth_above` tells the widget how far a commit moves what is on
+screen, so a person reading older text does not see it jump. Pieces at the bottom, which the person sees, are
 rendered and committed at once (:meth:`PieceLines.update`).
 
 No Textual widget here, only strips, so it is tested on its own.
@@ -137,6 +138,17 @@ class PieceLines:
         self._uncommitted = 0
         self._reindex(0)
         return self.total != before
+
+    def growth_above(self, row: int) -> int:
+        """Rows the next :meth:`commit` adds (negative: removes) to the pieces that start above
+        ``row``: how far it would push down whatever is shown at ``row``."""
+        growth = 0
+        for index, entry in enumerate(self._entries):
+            if self._start(index) >= row:
+                break
+            if entry.lines is not None:
+                growth += len(entry.lines) - entry.rows
+        return growth
 
     # --- rows ---------------------------------------------------------------------------------
 
