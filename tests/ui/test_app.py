@@ -435,3 +435,21 @@ async def test_a_huge_resumed_session_shows_the_same_transcript_read_lazily(
         if messages is lazy:
             assert session.agent.state.message_view() is lazy  # showing them decoded nothing for the agent
     assert screens[0] == screens[1]
+
+
+async def test_start_up_freeze_is_handed_back_when_the_transcript_is_cleared(faux: Any, workdir: Path) -> None:
+    # A real run freezes start-up's objects (headless tests do not); /new, /resume and /fork
+    # clear the transcript, which makes part of them garbage the collector must see again.
+    import gc
+
+    app = make_app(make_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert gc.get_freeze_count() == 0  # headless: nothing frozen
+        gc.freeze()
+        try:
+            assert gc.get_freeze_count() > 0
+            await app.transcript.clear_entries()
+            assert gc.get_freeze_count() == 0
+        finally:
+            gc.unfreeze()

@@ -9,6 +9,7 @@ DESIGN.md's rule that Ctrl-C aborts a running agent.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import threading
 import time
@@ -166,23 +167,37 @@ class PiApp(App[int]):
         self._light_markdown = light
 
     def _warm_up(self) -> None:
-        """Pay the first-render costs (rich.markdown, markdown-it, pygments) while idle, not in
-        the middle of the first streamed answer, where they stalled a frame by ~150 ms. The
-        provider's HTTP stack (~150 ms of imports) loads in a thread meanwhile, so the first
-        Enter does not wait for it."""
+        """Load, in a thread, what the first answer needs: the Markdown renderer (rich.markdown,
+        markdown-it, pygments: it stalled the first streamed frame by ~150 ms) and the provider's
+        HTTP stack (~150 ms before the first request). A thread, so keys typed meanwhile still
+        echo; ``_warmed_up`` follows on the app's loop."""
+        model = getattr(self.session, "model", None)
+        api = model.get("api") if isinstance(model, dict) else None
+        threading.Thread(target=self._preload, args=(api,), name="pi-preload", daemon=True).start()
+
+    def _preload(self, api: object) -> None:
+        from pi_cli.ai.stream import preload
+        from pi_cli.modes.interactive.widgets.markdown_stream import preload as preload_markdown
+
+        try:
+            preload_markdown()
+            if isinstance(api, str):
+                preload(api)
+        finally:
+            with contextlib.suppress(RuntimeError):  # the app already quit
+                self.call_from_thread(self._warmed_up)
+
+    def _warmed_up(self) -> None:
         from pi_cli.modes.interactive.widgets.markdown_stream import warm_up
 
-        model = getattr(self.session, "model", None)
-        if isinstance(model, dict) and isinstance(model.get("api"), str):
-            from pi_cli.ai.stream import preload
-
-            threading.Thread(target=preload, args=(model["api"],), name="pi-preload", daemon=True).start()
         warm_up(self.console)
         for callback in self.after_first_paint:  # the CLI's: the start-up GC pause ends here
             callback()
-        # Everything loaded so far lives as long as the app: keep it out of the collector's full
-        # passes, which otherwise walk it all (~50 ms each, a few per long answer).
-        gc.freeze()
+        if not self.is_headless:
+            # Everything loaded so far lives as long as the app: keep it out of the collector's
+            # full passes, which otherwise walk it all (~50 ms each, a few per long answer).
+            # Transcript.clear_entries gives it back once a new session makes some of it garbage.
+            gc.freeze()
 
     async def _render_frame(self, ops: list[Any]) -> None:
         """One pump frame; the spinner advances in the same repaint instead of one of its own."""

@@ -8,6 +8,7 @@ tree, and with it layout and per-keypress cost, stays the same size however long
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 
 from rich.text import Text
@@ -167,6 +168,10 @@ class Transcript(VerticalScroll):
             self._marker = None
         self.anchor(False)
         await self.remove_children()
+        # The app froze what was alive when it started (PiApp._warmed_up): the old transcript
+        # and the old session's messages among it are garbage now, so hand them back to the
+        # collector (its next full pass walks them once).
+        gc.unfreeze()
 
 
 def _cannot_rebuild(widget: Widget) -> Builder:
