@@ -4,7 +4,8 @@ Every entry has an ``id`` and a ``parentId``; appending makes the new entry a ch
 leaf and moves the leaf to it. On load the leaf is the last entry of the file. :meth:`branch` moves
 the leaf back to an earlier entry, so the next append starts a sibling branch in the same file.
 :meth:`build_context` walks leaf → root and returns the messages the agent should see, replacing
-everything before a compaction by its summary.
+everything before a compaction by its summary. The index and every read (context, branch, tree)
+live in :mod:`pi_cli.store.entry_index`; this module builds, appends, branches and persists.
 
 Persistence follows pi: nothing touches the disk until the session holds an assistant message
 (so sessions that never got an answer leave no file); then the header and all buffered entries are
@@ -14,12 +15,11 @@ written at once, and each later entry is appended (flushed and fsynced) as soon 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from pi_cli.store.context import SessionContext, build_session_context, message_from_entry
-from pi_cli.store.entry_messages import user_text
+from pi_cli.store.entry_index import EntryIndex
 from pi_cli.store.jsonl import (
     CURRENT_SESSION_VERSION,
     Entry,
@@ -34,11 +34,10 @@ from pi_cli.store.jsonl import (
     read_header,
     rewrite_session_file,
 )
-from pi_cli.store.lazy_context import LazyMessages
-from pi_cli.store.lazy_entries import REF, gc_paused, is_slim, load_slim, materialize
+from pi_cli.store.lazy_entries import gc_paused, load_slim
 from pi_cli.store.migrate import migrate_entries
 from pi_cli.store.stats import session_stats
-from pi_cli.store.tree import SessionTreeNode, build_tree
+from pi_cli.store.tree import SessionTreeNode
 
 __all__ = [
     "SessionContext",
@@ -50,8 +49,9 @@ __all__ = [
 ]
 
 
-class SessionManager:
-    """One session: its entries, the leaf pointer, and (when persisted) its file.
+class SessionManager(EntryIndex):
+    """One session: its entries, the leaf pointer, and (when persisted) its file. Reads (entries,
+    branch, context, tree, name, fork candidates) are :class:`EntryIndex`'s.
 
     Build with :meth:`create`, :meth:`open`, :meth:`continue_recent`, :meth:`in_memory` or
     :meth:`fork_from`. ``warnings`` lists lines skipped while loading (shown to the user by callers).
@@ -74,17 +74,10 @@ class SessionManager:
         self.session_file: Path | None = None
         self.session_id = ""
         self.header: Entry = {}
-        self._entries: list[Entry] = []
-        self._by_id: dict[str, Entry] = {}
-        self._position: dict[str, int] = {}  # id → index in _entries
-        self._source: Path | None = None  # the file slim entries are read back from
-        self._labels: dict[str, str] = {}
-        self._label_times: dict[str, str] = {}
-        self.leaf_id: str | None = None
+        super().__init__()
         # How much is on disk: the header, and the first ``_written`` entries of ``_entries``.
         self._header_written = False
         self._written = 0
-        self._has_assistant = False
         self._writer: SessionWriter | None = None
         if session_file is not None:
             self.set_session_file(session_file)
@@ -187,35 +180,6 @@ class SessionManager:
             self.session_file = self.session_dir / file_name_for(self.header["timestamp"], self.session_id)
         return self.session_file
 
-    def _rebuild_index(self) -> None:
-        self._by_id.clear()
-        self._position.clear()
-        self._labels.clear()
-        self._label_times.clear()
-        self.leaf_id = None
-        self._has_assistant = False
-        for position, entry in enumerate(self._entries):
-            self._index(entry, position)
-
-    def _index(self, entry: Entry, position: int) -> None:
-        entry_id = entry.get("id")
-        if isinstance(entry_id, str):
-            self._by_id[entry_id] = entry
-            self._position[entry_id] = position
-            self.leaf_id = entry_id
-        kind = entry.get("type")
-        if kind == "message" and entry.get("message", {}).get("role") == "assistant":
-            self._has_assistant = True
-        elif kind == "label":
-            target = entry.get("targetId")
-            if isinstance(target, str):
-                if entry.get("label"):
-                    self._labels[target] = entry["label"]
-                    self._label_times[target] = entry.get("timestamp", "")
-                else:
-                    self._labels.pop(target, None)
-                    self._label_times.pop(target, None)
-
     # --- persistence --------------------------------------------------------------------
 
     def _attach_writer(self, file: Path, truncate_at: int | None = None) -> None:
@@ -297,151 +261,10 @@ class SessionManager:
             raise KeyError(f"Entry {target_id} not found")
         return self._append("label", {"targetId": target_id, "label": label or None})
 
-    # --- reading ------------------------------------------------------------------------
+    # --- reading (everything else is EntryIndex's) -------------------------------------
 
     def get_header(self) -> Entry:
         return self.header
-
-    def get_entries(self) -> list[Entry]:
-        """All entries in file order (header excluded), whole (slim ones are read back)."""
-        return [self._full(e) for e in self._entries]
-
-    def get_entry(self, entry_id: str) -> Entry | None:
-        entry = self._by_id.get(entry_id)
-        return self._full(entry) if entry is not None else None
-
-    def _full(self, entry: Entry) -> Entry:
-        """``entry`` whole: a slim entry (see :mod:`lazy_entries`) is read back from the file."""
-        return materialize(entry, self._source) if is_slim(entry) else entry
-
-    def _keep_full(self, entry: Entry) -> Entry:
-        """Like :meth:`_full`, and the whole entry replaces the slim one in memory (for entries the
-        context holds anyway, so they are not read twice)."""
-        if not is_slim(entry):
-            return entry
-        full = self._full(entry)
-        entry_id = entry["id"]
-        position = self._position.get(entry_id)
-        if position is not None and self._entries[position] is entry:
-            self._entries[position] = full
-            self._by_id[entry_id] = full
-        return full
-
-    def get_leaf_id(self) -> str | None:
-        return self.leaf_id
-
-    def get_leaf_entry(self) -> Entry | None:
-        return self.get_entry(self.leaf_id) if self.leaf_id else None
-
-    def get_children(self, parent_id: str | None) -> list[Entry]:
-        return [self._full(e) for e in self._entries if e.get("parentId") == parent_id and "id" in e]
-
-    def get_label(self, entry_id: str) -> str | None:
-        return self._labels.get(entry_id)
-
-    def iter_branch(self, from_id: str | None = None) -> Iterator[Entry]:
-        """Entries from ``from_id`` (default: the leaf) up to the root, leaf first. Cycle-safe."""
-        for entry in self._iter_slim_branch(from_id):
-            yield self._full(entry)
-
-    def _iter_slim_branch(self, from_id: str | None = None) -> Iterator[Entry]:
-        seen: set[str] = set()
-        current = self._by_id.get(from_id or self.leaf_id or "")
-        while current is not None and current["id"] not in seen:
-            seen.add(current["id"])
-            yield current
-            parent = current.get("parentId")
-            current = self._by_id.get(parent) if isinstance(parent, str) else None
-
-    def get_branch(self, from_id: str | None = None) -> list[Entry]:
-        """The root → ``from_id`` (default: leaf) path, every entry type included."""
-        path = list(self.iter_branch(from_id))
-        path.reverse()
-        return path
-
-    def latest_compaction(self) -> Entry | None:
-        """The last compaction entry on the current branch (compactions are never slim)."""
-        return next((e for e in self._iter_slim_branch() if e.get("type") == "compaction"), None)
-
-    def build_context(self) -> SessionContext:
-        """Messages (and model/thinking level) for the current leaf; see :func:`build_session_context`.
-        Only entries the context holds are read whole (from the last compaction's kept entry on)."""
-        context, _lazy = self._context(lazy=False)
-        return context
-
-    def build_lazy_context(self) -> tuple[SessionContext, LazyMessages | None]:
-        """Like :meth:`build_context` for resuming: when messages of the context are slim, their
-        bodies stay in the file and come back as a :class:`LazyMessages` (the context's
-        ``messages`` is then empty); otherwise ``(build_context(), None)``."""
-        with gc_paused():
-            return self._context(lazy=True)
-
-    def _context(self, lazy: bool) -> tuple[SessionContext, LazyMessages | None]:
-        if self.leaf_id is None:
-            return SessionContext(messages=[]), None
-        path = list(self._iter_slim_branch())
-        path.reverse()
-        start = 0
-        compaction = next((i for i in range(len(path) - 1, -1, -1) if path[i].get("type") == "compaction"), None)
-        if compaction is not None:
-            first_kept = path[compaction].get("firstKeptEntryId")
-            start = next((i for i in range(compaction) if path[i].get("id") == first_kept), compaction)
-        stubs = False
-        for index in range(start, len(path)):
-            if lazy and self._source is not None and path[index].get("type") == "message" and is_slim(path[index]):
-                stubs = True  # the stub (role, model) is all build_session_context reads of it
-                continue
-            path[index] = self._keep_full(path[index])
-        context = build_session_context(path)
-        if not stubs or self._source is None:
-            return context, None
-        messages = LazyMessages(context.messages, self._source, self._adopt_messages)
-        context.messages = []
-        return context, messages
-
-    def _adopt_messages(self, held: list[dict[str, Any]], decoded: list[dict[str, Any]]) -> None:
-        """The context's messages were decoded (the agent's first request): slim entries whose stub
-        is among ``held`` become whole entries around the decoded message, so the message exists
-        once in memory and later reads of the entry need not decode it again."""
-        position = {id(e["message"]): i for i, e in enumerate(self._entries) if REF in e and "message" in e}
-        for stub, message in zip(held, decoded, strict=True):
-            index = position.get(id(stub))
-            if index is None or message is stub:
-                continue
-            slim = self._entries[index]
-            whole = {key: value for key, value in slim.items() if key != REF}
-            whole["message"] = message
-            self._entries[index] = whole
-            self._by_id[whole["id"]] = whole
-
-    def get_tree(self) -> list[SessionTreeNode]:
-        """All entries as a forest; see :func:`pi_cli.store.tree.build_tree`."""
-        return build_tree(self.get_entries(), self._labels, self._label_times)
-
-    @property
-    def session_name(self) -> str | None:
-        """The display name from the latest ``session_info`` entry (None when unnamed)."""
-        return self.get_session_name()
-
-    def get_session_name(self) -> str | None:
-        for entry in reversed(self._entries):  # session_info entries are never slim
-            if entry.get("type") == "session_info":
-                name = str(entry.get("name") or "").strip()
-                return name or None
-        return None
-
-    def get_user_messages_for_forking(self) -> list[dict[str, str]]:
-        """``[{entryId, text}]`` for every user message (``/fork`` picker, RPC get_fork_messages)."""
-        out: list[dict[str, str]] = []
-        for slim in self._entries:
-            if slim.get("type") != "message" or slim["message"].get("role") != "user":
-                continue
-            entry = self._full(slim)
-            if entry.get("type") == "message":
-                text = user_text(entry["message"])
-                if text and isinstance(entry.get("id"), str):  # an id-less (damaged) entry cannot be forked
-                    out.append({"entryId": entry["id"], "text": text})
-        return out
 
     # --- branching ----------------------------------------------------------------------
 
