@@ -4,7 +4,9 @@ It owns the :class:`~pi_cli.agent.agent.Agent` and adds what a coding session ne
 prompt preflight (template/skill expansion, the busy check with ``streamingBehavior``, model and
 key validation), steering/follow-up queues with ``queue_update`` events, auto-retry of transient
 provider errors (``auto_retry_start``/``auto_retry_end``), model and thinking-level changes, the
-user's own bash runs, persistence through the session manager, and statistics.
+user's own bash runs, persistence through the session manager, and statistics. Prompting (preflight,
+the run and its follow-through, queues, abort) is its base class
+:class:`~pi_cli.session.prompting.PromptingMixin`; the other concerns are components built here.
 
 Events: ``subscribe(listener)`` delivers every agent event (pi's field names) plus
 ``queue_update{steering, followUp}``, ``auto_retry_start{attempt, maxAttempts, delayMs,
@@ -14,25 +16,25 @@ and ``session_info_changed{name}``. Listeners take one argument and may be async
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from pi_cli.ai.types import ImageContent, Model, now_ms
-from pi_cli.errors import AgentBusyError, MissingApiKeyError, ModelError
+from pi_cli.ai.types import Model
 from pi_cli.session import session_ops
 from pi_cli.session.auto_compaction import AutoCompactor
 from pi_cli.session.bash_runs import BashRunner
 from pi_cli.session.checkpointing import SessionCheckpoints
 from pi_cli.session.events import EventHub, SessionListener
 from pi_cli.session.model_control import ModelControl
+from pi_cli.session.prompting import PromptingMixin
 from pi_cli.session.queues import QueueTracker
 from pi_cli.session.retry import AutoRetry, RetryPolicy
 from pi_cli.session.store_bridge import SessionStoreBridge
 from pi_cli.store import stats as _stats
 
 
-class AgentSession:
+class AgentSession(PromptingMixin):
     """Build one with :func:`pi_cli.session.factory.create_agent_session`.
 
     State: ``agent``, ``cwd``, ``settings``, ``model_registry``, ``resources``, ``store``, ``model``,
@@ -41,9 +43,9 @@ class AgentSession:
     ``follow_up_messages``, ``pending_message_count``, ``session_id``, ``session_file``,
     ``session_name``, ``auto_retry_enabled``/``auto_compaction_enabled`` (+ ``set_*``),
     ``startup_notices``, ``model_source``.
-    Prompting: ``await prompt(text, images=None, streaming_behavior=None)``, ``begin_prompt(...)``,
-    ``steer(text, images=None)``, ``follow_up(text, images=None)``, ``clear_queues()``,
-    ``await abort()``, ``abort_retry()``, ``expand_text(text)``, ``get_commands()``,
+    Prompting (:class:`PromptingMixin`): ``await prompt(text, images=None, streaming_behavior=None)``,
+    ``begin_prompt(...)``, ``steer(text, images=None)``, ``follow_up(text, images=None)``,
+    ``clear_queues()``, ``await abort()``, ``abort_retry()``, ``expand_text(text)``, ``get_commands()``,
     ``command_names()``.
     Models: ``set_model(model)``, ``cycle_model(direction)``, ``set_thinking_level(level)``,
     ``cycle_thinking_level()``, ``available_models()``.
@@ -220,162 +222,6 @@ class AgentSession:
     def available_models(self) -> list[Model]:
         return self.models.available_models()
 
-    # -- prompting ---------------------------------------------------------------------------
-
-    def expand_text(self, text: str) -> str:
-        """Expand ``/skill:name args`` and ``/template args`` (unknown commands pass through)."""
-        if not text.startswith("/") or self.resources is None:
-            return text
-        expanded: str = self.resources.expand_input(text)
-        return expanded
-
-    def get_commands(self) -> list[dict[str, Any]]:
-        """Prompt templates and skills in RPC ``get_commands`` shape."""
-        if self.resources is None:
-            return [] if self.extensions is None else self.extensions.command_list()
-        commands: list[dict[str, Any]] = self.resources.commands()
-        if self.extensions is not None:
-            commands = [*self.extensions.command_list(), *commands]
-        return commands
-
-    async def prompt(
-        self, text: str, images: list[ImageContent] | None = None, streaming_behavior: str | None = None
-    ) -> None:
-        """Send a prompt and wait until the run (with retries) settles; queues it while streaming
-        when ``streaming_behavior`` is ``"steer"`` or ``"followUp"``; raises :class:`AgentBusyError`
-        when streaming without one, :class:`ModelError` when no usable model is set."""
-        run = self.begin_prompt(text, images, streaming_behavior)
-        if run is not None:
-            await run
-
-    def begin_prompt(
-        self, text: str, images: list[ImageContent] | None = None, streaming_behavior: str | None = None
-    ) -> Coroutine[Any, Any, None] | None:
-        """Preflight a prompt synchronously; returns the coroutine that runs it (None if queued).
-
-        The RPC server answers ``prompt`` after this returns, before ``agent_start``. With
-        extensions, commands and ``input`` handlers run first (inside the returned coroutine)."""
-        ext = self.extensions
-        if ext is not None and ext.wants_prompt(text):
-            return ext.run_prompt(text, images, streaming_behavior, self._begin_prompt_core)  # type: ignore[no-any-return]
-        return self._begin_prompt_core(text, images, streaming_behavior)
-
-    async def prepare_prompt(
-        self,
-        text: str,
-        images: list[ImageContent] | None = None,
-        streaming_behavior: str | None = None,
-        source: str = "interactive",
-    ) -> tuple[str, Coroutine[Any, Any, None] | None]:
-        """Everything before the run, as pi's prompt preflight: (disposition, run). ``handled``: an
-        extension command ran or ``input`` handlers consumed the text; ``queued``; ``started``: the
-        returned run is to be awaited. Raises as :meth:`prompt` for a refused prompt."""
-        ext = self.extensions
-        if ext is not None and ext.wants_prompt(text):
-            prepared: tuple[str, Coroutine[Any, Any, None] | None] = await ext.prepare_prompt(
-                text, images, streaming_behavior, self._begin_prompt_core, source
-            )
-            return prepared
-        run = self._begin_prompt_core(text, images, streaming_behavior)
-        return ("queued" if run is None else "started"), run
-
-    def _begin_prompt_core(
-        self, text: str, images: list[ImageContent] | None = None, streaming_behavior: str | None = None
-    ) -> Coroutine[Any, Any, None] | None:
-        expanded = self.expand_text(text)
-        if self.is_streaming:
-            if streaming_behavior == "followUp":
-                self._queue("followUp", expanded, images)
-                return None
-            if streaming_behavior == "steer":
-                self._queue("steer", expanded, images)
-                return None
-            raise AgentBusyError()
-        model = self.model
-        if model is None:
-            raise ModelError("No model selected.", hint="Set an API key environment variable or use --model.")
-        if not self.models.has_credentials(model):
-            raise MissingApiKeyError(model["provider"], self.models.env_var_for(model["provider"]))
-        self._flush_pending_bash()
-        content: list[Any] = [{"type": "text", "text": expanded}, *(images or [])]
-        message = {"role": "user", "content": content, "timestamp": now_ms()}
-        self._busy = True
-        self.compactor.overflow_attempted = False
-        if self.extensions is not None:
-            return self._run(lambda: self.extensions.start_run(self.agent, message, self._follow_through))
-        return self._run(lambda: self.agent.prompt([message]), own_follow_through=False)
-
-    async def _run(self, start: Callable[[], Any], own_follow_through: bool = True) -> None:
-        """Run ``start`` then, unless it is ``own_follow_through`` (extensions' ``start_run`` runs
-        it inside the run's system prompt), retries and compaction continuations."""
-        try:
-            await self.checkpoints.before_run()
-            await start()
-            if not own_follow_through:
-                await self._follow_through()
-        finally:
-            self._busy = False
-            self._flush_pending_bash()
-            # pi 1.6: nothing more will run on its own (retries, compaction, queued messages).
-            await self._hub.emit({"type": "agent_settled", "aborted": self._last_stop() == "aborted"})
-
-    async def _follow_through(self) -> None:
-        """Automatic retries and post-compaction continuations of the run just started."""
-        while True:
-            await self.retry.run_loop()
-            if not await self.compactor.after_run():
-                break
-            await self.agent.continue_()
-
-    def _last_stop(self) -> str | None:
-        for message in reversed(self.agent.state.messages):
-            if message.get("role") == "assistant":
-                return str(message.get("stopReason"))
-        return None
-
-    def abort_retry(self) -> None:
-        """Cancel a pending auto-retry wait (emits ``auto_retry_end{success:false}``)."""
-        self.retry.abort()
-
-    async def abort(self) -> None:
-        """Stop the current run (and any retry wait or compaction) and wait until the agent is idle."""
-        self.abort_retry()
-        self.compactor.abort()
-        self.agent.abort()
-        await self.agent.wait_for_idle()
-
-    def add_custom_message(
-        self, message: dict[str, Any], trigger_turn: bool = False
-    ) -> Coroutine[Any, Any, None] | None:
-        """An extension's custom message while idle: appended to the transcript, or (with
-        ``trigger_turn``) the start of a run, whose coroutine is returned."""
-        if trigger_turn:
-            self._busy = True
-            return self._run(lambda: self.agent.prompt([message]), own_follow_through=False)
-        self.agent.state.messages = [*self.agent.state.messages, message]
-        self.store.append_message(message)
-        return None
-
-    # -- queues ------------------------------------------------------------------------------
-
-    def steer(self, text: str, images: list[ImageContent] | None = None) -> None:
-        """Queue a steering message: delivered after the running tool batch, before the next call."""
-        self._queue("steer", self.expand_text(text), images)
-
-    def follow_up(self, text: str, images: list[ImageContent] | None = None) -> None:
-        """Queue a follow-up: delivered when the agent would otherwise stop."""
-        self._queue("followUp", self.expand_text(text), images)
-
-    def _queue(self, kind: str, text: str, images: list[ImageContent] | None) -> None:
-        self._queues.enqueue(self.agent, kind, text, images)
-        self._hub.emit_nowait(self._queues.event())
-
-    def clear_queues(self) -> tuple[list[str], list[str]]:
-        """Drop every queued message; returns their texts (steering, follow-up) for the editor."""
-        cleared = self._queues.clear(self.agent)
-        self._hub.emit_nowait(self._queues.event())
-        return cleared
-
     # -- agent events ------------------------------------------------------------------------
 
     def _on_agent_event(self, event: dict[str, Any], signal: Any = None) -> Awaitable[None] | None:
@@ -510,10 +356,6 @@ class AgentSession:
             self._save_setting(key, value)
         except Exception as exc:  # a settings write failure must not break the session
             self.startup_notices.append(f"Warning: could not save setting {key}: {exc}")
-
-    def command_names(self) -> list[tuple[str, str]]:
-        """``(name, description)`` of prompt templates and skills, for command completion."""
-        return [(c["name"], str(c.get("description") or "")) for c in self.get_commands()]
 
     async def dispose(self) -> None:
         """Abort anything running and detach from the agent."""
