@@ -3,29 +3,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pi_cli.ai.providers.faux import faux_assistant, register_faux_provider
+from pi_cli.ai.providers.faux import faux_assistant
 from pi_cli.compaction.budget import OVERFLOW_RECOVERY_FAILED
 
 from .test_session_api import compact_session, make
 
 
-@pytest.fixture(autouse=True)
-def _agent_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
-    monkeypatch.setenv("PI_OFFLINE", "1")
-
-
 @pytest.fixture
-def faux() -> Iterator[Any]:
-    provider = register_faux_provider(models=["faux-1", "faux-2"])
-    yield provider
-    provider.unregister()
+def faux_models() -> list[str]:
+    return ["faux-1", "faux-2"]
 
 
 def watch(session: Any, api: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

@@ -4,32 +4,14 @@ the faux provider with the real write/edit/bash tools."""
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from pi_cli.ai.providers.faux import faux_assistant, faux_text, faux_tool_call
 from pi_cli.extensions import ExtensionRunner
 from pi_cli.extensions.install import attach_extensions
 from pi_cli.extensions.loader import load_path, resolve_spec
 from pi_cli.extensions.ui import DialogUI
-
-
-@pytest.fixture(autouse=True)
-def _agent_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
-    monkeypatch.setenv("PI_OFFLINE", "1")
-
-
-@pytest.fixture
-def faux() -> Iterator[Any]:
-    from pi_cli.ai.providers.faux import register_faux_provider
-
-    provider = register_faux_provider(models=["faux-1"])
-    yield provider
-    provider.unregister()
 
 
 class Recorder:

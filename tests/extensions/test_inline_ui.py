@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import io
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
@@ -23,19 +22,6 @@ from pi_cli.modes.inline.extensions import prompt_toolkit_keys
 ENTER, CTRL_D = "\r", "\x04"
 
 
-@pytest.fixture(autouse=True)
-def _agent_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
-    monkeypatch.setenv("PI_OFFLINE", "1")
-
-
-@pytest.fixture
-def faux() -> Iterator[Any]:
-    from pi_cli.ai.providers.faux import register_faux_provider
-
-    provider = register_faux_provider(models=["faux-1"])
-    yield provider
-    provider.unregister()
 
 
 def make_session(faux: Any, cwd: Path, register: Callable[[ExtensionAPI], None]) -> tuple[Any, ExtensionRunner]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -11,7 +10,7 @@ from typing import Any
 import pytest
 
 from pi_cli.agent.agent import Agent
-from pi_cli.ai.providers.faux import faux_assistant, faux_text, register_faux_provider
+from pi_cli.ai.providers.faux import faux_assistant, faux_text
 from pi_cli.extensions import ExtensionRunner
 from pi_cli.extensions.api import ExtensionAPI
 from pi_cli.extensions.install import attach_extensions
@@ -21,17 +20,9 @@ from pi_cli.store.entry_messages import convert_to_llm
 from pi_cli.store.manager import SessionManager
 
 
-@pytest.fixture(autouse=True)
-def _agent_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
-    monkeypatch.setenv("PI_OFFLINE", "1")
-
-
 @pytest.fixture
-def faux() -> Iterator[Any]:
-    provider = register_faux_provider(models=["faux-1", "faux-2"])
-    yield provider
-    provider.unregister()
+def faux_models() -> list[str]:
+    return ["faux-1", "faux-2"]
 
 
 def make(faux: Any, cwd: Path) -> tuple[AgentSession, ExtensionAPI, ExtensionRunner, SessionManager]:

@@ -5,30 +5,16 @@ text passes ``input`` (with ``streamingBehavior``) before it is queued. Session,
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pi_cli.ai.providers.faux import faux_assistant, faux_text, register_faux_provider
+from pi_cli.ai.providers.faux import faux_assistant, faux_text
 from pi_cli.extensions import ExtensionRunner
 from pi_cli.extensions.api import ExtensionAPI
 from pi_cli.extensions.install import attach_extensions
-
-
-@pytest.fixture(autouse=True)
-def _agent_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "agent").mkdir()
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
-    monkeypatch.setenv("PI_OFFLINE", "1")
-
-
-@pytest.fixture
-def faux() -> Iterator[Any]:
-    provider = register_faux_provider(models=["faux-1"])
-    yield provider
-    provider.unregister()
 
 
 class Recorder:

@@ -3,32 +3,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pi_cli.ai.providers.faux import faux_assistant, faux_text, register_faux_provider
+from pi_cli.ai.providers.faux import faux_assistant, faux_text
 from pi_cli.errors import SessionError
 from pi_cli.extensions.api import ExtensionAPI
 from pi_cli.session.agent_session import AgentSession
 from pi_cli.store.manager import SessionManager
 
 from .test_session_api import make
-
-
-@pytest.fixture(autouse=True)
-def _agent_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
-    monkeypatch.setenv("PI_OFFLINE", "1")
-
-
-@pytest.fixture
-def faux() -> Iterator[Any]:
-    provider = register_faux_provider(models=["faux-1"])
-    yield provider
-    provider.unregister()
 
 
 def _text(role: str, text: str) -> dict[str, Any]:

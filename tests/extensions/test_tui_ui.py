@@ -7,7 +7,7 @@ import asyncio
 import html
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,20 +21,6 @@ os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 SIZE = (90, 30)
 
 
-@pytest.fixture(autouse=True)
-def _agent_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "agent").mkdir()
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
-    monkeypatch.setenv("PI_OFFLINE", "1")
-
-
-@pytest.fixture
-def faux() -> Iterator[Any]:
-    from pi_cli.ai.providers.faux import register_faux_provider
-
-    provider = register_faux_provider(models=["faux-1"])
-    yield provider
-    provider.unregister()
 
 
 def make_app(faux: Any, cwd: Path, register: Callable[[ExtensionAPI], None]) -> tuple[Any, ExtensionRunner]:
