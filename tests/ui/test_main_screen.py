@@ -68,3 +68,42 @@ async def test_spinner_advances_with_stream_frames_and_its_timer_stays_quiet(fau
         line.stop()
         await pilot.pause()
         assert not line.display or "-shown" not in line.classes
+
+
+async def test_only_the_dirty_rows_of_a_partial_update_are_rendered_and_match_textuals(
+    faux: Any, workdir: Path
+) -> None:
+    faux.tokens_per_second = 4000
+    faux.set_responses([faux_assistant([faux_text(LONG_MARKDOWN)])])
+    app = make_app(make_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"hi", "enter")
+        await settle(pilot, app)
+        compositor = app.screen._compositor
+        width, height = SIZE
+        crop = Region(0, 3, width, height - 5)
+        dirty = {3, 4, 17, height - 3}  # a streamed line or two and the spinner far below
+        calls: list[Region] = []
+        for widget in compositor.visible_widgets:
+            original = widget.render_lines
+
+            def spy(region: Region, _original: Any = original) -> Any:
+                calls.append(region)
+                return _original(region)
+
+            widget.render_lines = spy  # type: ignore[method-assign]
+        ours = compositor._render_chops(crop, dirty.__contains__)
+        rendered_rows = sum(region.height for region in calls)
+        calls.clear()
+        saved = compositor.__class__
+        compositor.__class__ = Compositor
+        try:
+            textuals = compositor._render_chops(crop, dirty.__contains__)
+        finally:
+            compositor.__class__ = saved
+        assert rendered_rows < sum(region.height for region in calls)  # Textual renders the whole crop
+        def row(chops: Any, y: int) -> list[tuple[int, str]]:
+            return [(cut, repr(list(strip)) if strip is not None else "") for cut, strip in chops[y].items()]
+
+        for y in dirty:
+            assert row(ours, y) == row(textuals, y), y

@@ -16,7 +16,7 @@ compares every paint against Textual's own compositor.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from textual._compositor import Compositor
 from textual.geometry import Region, Size
@@ -28,22 +28,54 @@ from textual.widget import Widget
 class RowCroppedCompositor(Compositor):
     """A compositor whose partial renders touch only the rows being repainted."""
 
+    _wanted: Callable[[int], bool] | None = None
+
+    def _render_chops(self, crop: Region, is_rendered_line: Callable[[int], bool]) -> Sequence[Mapping[int, Strip]]:
+        # The crop is the bounding box of the dirty regions (a streamed line and the spinner
+        # far below it): only its dirty rows are written, so only they need rendering.
+        self._wanted = is_rendered_line
+        try:
+            return super()._render_chops(crop, is_rendered_line)
+        finally:
+            self._wanted = None
+
     def _get_renders(self, crop: Region | None = None) -> Iterable[tuple[Region, Region, list[Strip]]]:
         if crop is None:
             yield from super()._get_renders(crop)
             return
-        top, bottom = crop.y, crop.bottom
+        wanted = self._wanted
         for widget, (region, clip) in self.visible_widgets.items():
-            # ``_render_chops`` places strips from the top of region ∩ clip; narrowing the clip
-            # to the crop's rows keeps that contract while the widget renders only those rows.
-            rows = clip.intersection(Region(clip.x, top, clip.width, bottom - top))
-            visible = region.intersection(rows)
-            if visible.width <= 0 or visible.height <= 0:
-                continue
-            lines = widget.render_lines(
-                Region(visible.x - region.x, visible.y - region.y, visible.width, visible.height)
-            )
-            yield region, rows, lines
+            first, end = max(crop.y, region.y, clip.y), min(crop.bottom, region.bottom, clip.bottom)
+            for top, bottom in _runs(first, end, wanted):
+                # ``_render_chops`` places strips from the top of region ∩ clip; narrowing the
+                # clip to a run of rows keeps that contract while the widget renders only those.
+                rows = clip.intersection(Region(clip.x, top, clip.width, bottom - top))
+                visible = region.intersection(rows)
+                if visible.width <= 0 or visible.height <= 0:
+                    continue
+                lines = widget.render_lines(
+                    Region(visible.x - region.x, visible.y - region.y, visible.width, visible.height)
+                )
+                yield region, rows, lines
+
+
+def _runs(top: int, bottom: int, wanted: Callable[[int], bool] | None) -> Iterator[tuple[int, int]]:
+    """The runs ``[start, end)`` of consecutive rows in ``[top, bottom)`` that ``wanted`` accepts
+    (all of them when it is None)."""
+    if wanted is None:
+        if top < bottom:
+            yield top, bottom
+        return
+    start: int | None = None
+    for y in range(top, bottom):
+        if wanted(y):
+            if start is None:
+                start = y
+        elif start is not None:
+            yield start, y
+            start = None
+    if start is not None:
+        yield start, bottom
 
 
 class LaidOutOnce(Widget):
