@@ -104,7 +104,7 @@ def next_cut(text: str, fence: str, minimum: int, *, first: bool = False) -> tup
             if opener and found is None and line.strip() and following.strip() and _fence_marker(following) is None:
                 best = (offset, opener, False)
         elif not line.strip():
-            if following and not following[0].isspace():
+            if following and not following[0].isspace() and not _ORDERED.match(following):
                 best = (offset, "", True)
                 start = offset
         elif _joinable(line, following) and _balanced(text[start:offset]):
@@ -137,12 +137,17 @@ class PieceStream:
         before = len(self.pieces)
         if len(self.tail) < self.minimum:
             return 0
+        size = _BURST_WINDOW
         while len(self.tail) > 2 * BURST_PIECE_CHARS:
-            # Look only a few pieces ahead, so cutting a megabyte stays linear.
-            window = self.tail[:_BURST_WINDOW]
-            cut = next_cut(window, self.fence, BURST_PIECE_CHARS, first=True)
+            # Look only a few pieces ahead, so cutting a megabyte stays linear; past a stretch
+            # with no safe cut (a long table), look further instead of giving up.
+            cut = next_cut(self.tail[:size], self.fence, BURST_PIECE_CHARS, first=True)
             if not cut[0]:
-                break
+                if size >= len(self.tail):
+                    break
+                size *= 2
+                continue
+            size = _BURST_WINDOW
             self._freeze(*cut)
         cut = next_cut(self.tail, self.fence, self.minimum)
         if cut[0]:

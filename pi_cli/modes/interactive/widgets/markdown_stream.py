@@ -183,6 +183,7 @@ class StreamingMarkdown(LaidOutOnce):
         self._stream.close()
         self._complete = True
         self._changed()
+        self._settle_later()
 
     def restyle(self) -> None:
         """Drop every cached line so the next paint re-renders with the console's current styles
@@ -211,7 +212,10 @@ class StreamingMarkdown(LaidOutOnce):
         if width <= 0:
             return self._lines, [], 0
         # Render exactly what a screenful above the tail shows; anything higher is estimated.
+        before = self._lines.total
         first_changed = self._lines.update(self._stream.pieces, self.app.size.height)
+        if first_changed < before:
+            self._kept_rows = 0  # rows above the tail moved: a resize must repaint them all
         if self._tail_stale:
             self._tail = self._render_tail(self.app.console, width)
             self._tail_stale = False
@@ -286,7 +290,7 @@ class StreamingMarkdown(LaidOutOnce):
         person scrolled back keeps seeing the same text: the view moves by what grew above it."""
         scroller, top = self._view_top()
         shift = self._lines.growth_above(top) if scroller is not None and top > 0 else 0
-        if not self._lines.commit():
+        if not self._lines.commit() and not shift:
             self.refresh()
             return
         if scroller is not None and shift:

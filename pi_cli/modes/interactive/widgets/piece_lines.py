@@ -140,11 +140,11 @@ class PieceLines:
         return self.total != before
 
     def growth_above(self, row: int) -> int:
-        """Rows the next :meth:`commit` adds (negative: removes) to the pieces that start above
+        """Rows the next :meth:`commit` adds (negative: removes) to the pieces that end above
         ``row``: how far it would push down whatever is shown at ``row``."""
         growth = 0
         for index, entry in enumerate(self._entries):
-            if self._start(index) >= row:
+            if self._ends[index] > row:
                 break
             if entry.lines is not None:
                 growth += len(entry.lines) - entry.rows
