@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,9 +39,9 @@ class PromptHandling:
 
     async def start(self) -> None: ...  # the runner's
 
-    async def call(self, entry: Any, event: dict[str, Any]) -> Any: ...  # the runner's
-
     def report(self, source: str, event: str, exc: BaseException) -> None: ...  # the runner's
+
+    answers: Callable[[dict[str, Any]], AsyncIterator[Any]]  # the runner's
 
     def context(self) -> Any: ...  # the runner's
 
@@ -102,12 +102,7 @@ class PromptHandling:
             "source": source,
             "streamingBehavior": streaming_behavior,
         }
-        for entry in tuple(self.handlers.get("input", ())):
-            try:
-                result = await self.call(entry, event)
-            except Exception as exc:
-                self.report(entry.source, "input", exc)
-                continue
+        async for result in self.answers(event):
             action = result.get("action") if isinstance(result, dict) else None
             if action == "handled":
                 return None
@@ -140,12 +135,7 @@ class PromptHandling:
             "systemPrompt": original,
         }
         extra: list[dict[str, Any]] = []
-        for entry in tuple(self.handlers["before_agent_start"]):
-            try:
-                result = await self.call(entry, event)
-            except Exception as exc:
-                self.report(entry.source, "before_agent_start", exc)
-                continue
+        async for result in self.answers(event):
             if not isinstance(result, dict):
                 continue
             if isinstance(result.get("systemPrompt"), str):

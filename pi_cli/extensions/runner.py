@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,18 +105,20 @@ class ExtensionRunner(PromptHandling):
             result = await result
         return result
 
-    async def emit(self, event: dict[str, Any]) -> list[Any]:
-        """Run every handler of ``event["type"]``; returns their non-None results in order."""
-        results: list[Any] = []
+    async def answers(self, event: dict[str, Any]) -> AsyncIterator[Any]:
+        """Each handler's answer to ``event``, in load order; a raising handler is reported and
+        skipped. The caller may stop early: later handlers then do not run."""
         for entry in tuple(self.handlers.get(event["type"], ())):
             try:
-                result = await self.call(entry, event)
+                answer = await self.call(entry, event)
             except Exception as exc:
                 self.report(entry.source, event["type"], exc)
                 continue
-            if result is not None:
-                results.append(result)
-        return results
+            yield answer
+
+    async def emit(self, event: dict[str, Any]) -> list[Any]:
+        """Run every handler of ``event["type"]``; returns their non-None results in order."""
+        return [answer async for answer in self.answers(event) if answer is not None]
 
     def notify(self, event: dict[str, Any]) -> None:
         """Emit ``event`` from synchronous code (e.g. ``model_select``): a task on the running loop;

@@ -14,13 +14,14 @@ is the one used (``summary``, ``customInstructions``, ``replaceInstructions``, `
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any, Protocol
 
 
 class EventRunner(Protocol):
     """What these functions need of :class:`~pi_cli.extensions.runner.ExtensionRunner`."""
 
-    handlers: dict[str, list[Any]]
+    def answers(self, event: dict[str, Any]) -> AsyncIterator[Any]: ...
 
     async def call(self, entry: Any, event: dict[str, Any]) -> Any: ...
 
@@ -33,12 +34,7 @@ async def intercept_user_bash(
     """pi's ``user_bash`` payload ``{command, excludeFromContext, cwd}``; returns the first
     handler's ``result`` (a BashResult dict), or None to run the command locally."""
     event = {"type": "user_bash", "command": command, "excludeFromContext": exclude_from_context, "cwd": cwd}
-    for entry in tuple(runner.handlers.get("user_bash", ())):
-        try:
-            answer = await runner.call(entry, event)
-        except Exception as exc:
-            runner.report(entry.source, "user_bash", exc)
-            continue
+    async for answer in runner.answers(event):
         if isinstance(answer, dict) and isinstance(answer.get("result"), dict):
             return dict(answer["result"])
     return None
@@ -47,12 +43,7 @@ async def intercept_user_bash(
 async def before_compact(runner: EventRunner, event: dict[str, Any]) -> dict[str, Any] | None:
     """Run ``session_before_compact`` handlers; the first cancel / custom compaction wins."""
     event = {"type": "session_before_compact", **event}
-    for entry in tuple(runner.handlers.get("session_before_compact", ())):
-        try:
-            answer = await runner.call(entry, event)
-        except Exception as exc:
-            runner.report(entry.source, "session_before_compact", exc)
-            continue
+    async for answer in runner.answers(event):
         if isinstance(answer, dict) and (answer.get("cancel") or isinstance(answer.get("compaction"), dict)):
             return answer
     return None
@@ -62,12 +53,7 @@ async def before_tree(runner: EventRunner, preparation: dict[str, Any], signal: 
     """Run ``session_before_tree`` handlers; returns the deciding answer (see the module doc)."""
     event = {"type": "session_before_tree", "preparation": preparation, "signal": signal}
     decided: dict[str, Any] | None = None
-    for entry in tuple(runner.handlers.get("session_before_tree", ())):
-        try:
-            answer = await runner.call(entry, event)
-        except Exception as exc:
-            runner.report(entry.source, "session_before_tree", exc)
-            continue
+    async for answer in runner.answers(event):
         if isinstance(answer, dict) and answer:
             decided = answer
             if answer.get("cancel"):
