@@ -195,8 +195,7 @@ class StreamingMarkdown(LaidOutOnce):
     # --- rendering --------------------------------------------------------------------------
 
     def _render_piece(self, piece: Piece, width: int) -> list[Strip]:
-        if piece is self._stream.pieces[0]:
-            piece.gap = False  # no blank row above the first piece
+        # The first piece never has a gap above it: PieceStream starts with none.
         return render_piece(self.app.console, piece, width)
 
     def _lines_at(self, width: int) -> tuple[PieceLines, list[Strip], int]:
