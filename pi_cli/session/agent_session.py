@@ -16,6 +16,7 @@ and ``session_info_changed{name}``. Listeners take one argument and may be async
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -84,6 +85,8 @@ class AgentSession(PromptingMixin):
         self._queues = QueueTracker()
         self._pending_bash: list[dict[str, Any]] = []
         self._busy = False
+        self._abort_requested = False
+        self._settling: asyncio.Future[None] | None = None
         self._save_setting = save_setting
         self.models = ModelControl(self, scoped_models or [])
         self.compactor = AutoCompactor(self)

@@ -12,6 +12,7 @@ session's agent, components and event hub, declared below for the type checker.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +44,8 @@ class PromptingMixin:
     _hub: EventHub
     _queues: QueueTracker
     _busy: bool
+    _abort_requested: bool  # abort() was called during the current run: deliver nothing more
+    _settling: asyncio.Future[None] | None  # set while agent_settled is being announced
 
     if TYPE_CHECKING:  # AgentSession's
 
@@ -117,6 +120,13 @@ class PromptingMixin:
         run = self._begin_prompt_core(text, images, streaming_behavior)
         return ("queued" if run is None else "started"), run
 
+    def begin_prepared(
+        self, text: str, images: list[ImageContent] | None = None, streaming_behavior: str | None = None
+    ) -> Coroutine[Any, Any, None] | None:
+        """:meth:`begin_prompt` for text that extensions' commands and ``input`` handlers have
+        already seen: queued while streaming, else the run's coroutine."""
+        return self._begin_prompt_core(text, images, streaming_behavior)
+
     def _begin_prompt_core(
         self, text: str, images: list[ImageContent] | None = None, streaming_behavior: str | None = None
     ) -> Coroutine[Any, Any, None] | None:
@@ -145,7 +155,15 @@ class PromptingMixin:
 
     async def _run(self, start: Callable[[], Any], own_follow_through: bool = True) -> None:
         """Run ``start`` then, unless it is ``own_follow_through`` (extensions' ``start_run`` runs
-        it inside the run's system prompt), retries and compaction continuations."""
+        it inside the run's system prompt), its follow-through; then settle.
+
+        The session counts as streaming (``_busy``) from preflight until the synchronous step that
+        finds nothing left to deliver, so text queued at any point before that step is delivered
+        by this run, and text submitted after it starts the next one (never neither)."""
+        settling = self._settling
+        if settling is not None:  # the previous run is still announcing agent_settled (as pi)
+            await asyncio.shield(settling)
+        self._abort_requested = False
         try:
             await self.checkpoints.before_run()
             await start()
@@ -154,15 +172,27 @@ class PromptingMixin:
         finally:
             self._busy = False
             self._flush_pending_bash()
-            # pi 1.6: nothing more will run on its own (retries, compaction, queued messages).
-            await self._hub.emit({"type": "agent_settled", "aborted": self._last_stop() == "aborted"})
+            done = self._settling = asyncio.get_running_loop().create_future()
+            try:
+                # pi 1.6: nothing more will run on its own (retries, compaction, queued messages).
+                await self._hub.emit({"type": "agent_settled", "aborted": self._last_stop() == "aborted"})
+            finally:
+                self._settling = None
+                done.set_result(None)
 
     async def _follow_through(self) -> None:
-        """Automatic retries and post-compaction continuations of the run just started."""
+        """Automatic retries, post-compaction continuations and queued messages of the run just
+        started, until nothing is left. The agent polls its queues only after a turn; a message
+        queued after the last poll (while ``agent_end`` listeners, a retry or a compaction ran)
+        needs one more continuation, as pi's ``_handlePostAgentRun`` gives it. After an abort the
+        queues are left as they are: the front end hands them back (TUI, inline) or keeps them (RPC)."""
         while True:
             await self.retry.run_loop()
-            if not await self.compactor.after_run():
-                break
+            if await self.compactor.after_run():
+                await self.agent.continue_()
+                continue
+            if self._abort_requested or self._last_stop() == "aborted" or not self.agent.has_queued_messages():
+                return
             await self.agent.continue_()
 
     def _last_stop(self) -> str | None:
@@ -177,6 +207,7 @@ class PromptingMixin:
 
     async def abort(self) -> None:
         """Stop the current run (and any retry wait or compaction) and wait until the agent is idle."""
+        self._abort_requested = True
         self.abort_retry()
         self.compactor.abort()
         self.agent.abort()

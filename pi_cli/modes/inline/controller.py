@@ -15,13 +15,13 @@ from typing import Any
 from rich.console import RenderableType
 
 from pi_cli.modes.display import preview_lines, result_text, tool_call_title
-from pi_cli.modes.extension_bridge import bind_extension_ui, queue_while_running
+from pi_cli.modes.extension_bridge import bind_extension_ui
 from pi_cli.modes.inline import render
 from pi_cli.modes.inline.approvals import InlineApprovals
 from pi_cli.modes.inline.commands import run_command
 from pi_cli.modes.inline.extensions import ExtensionView
 from pi_cli.modes.inline.login import InlineLogin
-from pi_cli.modes.input_routing import DoublePress, queued_route, restored_editor_text, route_input
+from pi_cli.modes.input_routing import DoublePress, restored_editor_text, route_input
 from pi_cli.tools.sanitize import strip_control_sequences as safe
 
 LIVE_TEXT_LINES = 12
@@ -68,7 +68,8 @@ class InlineController:
         self.live = LiveState()
         self._ctrl_c = DoublePress()
         self._side_task: asyncio.Future[None] | None = None
-        self._run: asyncio.Task[None] | None = None
+        self._run: asyncio.Future[None] | None = None  # the prompt run started from the editor
+        self._bash_run: asyncio.Future[None] | None = None  # the user's ``!cmd``
         self._abort_task: asyncio.Future[None] | None = None
         self._stream_timer: asyncio.TimerHandle | None = None
         self.exit_code = 0
@@ -101,8 +102,9 @@ class InlineController:
 
     @property
     def running(self) -> bool:
-        """True while a prompt or a ``!`` command is in flight."""
-        return bool(self.session.is_streaming) or (self._run is not None and not self._run.done())
+        """True while the session runs a prompt (preflight to ``agent_settled``): the session's
+        state alone decides whether text is queued or starts a run, as in the TUI."""
+        return bool(self.session.is_streaming)
 
     def show_startup(self, version: str) -> None:
         """The start header: version, key hints and the session's startup notices."""
@@ -248,31 +250,31 @@ class InlineController:
             return
         if route.kind == "command":
             self._run_command(route.text, follow_up)
-        elif route.kind in ("steer", "follow_up"):
-            self._queue(route.text, route.kind)
         elif route.kind == "bash":
-            self._run = asyncio.ensure_future(self._bash(route.text, route.exclude_from_context))
+            self._bash_run = asyncio.ensure_future(self._bash(route.text, route.exclude_from_context))
         else:
-            self._run = asyncio.ensure_future(self._prompt(route.text))
+            self.send(route.text, follow_up=follow_up)
 
-    def _queue(self, text: str, kind: str) -> None:
-        queued = queue_while_running(self.session, text, kind == "follow_up")
-        if queued is not None:  # extensions: a command runs now, other text passes `input` first
-            self._side_task = asyncio.ensure_future(self._queued(queued))
-        self._invalidate()
-
-    async def _queued(self, queued: Any) -> None:
+    def send(self, text: str, *, follow_up: bool = False) -> None:
+        """Give ``text`` to the session, which queues it while it runs (Enter: steering; Alt+Enter:
+        a follow-up) or starts a run with it, in one synchronous step (see ``PiApp.send``)."""
+        was_running = self.running
         try:
-            await queued
-        except Exception as exc:  # e.g. the agent stopped meanwhile and the prompt was refused
+            run = self.session.begin_prompt(text, streaming_behavior="followUp" if follow_up else "steer")
+        except Exception as exc:  # refused at once (no model, no key): shown, never raised
             self._print(render.error_block(str(exc)))
-        finally:
-            self._invalidate()
+            return
+        self._invalidate()
+        if run is None:
+            return
+        task = asyncio.ensure_future(self._prompt(run))
+        if was_running:
+            self._side_task = task  # extensions: a command runs now, other text passes `input` first
+        else:
+            self._run = task
 
     def _run_command(self, text: str, follow_up: bool) -> None:
         """A known inline command runs at once; anything else is sent (templates expand in the session)."""
-        running = self.running
-
         name, _, args = text[1:].partition(" ")
         if self.login.run(name, args.strip()):
             return
@@ -280,17 +282,15 @@ class InlineController:
         async def go() -> None:
             if await run_command(self.session, text, self._print, self._exit):
                 self._invalidate()
-            elif running:
-                self._queue(text, queued_route(text, follow_up).kind)
             else:
-                self._run = asyncio.ensure_future(self._prompt(text))
+                self.send(text, follow_up=follow_up)
 
         # A command is not an agent run: it must not make the next Enter count as steering.
         self._side_task = asyncio.ensure_future(go())
 
-    async def _prompt(self, text: str) -> None:
+    async def _prompt(self, run: Any) -> None:
         try:
-            await self.session.prompt(text)
+            await run
         except Exception as exc:  # a refused prompt (no model, bad template) is shown, not raised
             self._print(render.error_block(str(exc)))
         finally:
@@ -356,6 +356,8 @@ class InlineController:
         """Abort any run and stop listening."""
         if self.running:
             await self.session.abort()
+        if self._bash_run is not None and not self._bash_run.done():
+            self.session.abort_bash()
         if self._run is not None:
             try:
                 await asyncio.wait_for(self._run, timeout=2)

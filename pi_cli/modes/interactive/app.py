@@ -13,7 +13,7 @@ import contextlib
 import gc
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -24,8 +24,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 
 from pi_cli.modes.display import footer_facts, git_branch
-from pi_cli.modes.extension_bridge import queue_while_running
-from pi_cli.modes.input_routing import DoublePress, Route, queued_route, restored_editor_text, route_input
+from pi_cli.modes.input_routing import DoublePress, Route, restored_editor_text, route_input
 from pi_cli.modes.interactive.keys import APP_KEYS, describe
 from pi_cli.modes.interactive.pump import EventPump
 from pi_cli.modes.interactive.render import EventRenderer
@@ -208,10 +207,12 @@ class PiApp(App[int]):
 
     @property
     def running(self) -> bool:
-        """True while a prompt run is in flight (including its preflight)."""
-        return bool(getattr(self.session, "is_streaming", False)) or (
-            self._run_task is not None and not self._run_task.done()
-        )
+        """True while the session runs a prompt, from its preflight until ``agent_settled``.
+
+        The session's state alone decides whether text is queued or starts a run: the app's own
+        run task outlives the session's run by a frame, and text queued into an idle agent in
+        that frame was never delivered (issue 32)."""
+        return bool(self.session.is_streaming)
 
     def _after_event(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
@@ -281,42 +282,57 @@ class PiApp(App[int]):
             if await self.commands.run(route.text):
                 return
             # Not a command: templates and skills expand in the session; the rest goes verbatim.
-            route = queued_route(route.text, follow_up) if self.running else Route("prompt", route.text)
+            route = Route("prompt", route.text)
         if route.kind == "bash":
             self.start_bash(route.text, route.exclude_from_context)
-        elif route.kind in ("steer", "follow_up"):
-            queued = queue_while_running(self.session, route.text, route.kind == "follow_up")
-            if queued is not None:  # extensions: a command runs now, other text passes `input` first
-                asyncio.get_running_loop().create_task(self._queued(queued))
-            self.refresh_queue()
         else:
-            self._run_task = asyncio.get_running_loop().create_task(self._run_prompt(route.text))
+            self.send(route.text, follow_up=follow_up)
 
-    async def _queued(self, queued: Any) -> None:
+    def send(self, text: str, *, follow_up: bool = False) -> None:
+        """Give ``text`` to the session, which in one synchronous step queues it while it runs
+        (Enter: steering; Alt+Enter: a follow-up) or starts a run with it. With extensions, a
+        ``/command`` runs and ``input`` handlers see the text first, inside the returned coroutine."""
+        was_running = self.running
         try:
-            await queued
-        except Exception as exc:  # e.g. the agent stopped meanwhile and the prompt was refused
-            await self.renderer.notice(f"Error: {exc}", "error")
-        finally:
-            self.refresh_queue()
+            run = self.session.begin_prompt(text, streaming_behavior="followUp" if follow_up else "steer")
+        except Exception as exc:  # refused at once (no model, no key): shown, never raised
+            asyncio.get_running_loop().create_task(self._refused(exc))
+            return
+        self.refresh_queue()
+        if run is None:
+            return
+        task = asyncio.get_running_loop().create_task(self._run_prompt(run, quiet=was_running))
+        if not was_running:
+            self._run_task = task
+
+    async def _refused(self, exc: BaseException) -> None:
+        await self.pump.settle()
+        hint = getattr(exc, "hint", None)
+        await self.renderer.notice(f"Error: {exc}" + (f"\n{hint}" if hint else ""), "error")
 
     async def _run_initial(self, messages: list[str]) -> None:
         for text in messages:
-            await self._run_prompt(text)
+            # Each in turn; one the user's own run is busy with is queued as its follow-up.
+            self.send(text, follow_up=True)
+            task = self._run_task
+            if task is not None and not task.done():
+                await task
 
-    async def _run_prompt(self, text: str) -> None:
-        self.working.start("Working...")
+    async def _run_prompt(self, run: Coroutine[Any, Any, None], *, quiet: bool = False) -> None:
+        """Await a run (or, ``quiet``, the extension preflight of text typed while one ran)."""
+        if not quiet:
+            self.working.start("Working...")
         try:
-            await self.session.prompt(text)
+            await run
         except Exception as exc:  # refused prompts (no key, busy) are shown, never raised
-            await self.pump.settle()
-            hint = getattr(exc, "hint", None)
-            await self.renderer.notice(f"Error: {exc}" + (f"\n{hint}" if hint else ""), "error")
+            await self._refused(exc)
         finally:
-            await self.pump.settle()
-            self.working.stop()
-            self.refresh_footer()
             self.refresh_queue()
+            if not quiet:
+                await self.pump.settle()
+                if not self.running:
+                    self.working.stop()
+                self.refresh_footer()
 
     def start_bash(self, command: str, exclude: bool = False) -> None:
         """Run the user's ``!command`` (``exclude``: ``!!``, kept out of the model's context)."""

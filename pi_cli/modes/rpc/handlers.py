@@ -43,37 +43,50 @@ async def _prompt(server: CommandHost, cmd: p.PromptCommand) -> dict[str, Any]:
     )
     if run is None:
         return p.success(cmd.id, "prompt", {"disposition": disposition})
+    return _started(server, cmd, run)
+
+
+def _started(server: CommandHost, cmd: p.PromptCommand | p.SteerCommand, run: Any) -> dict[str, Any]:
+    """Spawn a run a command started; its refusal (no model, no key) is the command's response."""
 
     async def guarded() -> None:
         try:
             await run
         except PiError as exc:
-            server.respond(p.failure(cmd.id, "prompt", str(exc)))
+            server.respond(p.failure(cmd.id, cmd.type, str(exc)))
         except Exception as exc:  # keep the loop alive; report like pi's .catch()
-            server.respond(p.failure(cmd.id, "prompt", f"{type(exc).__name__}: {exc}"))
+            server.respond(p.failure(cmd.id, cmd.type, f"{type(exc).__name__}: {exc}"))
 
     server.spawn(guarded())
-    return p.success(cmd.id, "prompt", {"disposition": "started"})
+    return p.success(cmd.id, cmd.type, {"disposition": "started"})
 
 
 async def _steer(server: CommandHost, cmd: p.SteerCommand) -> dict[str, Any]:
     """Queue text; as pi, an extension command cannot be queued and ``input`` handlers (source
-    ``rpc``) may consume the text (``handled``) or transform it first."""
+    ``rpc``) may consume the text (``handled``) or transform it first. Sent while nothing runs,
+    the text starts a run (``started``): pi 1.6.0 would leave it queued in an idle agent until the
+    next prompt, and a follow-up sent as a run ends must never be stranded."""
     session = server.session
     text, images = cmd.message, _images(cmd.images)
+    behavior = "steer" if cmd.type == "steer" else "followUp"
     extensions: Any = getattr(session, "extensions", None)
-    if extensions is not None:
-        found = extensions.command_for(text)
-        if found is not None:
-            return p.failure(cmd.id, cmd.type, f'Extension command "/{found[0].name}" cannot be queued. '
-                             "Use prompt() or execute the command when not streaming.")  # fmt: skip
-        if extensions.has_handlers("input"):
-            behavior = ("steer" if cmd.type == "steer" else "followUp") if session.is_streaming else None
-            given = await extensions.run_input(text, images, "rpc", behavior)
-            if given is None:
-                return p.success(cmd.id, cmd.type, {"disposition": "handled"})
-            text, images = given[0], given[1] or None
-    if cmd.type == "steer":
+    found = extensions.command_for(text) if extensions is not None else None
+    if found is not None:
+        return p.failure(cmd.id, cmd.type, f'Extension command "/{found[0].name}" cannot be queued. '
+                         "Use prompt() or execute the command when not streaming.")  # fmt: skip
+    if not session.is_streaming:
+        disposition, run = await session.prepare_prompt(text, images, behavior, source="rpc")
+        return p.success(cmd.id, cmd.type, {"disposition": disposition}) if run is None else _started(server, cmd, run)
+    if extensions is not None and extensions.has_handlers("input"):
+        given = await extensions.run_input(text, images, "rpc", behavior)
+        if given is None:
+            return p.success(cmd.id, cmd.type, {"disposition": "handled"})
+        text, images = given[0], given[1] or None
+    if not session.is_streaming:  # the run ended while the handlers ran
+        run = session.begin_prepared(text, images, behavior)
+        if run is not None:
+            return _started(server, cmd, run)
+    elif cmd.type == "steer":
         session.steer(text, images)
     else:
         session.follow_up(text, images)
