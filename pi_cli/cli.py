@@ -20,72 +20,7 @@ from typing import Any
 
 from pi_cli.cli_args import CliArgs, parse_args, print_help, select_mode
 from pi_cli.config import paths
-from pi_cli.errors import PiError, UsageError
-
-
-def install_gate(session: Any, mode: str | None) -> None:
-    """The tool approval gate (pi_cli.permissions), after the session's own tool_call hooks."""
-    from pi_cli.permissions.install import install_gate as install
-
-    install(session, mode)
-
-
-def load_extensions(
-    cwd: Path, args: CliArgs, settings: Any, pre: Any = None, trusted: bool | None = None
-) -> tuple[Any, list[str]] | None:
-    """Python extensions (pi_cli.extensions) from every place, installed packages included, as
-    (runner, error lines); None and nothing imported when no extension exists (a few stats).
-    ``pre``: the user's and ``-e`` extensions loaded before trust was decided (they heard
-    ``project_trust``); this pass adds the rest to them. ``trusted=False`` is that earlier pass."""
-    from pi_cli.packages.probe import declared_packages
-    from pi_cli.permissions.trust import is_project_trusted
-
-    agent_dir = paths.agent_dir()
-    discover = not args.no_extensions
-    final = trusted is None
-    trusted = discover and (is_project_trusted(cwd) if trusted is None else trusted)
-    settings_entries = list(getattr(settings, "extensions", None) or []) if discover else []
-    packages = declared_packages(agent_dir, cwd, trusted) if discover else None
-    has_packaged = packages is not None and packages.has_extensions()
-    if pre is None and not (
-        args.extensions
-        or settings_entries
-        or has_packaged
-        or (discover and _has_extension_sources(agent_dir, cwd, trusted))
-    ):
-        return None
-    from pi_cli.extensions.loader import load_all
-    from pi_cli.extensions.runner import ExtensionRunner
-
-    cli_entries, temporary = (list(args.extensions) if pre is None else []), None
-    if cli_entries:  # -e pip:/git:/package folder: a package for this run only (pi_cli.packages)
-        from pi_cli.packages.temporary import temporary_packages
-
-        temporary, cli_entries = temporary_packages(cli_entries, agent_dir, cwd)
-    runner, errors = pre if pre is not None else (ExtensionRunner(str(cwd), dict(args.extension_flags)), [])
-    errors += load_all(
-        runner,
-        agent_dir=agent_dir,
-        cwd=cwd,
-        trusted=trusted,
-        settings_entries=settings_entries,
-        cli_entries=cli_entries,
-        entry_points=discover,
-    )
-    package_sets = [found for found in (packages if has_packaged else None, temporary) if found is not None]
-    if package_sets:
-        from pi_cli.packages.extensions import load_package_extensions
-
-        errors.extend(temporary.warnings if temporary is not None else [])
-        for found in package_sets:
-            errors.extend(load_package_extensions(runner, found))
-    if not final:  # project extensions may still register the flags
-        return runner, errors
-    unknown = [name for name in args.extension_flags if name not in runner.flags]
-    if unknown:
-        raise UsageError(f"Error: Unknown option: --{unknown[0]}", hint="(see pi --help)")
-    take_flag_words(args, runner)
-    return runner, errors
+from pi_cli.errors import PiError
 
 
 def take_flag_words(args: CliArgs, runner: Any) -> None:
@@ -97,53 +32,6 @@ def take_flag_words(args: CliArgs, runner: Any) -> None:
         if wants_word and index < len(args.messages):
             runner.flag_values[name] = args.messages.pop(index)
             args.extension_flags[name] = runner.flag_values[name]
-
-
-_NOT_LOADED: Any = object()
-
-
-def attach_extensions(session: Any, cwd: Path, args: CliArgs, loaded: Any = _NOT_LOADED) -> None:
-    """Bind extensions (``loaded`` by :func:`load_extensions` while the session was built, else
-    loaded now) to ``session``. Runs before the gate, which chains after their tool_call hook."""
-    if loaded is _NOT_LOADED:
-        loaded = load_extensions(cwd, args, session.settings)
-    if loaded is None:
-        return
-    from pi_cli.extensions.install import attach_extensions as attach
-
-    runner, errors = loaded
-    if runner.model_registry is None and session.model_registry is not None:
-        errors = [*errors, *runner.apply_providers(session.model_registry)]
-    attach(session, runner, errors)
-
-
-def _has_extension_sources(agent_dir: Path, cwd: Path, trusted: bool) -> bool:
-    """Any extension folder entry, or an installed package with a ``pi_cli.extensions`` entry point."""
-    folders = [agent_dir / "extensions", *([cwd / ".pi" / "extensions"] if trusted else [])]
-    for folder in folders:
-        with contextlib.suppress(OSError):
-            if any(not name.startswith((".", "_")) for name in os.listdir(folder)):
-                return True
-    from pi_cli.config.entry_point_probe import has_entry_points
-
-    return has_entry_points("pi_cli.extensions", agent_dir / "cache" / "entry-points.json")
-
-
-def attach_mcp(session: Any, cwd: Path, args: CliArgs | None = None, extra: list[Any] | None = None) -> None:
-    """MCP servers of ``mcp.json`` (and, in a trusted project, ``.pi/mcp.json``), plus ``extra``
-    server configs (an ACP client's); nothing is imported beyond a stat of those files when there
-    are none. ``--no-mcp`` and ``--no-tools`` skip them."""
-    if args is not None and (args.no_mcp or args.no_tools):
-        return
-    from pi_cli.mcp.config import has_mcp_config
-    from pi_cli.permissions.trust import is_project_trusted
-
-    trusted = is_project_trusted(cwd)
-    if extra or has_mcp_config(paths.agent_dir(), cwd, trusted):
-        from pi_cli.mcp.runtime import attach_to_session
-
-        selection = args.tools if args is not None else None
-        attach_to_session(session, cwd, paths.agent_dir(), trusted, extra or (), selection)
 
 
 def _err(line: str) -> None:
@@ -161,15 +49,17 @@ def _stdin_is_tty() -> bool:
 def list_models(search: str | None, args: CliArgs | None = None) -> int:
     """``--list-models [search]``: a table of the models that have credentials (extensions'
     providers included)."""
-    from pi_cli.session.factory import load_registry
+    from pi_cli.session.assembly import load_registry
 
     registry = load_registry()
     if args is not None and (args.extensions or not args.no_extensions):
         from pi_cli.config.settings import load_settings
         from pi_cli.permissions.trust import is_project_trusted
+        from pi_cli.session.assembly.extensions import load_extensions
 
         cwd = Path.cwd()
-        loaded = load_extensions(cwd, args, load_settings(cwd, project_trusted=is_project_trusted(cwd))[0])
+        settings = load_settings(cwd, project_trusted=is_project_trusted(cwd))[0]
+        loaded = load_extensions(cwd, args.extensions, args.extension_flags, settings, discover=not args.no_extensions)
         if loaded is not None:
             registry.errors = [*registry.errors, *loaded[1], *loaded[0].apply_providers(registry)]
     for line in getattr(registry, "errors", []):
@@ -196,11 +86,11 @@ def session_options(args: CliArgs, mode: str, cwd: Path) -> Any:
     """The :class:`SessionOptions` for ``args``: every field the two dataclasses share, by name."""
     from dataclasses import fields
 
-    from pi_cli.session.options import SessionOptions
+    from pi_cli.session.assembly import SessionOptions
 
     shared = {f.name for f in fields(SessionOptions)} & {f.name for f in fields(CliArgs)}
     values = {name: getattr(args, name) for name in shared - {"mode", "offline"}}
-    values = {name: list(value) if isinstance(value, list) else value for name, value in values.items()}
+    values = {name: type(value)(value) if isinstance(value, list | dict) else value for name, value in values.items()}
     return SessionOptions(cwd=cwd, mode=mode, offline=args.offline or paths.offline(), **values)
 
 
@@ -230,7 +120,7 @@ def run_acp(args: CliArgs) -> int:
 
     from pi_cli.modes.acp.server import run_acp_mode
     from pi_cli.permissions.trust import set_trust_override
-    from pi_cli.session.factory import create_agent_session
+    from pi_cli.session.assembly import create_agent_session
 
     set_trust_override(args.approve)  # each client cwd then resolves without a prompt
 
@@ -241,12 +131,9 @@ def run_acp(args: CliArgs) -> int:
         options.continue_ = options.resume = False
         options.fork = None
         options.session = session_file
+        options.mcp_servers, problems = client_servers(mcp_servers)
         session = create_agent_session(options)
-        servers, problems = client_servers(mcp_servers)
         session.startup_notices.extend(f"Warning: {line}" for line in problems)
-        attach_mcp(session, cwd, args, servers)
-        attach_extensions(session, cwd, args)
-        install_gate(session, args.permissions)
         for notice in session.startup_notices:
             _err(notice)
         return session
@@ -280,8 +167,12 @@ def _project_trust_event(args: CliArgs, mode: str, cwd: Path, terminal: bool) ->
     """Load the user's and ``-e`` extensions (project ones wait for trust) and let their
     ``project_trust`` handlers decide (pi_cli.extensions.project_trust)."""
     from pi_cli.config.settings import load_settings
+    from pi_cli.session.assembly.extensions import load_extensions
 
-    pre = load_extensions(cwd, args, load_settings(cwd, project_trusted=False)[0], trusted=False)
+    settings = load_settings(cwd, project_trusted=False)[0]
+    pre = load_extensions(
+        cwd, args.extensions, args.extension_flags, settings, discover=not args.no_extensions, trusted=False
+    )
     if pre is not None and pre[0].has_handlers("project_trust"):
         from pi_cli.extensions.project_trust import decide_at_startup
         from pi_cli.modes.trust_prompt import terminal_dialogs
@@ -340,26 +231,18 @@ def run(args: CliArgs) -> int:
     mode_name = "inline" if mode == "interactive" and args.inline else mode
     pre = decide_project_trust(args, mode, cwd)
 
-    from pi_cli.session.factory import create_agent_session
+    from pi_cli.session.assembly import create_agent_session
 
     options = session_options(args, mode_name, cwd)
-    loaded: dict[str, Any] = {}
-
-    def prepare_registry(settings: Any, registry: Any) -> list[str]:
-        # Extensions load before the model is chosen, so their providers count for --model.
-        loaded["ext"] = load_extensions(cwd, args, settings, pre)
-        return [] if loaded["ext"] is None else list(loaded["ext"][0].apply_providers(registry))
-
-    options.prepare_registry = prepare_registry
+    options.preloaded_extensions = pre
     words = len(args.messages)
     session = create_agent_session(options)
-    attach_mcp(session, cwd, args)
-    attach_extensions(session, cwd, args, loaded.get("ext"))
+    if session.extensions is not None:
+        take_flag_words(args, session.extensions)
     if len(args.messages) != words:  # a string flag took a word: the prompt is the rest
         initial = compose_initial_input(stdin_text, args.file_args, args.messages, cwd)
         if mode == "print" and initial.empty:
             return 0
-    install_gate(session, args.permissions)
 
     import asyncio
 

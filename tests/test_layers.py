@@ -31,7 +31,7 @@ def _loaded_after(code: str) -> set[str]:
         "pi_cli.agent.agent",
         "pi_cli.tools",
         "pi_cli.session.agent_session",
-        "pi_cli.session.factory",
+        "pi_cli.session.assembly",
         "pi_cli.modes.print_mode",
         "pi_cli.modes.json_mode",
         "pi_cli.modes.rpc.server",
@@ -47,8 +47,8 @@ def test_building_a_session_imports_no_ui_toolkit(tmp_path: object) -> None:
         "import os, pathlib\n"
         f"os.environ['PI_CODING_AGENT_DIR'] = {str(tmp_path)!r}\n"
         "os.environ['PI_OFFLINE'] = '1'\n"
-        "from pi_cli.session.factory import create_agent_session\n"
-        "from pi_cli.session.options import SessionOptions\n"
+        "from pi_cli.session.assembly import create_agent_session\n"
+        "from pi_cli.session.assembly import SessionOptions\n"
         f"create_agent_session(SessionOptions(cwd=pathlib.Path({str(tmp_path)!r}), mode='print', no_session=True))\n"
     )
     loaded = _loaded_after(code)
@@ -81,10 +81,10 @@ def test_no_mcp_config_imports_nothing_of_mcp(tmp_path: object) -> None:
     code = (
         "import os, pathlib, types\n"
         f"os.environ['PI_CODING_AGENT_DIR'] = {str(tmp_path)!r}\n"
-        "from pi_cli.cli import attach_mcp\n"
-        "session = types.SimpleNamespace(agent=None, startup_notices=[])\n"
-        f"attach_mcp(session, pathlib.Path({str(tmp_path)!r}))\n"
-        "assert not hasattr(session, 'mcp')\n"
+        "from pi_cli.session.assembly import SessionOptions, create_agent_session\n"
+        f"cwd = pathlib.Path({str(tmp_path)!r})\n"
+        "session = create_agent_session(SessionOptions(cwd=cwd, mode='print', no_session=True))\n"
+        "assert session.mcp is None\n"
     )
     loaded = {m for m in _loaded_modules_after(code) if m.startswith("pi_cli.mcp")}
     assert loaded <= {"pi_cli.mcp", "pi_cli.mcp.config"}, loaded

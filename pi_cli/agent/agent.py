@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol, cast, runtime_checkable
 
+from pi_cli.agent.hooks import NO_HOOKS, AgentHooks, chain_after, chain_before, chain_context, chain_next_turn
 from pi_cli.agent.loop import (
     AgentLoopConfig,
     LlmMessageFilter,
@@ -116,9 +117,12 @@ class AgentState:
 class Agent:
     """A conversational agent: state, queues, one run at a time, awaited listeners.
 
-    Hooks are public attributes and may be changed between runs (a run uses the values captured
-    when it starts). ``should_stop_after_turn(ctx, signal)`` and ``prepare_next_turn(ctx, signal)``
-    receive a :class:`~pi_cli.agent.types.TurnContext` and the run's signal.
+    ``hooks`` are the declared chains other parts plug into (:mod:`pi_cli.agent.hooks`), fixed at
+    construction. The single hooks (``before_tool_call`` …, pi's Agent API) are public attributes
+    that run after the chains' hooks of their kind and may be changed between runs (a run uses the
+    values captured when it starts). ``should_stop_after_turn(ctx, signal)`` and
+    ``prepare_next_turn(ctx, signal)`` receive a :class:`~pi_cli.agent.types.TurnContext` and the
+    run's signal.
     """
 
     def __init__(
@@ -143,7 +147,9 @@ class Agent:
         prepare_next_turn: Callable[[TurnContext, AbortSignal | None], Any] | None = None,
         max_turns: int | None = None,
         stream_options: StreamOptions | None = None,
+        hooks: AgentHooks = NO_HOOKS,
     ) -> None:
+        self.hooks = hooks
         self.state = AgentState(system_prompt, model or PLACEHOLDER_MODEL, thinking_level)
         self.state.tools = tools or []
         self.state.messages = messages or []
@@ -349,11 +355,13 @@ class Agent:
                 return []
             return self._steering.drain()
 
-        stop_hook, prepare_hook = self.should_stop_after_turn, self.prepare_next_turn
+        hooks = self.hooks
+        stop_hook = self.should_stop_after_turn
+        prepare_hook = chain_next_turn([*(turn.next_turn for turn in hooks.turns), self.prepare_next_turn])
         return AgentLoopConfig(
             model=self.state.model,
             convert_to_llm=self.convert_to_llm,
-            transform_context=self.transform_context,
+            transform_context=chain_context([*hooks.context, self.transform_context]),
             get_api_key=self.get_api_key,
             should_stop_after_turn=(lambda ctx: stop_hook(ctx, signal)) if stop_hook else None,
             prepare_next_turn=(lambda ctx: prepare_hook(ctx, signal)) if prepare_hook else None,
@@ -361,8 +369,8 @@ class Agent:
             get_follow_up_messages=self._follow_up.drain,
             has_queued_messages=self.has_queued_messages,
             tool_execution=self.tool_execution,
-            before_tool_call=self.before_tool_call,
-            after_tool_call=self.after_tool_call,
+            before_tool_call=chain_before([*hooks.tool_call, self.before_tool_call]),
+            after_tool_call=chain_after([*hooks.tool_result, self.after_tool_call]),
             stream_options=options,
             max_turns=self.max_turns,
         )
@@ -380,9 +388,11 @@ class Agent:
         state.streaming_message = None
         state.error_message = None
         try:
-            context = AgentContext(state.system_prompt, list(state.messages), list(state.tools))
-            config = self._config(controller.signal, skip)
             try:
+                for turn_hook in self.hooks.turns:  # e.g. MCP brings the tool set up to date
+                    await turn_hook.before_run(self)
+                context = AgentContext(state.system_prompt, list(state.messages), list(state.tools))
+                config = self._config(controller.signal, skip)
                 await resolve(start(context, config, controller.signal))
             except Exception as exc:
                 await self._handle_run_failure(exc, controller.signal)

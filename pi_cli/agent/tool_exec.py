@@ -21,6 +21,7 @@ import asyncio
 import inspect
 import time
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -38,6 +39,10 @@ from pi_cli.ai.types import AssistantMessage, ToolCall, ToolResultMessage, now_m
 
 BeforeHook = Callable[[BeforeToolCallContext, AbortSignal | None], Any]
 AfterHook = Callable[[AfterToolCallContext, AbortSignal | None], Any]
+
+# The call being decided while the ``before_tool_call`` chain runs (``{toolCallId, toolName,
+# input}``), so a dialog an interceptor opens can name it (ACP's request_permission does).
+current_tool_call: ContextVar[dict[str, Any] | None] = ContextVar("current_tool_call", default=None)
 
 TRUNCATED_TEXT = (
     'Tool call "{name}" was not executed: the response hit the output token limit, so its arguments '
@@ -75,10 +80,24 @@ async def resolve(value: Any) -> Any:
     return value
 
 
-def _get(obj: Any, name: str, json_name: str | None = None) -> Any:
+def field_of(obj: Any, name: str, json_name: str | None = None) -> Any:
+    """A hook answer's field: a dict key (pi's JSON name first) or a dataclass attribute."""
     if isinstance(obj, dict):
         return obj.get(json_name or name, obj.get(name))
     return getattr(obj, name, None)
+
+
+def merge_override(result: AgentToolResult, is_error: bool, override: Any) -> tuple[AgentToolResult, bool]:
+    """``result`` with the fields ``override`` sets (``None`` keeps a field), and the error flag."""
+    merged = AgentToolResult(
+        content=_pick(field_of(override, "content"), result.content),
+        details=_pick(field_of(override, "details"), result.details),
+        terminate=_pick(field_of(override, "terminate"), result.terminate),
+        usage=_pick(field_of(override, "usage"), result.usage),
+        added_tool_names=result.added_tool_names,
+    )
+    flag = field_of(override, "is_error", "isError")
+    return merged, is_error if flag is None else bool(flag)
 
 
 def error_result(text: str) -> AgentToolResult:
@@ -246,12 +265,16 @@ class _Batch:
             args = validate_tool_arguments(call["name"], tool.parameters, raw)
             if self.before is not None:
                 hook_ctx = BeforeToolCallContext(self.message, call, args, self.context)
-                verdict = await resolve(self.before(hook_ctx, self.signal))
+                token = current_tool_call.set({"toolCallId": call["id"], "toolName": call["name"], "input": args})
+                try:
+                    verdict = await resolve(self.before(hook_ctx, self.signal))
+                finally:
+                    current_tool_call.reset(token)
                 if self.aborted:
                     return _Final(call, error_result("Operation aborted"), True)
-                if verdict is not None and _get(verdict, "block"):
-                    result = error_result(_get(verdict, "reason") or "Tool execution was blocked")
-                    if _get(verdict, "terminate") is True:
+                if verdict is not None and field_of(verdict, "block"):
+                    result = error_result(field_of(verdict, "reason") or "Tool execution was blocked")
+                    if field_of(verdict, "terminate") is True:
                         result.terminate = True
                     return _Final(call, result, True)
             if self.aborted:
@@ -272,15 +295,8 @@ class _Batch:
             return _Final(prepared.call, error_result(exception_text(exc)), True, duration)
         if override is None:
             return _Final(prepared.call, result, is_error, duration)
-        merged = AgentToolResult(
-            content=_pick(_get(override, "content"), result.content),
-            details=_pick(_get(override, "details"), result.details),
-            terminate=_pick(_get(override, "terminate"), result.terminate),
-            usage=_pick(_get(override, "usage"), result.usage),
-            added_tool_names=result.added_tool_names,
-        )
-        flag = _get(override, "is_error", "isError")
-        return _Final(prepared.call, merged, is_error if flag is None else bool(flag), duration)
+        merged, flag = merge_override(result, is_error, override)
+        return _Final(prepared.call, merged, flag, duration)
 
     async def sequential(self, calls: list[ToolCall]) -> ToolBatch:
         finals: list[_Final] = []

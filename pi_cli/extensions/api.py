@@ -2,7 +2,7 @@
 :mod:`pi_cli.extensions.context`).
 
 Actions that reach the session (sending messages, entries, tools, model) go through
-``runner.host``, the AgentSession bound at runtime; before it is bound they raise RuntimeError.
+``runner.host``, the session given to ``runner.bind``; before that they raise RuntimeError.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import signal as _signal
 from collections.abc import Callable
 from typing import Any
 
-from pi_cli.extensions.prompts import Command
-from pi_cli.extensions.runner import ExtensionRunner, Flag, Registered
+from pi_cli.extensions.host import ExtensionHost
+from pi_cli.extensions.runner import Command, ExtensionRunner, Flag, Registered
 from pi_cli.extensions.tools import as_agent_tool
 
 _FLAG_TYPES = ("boolean", "string")
@@ -79,7 +79,7 @@ class ExtensionAPI:
 
     # -- actions ----------------------------------------------------------------------------------
 
-    def _host(self) -> Any:
+    def _host(self) -> ExtensionHost:
         if self._runner.host is None:
             raise RuntimeError("the session is not ready yet (call this from a handler, not from register)")
         return self._runner.host
@@ -153,7 +153,7 @@ class ExtensionAPI:
         from pi_cli.extensions.tool_set import all_tools
 
         tools = [{"name": t.name, "description": t.description} for t in all_tools(self._runner).values()]
-        mcp = getattr(self._host(), "mcp", None)  # MCP tools, with their servers' annotations
+        mcp = self._host().mcp  # MCP tools, with their servers' annotations
         return tools + (mcp.tool_infos() if mcp is not None else [])
 
     def set_active_tools(self, names: list[str]) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from pi_cli.extensions.host import ExtensionHost
 from pi_cli.extensions.ui import ExtensionUI
 
 
@@ -19,7 +20,7 @@ class ContextHost(Protocol):
     def cwd(self) -> str: ...
 
     @property
-    def host(self) -> Any: ...
+    def host(self) -> ExtensionHost | None: ...
 
     @property
     def ui(self) -> ExtensionUI: ...
@@ -28,7 +29,7 @@ class ContextHost(Protocol):
 class SessionView:
     """Read-only view of the session for ``ctx.session``."""
 
-    def __init__(self, host: Any) -> None:
+    def __init__(self, host: ExtensionHost | None) -> None:
         self._host = host
 
     @property

@@ -3,11 +3,11 @@
 Handlers run in load order. A handler that raises is reported through ``on_error`` (RPC: an
 ``extension_error`` event; print: stderr) and the others still run — except for ``tool_call``,
 where a raising handler blocks that call (fail closed) with the error as the tool result.
-While ``tool_call`` handlers run, :data:`current_tool_call` holds ``{toolCallId, toolName, input}``
-so a front end can attach a dialog to the call being decided (ACP's ``request_permission``).
 
-The runner knows the session only through the duck-typed ``host`` bound by
-:func:`pi_cli.extensions.install.attach_extensions` (this package sits below the session layer).
+The runner takes part in a run through the agent's declared hook chains (the session's assembly
+puts :meth:`ExtensionRunner.tool_call`, :meth:`~ExtensionRunner.tool_result` and
+:meth:`~ExtensionRunner.transform_context` there) and knows the session as an
+:class:`~pi_cli.extensions.host.ExtensionHost`, given to :meth:`ExtensionRunner.bind`.
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pi_cli.extensions.prompts import Command, PromptHandling
+from pi_cli.agent.types import AfterToolCallContext, BeforeToolCallContext
+from pi_cli.ai.abort import AbortSignal
+from pi_cli.extensions.host import ExtensionHost
 from pi_cli.extensions.ui import ExtensionUI, NoUI
-from pi_cli.permissions.install import current_tool_call
 
 ErrorSink = Callable[[dict[str, Any]], None]
 
@@ -34,6 +35,14 @@ class Registered:
 
 
 @dataclass(slots=True)
+class Command:
+    name: str
+    handler: Callable[..., Any]
+    description: str
+    source: str
+
+
+@dataclass(slots=True)
 class Flag:
     name: str
     type: str
@@ -42,7 +51,7 @@ class Flag:
     source: str
 
 
-class ExtensionRunner(PromptHandling):
+class ExtensionRunner:
     """Registries (handlers, tools, commands, flags) plus dispatch. One per session."""
 
     def __init__(self, cwd: str, flag_values: dict[str, Any] | None = None) -> None:
@@ -55,11 +64,11 @@ class ExtensionRunner(PromptHandling):
         self.sources: list[str] = []  # extensions loaded, in order (for the start-up header)
         self.seen: set[str] = set()  # every source tried (a second loading pass skips them)
         self.ui: ExtensionUI = NoUI()
-        self.host: Any = None  # the AgentSession, bound by install
+        self.host: ExtensionHost | None = None  # the session, given to bind()
         self.on_error: ErrorSink = _stderr_error
         self.started = False
         self._starting: asyncio.Future[None] | None = None
-        self.base_tools: list[Any] = []  # the session's built-ins (set by install)
+        self.base_tools: list[Any] = []  # the session's built-ins (from bind)
         self.deferred: list[tuple[str, Any]] = []  # async register() awaitables, run by start
         self.pending: set[Any] = set()  # tasks started by send_user_message / send_message / notify
         self.next_turn: list[dict[str, Any]] = []  # send_message(deliver_as="nextTurn"): join the next prompt
@@ -83,6 +92,17 @@ class ExtensionRunner(PromptHandling):
         for name, config in self.providers.items():
             errors.extend(provider_errors(registry.register_provider(name, config), config))
         return errors
+
+    def bind(self, host: ExtensionHost) -> None:
+        """Serve ``host`` (called once by the session's assembly): its tools are the built-ins
+        extension tools join or replace, and its events reach the handlers."""
+        self.host = host
+        self.base_tools = list(host.agent.state.tools)
+        if self.tools:
+            from pi_cli.extensions.tool_set import apply_tools
+
+            apply_tools(self)
+        host.subscribe(self.listener)
 
     # -- dispatch -------------------------------------------------------------------------------
 
@@ -154,47 +174,84 @@ class ExtensionRunner(PromptHandling):
                 await awaitable
             except Exception as exc:
                 self.report(source, "register", exc)
-        if self.host is not None and self.tools:
+        if self.host is not None and self.tools:  # async register() functions may have added some
             from pi_cli.extensions.tool_set import apply_tools
 
             apply_tools(self)
         await self.emit({"type": "session_start", "reason": "startup"})
 
+    def take_next_turn(self) -> list[dict[str, Any]]:
+        """The ``send_message(deliver_as="nextTurn")`` messages waiting for the next prompt."""
+        queued, self.next_turn = self.next_turn, []
+        return queued
+
+    @property
+    def ready(self) -> bool:
+        """``session_start`` has run (and async ``register`` functions have finished)."""
+        return self._starting is not None and self._starting.done()
+
+    def wants_preflight(self, text: str) -> bool:
+        """Whether a prompt must wait for the runner (``session_start`` still to run, ``input``
+        handlers, or a registered command) before the session may queue or start it."""
+        return not self.ready or "input" in self.handlers or self.command_for(text) is not None
+
+    # -- commands -------------------------------------------------------------------------------
+
+    def command_for(self, text: str) -> tuple[Command, str] | None:
+        """``/name args`` naming a registered command → (command, args)."""
+        if not text.startswith("/") or not self.commands:
+            return None
+        name, _, args = text[1:].partition(" ")
+        command = self.commands.get(name)
+        return None if command is None else (command, args.strip())
+
+    async def run_command(self, command: Command, args: str) -> None:
+        await self.start()
+        try:
+            result = command.handler(args, self.context())
+            if inspect.isawaitable(result):
+                await result
+        except Exception as exc:
+            self.report(command.source, f"command:{command.name}", exc)
+
+    def command_list(self) -> list[dict[str, Any]]:
+        """RPC ``get_commands`` entries (``source: "extension"``)."""
+        return [
+            {"name": c.name, "description": c.description, "source": "extension", "path": c.source}
+            for c in self.commands.values()
+        ]
+
     async def shutdown(self) -> None:
         if self.started:
             await self.emit({"type": "session_shutdown", "reason": "quit"})
 
-    # -- agent hooks ------------------------------------------------------------------------------
+    # -- the agent's hook chains -------------------------------------------------------------------
 
-    async def tool_call(self, context: Any) -> dict[str, Any] | None:
-        """``tool_call`` handlers before execution: mutate ``event["input"]`` or block."""
+    async def tool_call(self, context: BeforeToolCallContext, signal: AbortSignal | None = None) -> Any:
+        """Interceptor: ``tool_call`` handlers before execution mutate ``event["input"]`` or block."""
         entries = self.handlers.get("tool_call")
         if not entries:
             return None
         call = context.tool_call
         event = {"type": "tool_call", "toolCallId": call["id"], "toolName": call["name"], "input": context.args}
-        token = current_tool_call.set({"toolCallId": call["id"], "toolName": call["name"], "input": context.args})
-        try:
-            for entry in tuple(entries):
-                try:
-                    result = await self.call(entry, event)
-                except Exception as exc:
-                    self.report(entry.source, "tool_call", exc)
-                    return {"block": True, "reason": f"Extension {entry.source} failed in tool_call: {_describe(exc)}"}
-                if event["input"] is not context.args and isinstance(event["input"], dict):
-                    context.args.clear()  # a handler replaced the dict: carry its keys to execute
-                    context.args.update(event["input"])
-                    event["input"] = context.args
-                if isinstance(result, dict) and result.get("block"):
-                    verdict = {"block": True, "reason": result.get("reason") or "Blocked by extension"}
-                    if result.get("terminate") is not None:
-                        verdict["terminate"] = bool(result["terminate"])
-                    return verdict
-        finally:
-            current_tool_call.reset(token)
+        for entry in tuple(entries):
+            try:
+                result = await self.call(entry, event)
+            except Exception as exc:
+                self.report(entry.source, "tool_call", exc)
+                return {"block": True, "reason": f"Extension {entry.source} failed in tool_call: {_describe(exc)}"}
+            if event["input"] is not context.args and isinstance(event["input"], dict):
+                context.args.clear()  # a handler replaced the dict: carry its keys to execute
+                context.args.update(event["input"])
+                event["input"] = context.args
+            if isinstance(result, dict) and result.get("block"):
+                verdict = {"block": True, "reason": result.get("reason") or "Blocked by extension"}
+                if result.get("terminate") is not None:
+                    verdict["terminate"] = bool(result["terminate"])
+                return verdict
         return None
 
-    async def tool_result(self, context: Any) -> dict[str, Any] | None:
+    async def tool_result(self, context: AfterToolCallContext, signal: AbortSignal | None = None) -> Any:
         """``tool_result`` handlers chain like middleware; returns the fields that changed."""
         entries = self.handlers.get("tool_result")
         if not entries:
@@ -217,7 +274,7 @@ class ExtensionRunner(PromptHandling):
                         changed[key] = result[key]
         return changed or None
 
-    async def transform_context(self, messages: list[Any]) -> list[Any]:
+    async def transform_context(self, messages: list[Any], signal: AbortSignal | None = None) -> list[Any]:
         """``context``: a handler may return ``{"messages": [...]}`` for this request only."""
         for entry in tuple(self.handlers.get("context", ())):
             try:

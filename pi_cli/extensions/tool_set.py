@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from pi_cli.extensions.host import ExtensionHost
+
 
 class ToolEntry(Protocol):
     """One registered extension tool (``value`` is the AgentTool)."""
@@ -30,7 +32,13 @@ class ToolSetHost(Protocol):
     def tools(self) -> Sequence[ToolEntry]: ...
 
     @property
-    def host(self) -> Any: ...
+    def host(self) -> ExtensionHost | None: ...
+
+
+def _agent(runner: ToolSetHost) -> Any:
+    if runner.host is None:
+        raise RuntimeError("the session is not ready yet (call this from a handler, not from register)")
+    return runner.host.agent
 
 
 def all_tools(runner: ToolSetHost) -> dict[str, Any]:
@@ -43,7 +51,7 @@ def all_tools(runner: ToolSetHost) -> dict[str, Any]:
 
 def apply_tools(runner: ToolSetHost) -> None:
     """Put extension tools into the agent: replace same-named tools, append new ones."""
-    agent = runner.host.agent
+    agent = _agent(runner)
     known = all_tools(runner)
     current = list(agent.state.tools)
     names = [t.name for t in current]
@@ -56,7 +64,7 @@ def apply_tools(runner: ToolSetHost) -> None:
 
 def set_active(runner: ToolSetHost, names: list[str]) -> None:
     """Exactly ``names`` among the known tools (in that order); unknown ones (MCP) stay."""
-    agent = runner.host.agent
+    agent = _agent(runner)
     known = all_tools(runner)
     others = [t for t in agent.state.tools if t.name not in known]
     agent.state.tools = [known[name] for name in names if name in known] + others

@@ -54,7 +54,16 @@ class ServerState:
 class McpManager:
     """All configured servers of one session (or one ``pi mcp list`` run)."""
 
-    def __init__(self, config: McpConfig, cwd: Path, log: McpLog, on_change: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        config: McpConfig,
+        cwd: Path,
+        log: McpLog,
+        on_change: Callable[[], None] | None = None,
+        *,
+        runner: Runner | None = None,
+        selection: list[str] | None = None,
+    ) -> None:
         self.errors = list(config.errors)
         self.cwd = cwd
         self.log = log
@@ -63,10 +72,10 @@ class McpManager:
             name: ServerState(cfg, "connecting" if cfg.enabled else "disabled") for name, cfg in config.servers.items()
         }
         self.loaded: set[str] = set()
-        self.selection: list[str] | None = None  # the --tools entries, when given
-        # Set when the servers live on another event loop (see pi_cli.mcp.runtime): tools and
+        self.selection = selection  # the --tools entries, when given
+        # Given when the servers live on another event loop (see pi_cli.mcp.runtime): tools and
         # /mcp actions hand their coroutine to it instead of awaiting it here.
-        self.runner: Runner | None = None
+        self.runner = runner
         self._search_tool = ToolSearchTool(self)
         self._closing = False
 

@@ -8,14 +8,15 @@ Connecting therefore begins at session start in every mode (before the mode's ow
 and a slow, chatty or dead server never holds up the prompt or the TUI. Tools, ``tool_search``
 and ``/mcp`` actions reach that loop through :meth:`run`; aborting a call cancels it there.
 
-:meth:`bind` attaches it to an :class:`~pi_cli.agent.agent.Agent`:
+The runtime is one of the agent's turn hooks (:class:`pi_cli.agent.hooks.TurnHook`), put in the
+agent's hook chains by the session's assembly:
 
-* before each run the agent's tools become its non-MCP tools plus :meth:`tools`; the first run
-  waits up to :data:`DIRECT_WAIT_S` for servers with ``direct`` tools (pi does the same);
-* tools ``tool_search`` loaded on the current branch (``details.loaded`` of its results) are
-  declared again, so they survive resume, fork and ``/tree``;
-* after each turn (``prepare_next_turn``) a changed MCP tool set reaches the next model call, so
-  tools loaded by ``tool_search`` are callable at once.
+* :meth:`McpRuntime.before_run`: before each run the agent's tools become its non-MCP tools plus
+  :meth:`tools`; the first run waits up to :data:`DIRECT_WAIT_S` for servers with ``direct`` tools
+  (pi does the same); tools ``tool_search`` loaded on the current branch (``details.loaded`` of
+  its results) are declared again, so they survive resume, fork and ``/tree``;
+* :meth:`McpRuntime.next_turn`: after each turn a changed MCP tool set reaches the next model
+  call, so tools loaded by ``tool_search`` are callable at once.
 """
 
 from __future__ import annotations
@@ -29,9 +30,10 @@ from collections.abc import Callable, Coroutine, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pi_cli.agent.agent import Agent
 from pi_cli.agent.types import AgentContext, NextTurnUpdate, TurnContext
 from pi_cli.ai.abort import AbortSignal
-from pi_cli.mcp.config import load_mcp_config, mcp_namespace
+from pi_cli.mcp.config import McpConfig, load_mcp_config, mcp_namespace
 from pi_cli.mcp.errors import McpError
 from pi_cli.mcp.log import McpLog
 from pi_cli.mcp.manager import McpManager
@@ -49,11 +51,9 @@ def is_mcp_tool(tool: Any) -> bool:
 class McpRuntime:
     """One session's MCP servers and the tools they add."""
 
-    def __init__(self, manager: McpManager) -> None:
-        self.manager = manager
+    def __init__(self, config: McpConfig, cwd: Path, log: McpLog, selection: list[str] | None = None) -> None:
+        self.manager = McpManager(config, cwd, log, self._changed, runner=self.run, selection=selection)
         self.on_tools_changed: Callable[[], None] | None = None
-        manager.on_change = self._changed
-        manager.runner = self.run
         self._snapshot: list[Any] = []
         self._infos: list[dict[str, Any]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -61,14 +61,18 @@ class McpRuntime:
         self._closed = False
         self._waited_direct = False
         self._scanned: tuple[int, int] = (0, 0)  # (id, length) of the message list last scanned
+        self._agent: Agent | None = None  # the agent of the last run (its tools follow the servers')
 
     @classmethod
-    def load(cls, cwd: Path, agent_dir: Path, trusted: bool, extra: Iterable[Any] = ()) -> McpRuntime:
+    def load(
+        cls, cwd: Path, agent_dir: Path, trusted: bool, extra: Iterable[Any] = (), selection: list[str] | None = None
+    ) -> McpRuntime:
         """Read the config files (the project one only when ``trusted``), plus ``extra`` server
-        configs (e.g. an ACP client's, which win over a file's of the same name); connects nothing yet."""
+        configs (e.g. an ACP client's, which win over a file's of the same name); ``selection`` is
+        the ``--tools`` list, when given (see ``McpManager._selected``). Connects nothing yet."""
         config = load_mcp_config(agent_dir, cwd, trusted)
         config.servers.update({server.name: server for server in extra})
-        return cls(McpManager(config, cwd, McpLog(agent_dir / "mcp.log")))
+        return cls(config, cwd, McpLog(agent_dir / "mcp.log"), selection)
 
     @property
     def notices(self) -> list[str]:
@@ -181,46 +185,29 @@ class McpRuntime:
                 out.append(name)
         return out
 
-    def bind(self, agent: Any) -> None:
-        """Keep ``agent``'s tools in step with the servers (see the module doc)."""
-        prompt, continue_ = agent.prompt, agent.continue_
-        previous = agent.prepare_next_turn
+    # --- the agent's turn hook ---------------------------------------------------------------
 
-        async def before_run() -> None:
-            await self.sync_loaded(agent.state.messages)
-            wait = self._servers_to_wait_for()
-            if wait:
-                await self.run(self.manager.wait_ready(wait, DIRECT_WAIT_S))
-            agent.state.tools = [t for t in agent.state.tools if not is_mcp_tool(t)] + self.tools()
+    async def before_run(self, agent: Agent) -> None:
+        """Before a run: re-declare what ``tool_search`` loaded on this branch, wait for servers
+        whose tools the request must carry, and give the agent the current MCP tools."""
+        await self.sync_loaded(agent.state.messages)
+        wait = self._servers_to_wait_for()
+        if wait:
+            await self.run(self.manager.wait_ready(wait, DIRECT_WAIT_S))
+        self._agent = agent
+        agent.state.tools = [t for t in agent.state.tools if not is_mcp_tool(t)] + self.tools()
 
-        async def prompt_with_mcp(*args: Any, **kwargs: Any) -> Any:
-            await before_run()
-            return await prompt(*args, **kwargs)
-
-        async def continue_with_mcp(*args: Any, **kwargs: Any) -> Any:
-            await before_run()
-            return await continue_(*args, **kwargs)
-
-        async def next_turn(turn: TurnContext, signal: AbortSignal | None) -> Any:
-            update = previous(turn, signal) if previous is not None else None
-            if asyncio.iscoroutine(update):
-                update = await update
-            context = getattr(update, "context", None) or turn.context
-            current = [t for t in context.tools if is_mcp_tool(t)]
-            wanted = self.tools()
-            if [t.name for t in current] == [t.name for t in wanted]:
-                return update
-            tools = [t for t in context.tools if not is_mcp_tool(t)] + wanted
-            agent.state.tools = [t for t in agent.state.tools if not is_mcp_tool(t)] + wanted
-            new_context = AgentContext(context.system_prompt, context.messages, tools)
-            if isinstance(update, NextTurnUpdate):
-                update.context = new_context
-                return update
-            return NextTurnUpdate(context=new_context)
-
-        agent.prompt = prompt_with_mcp
-        agent.continue_ = continue_with_mcp
-        agent.prepare_next_turn = next_turn
+    async def next_turn(self, turn: TurnContext, signal: AbortSignal | None) -> NextTurnUpdate | None:
+        """After a turn: a changed MCP tool set (``tool_search`` loaded some) for the next request."""
+        context = turn.context
+        current = [t for t in context.tools if is_mcp_tool(t)]
+        wanted = self.tools()
+        if [t.name for t in current] == [t.name for t in wanted]:
+            return None
+        tools = [t for t in context.tools if not is_mcp_tool(t)] + wanted
+        if self._agent is not None:
+            self._agent.state.tools = [t for t in self._agent.state.tools if not is_mcp_tool(t)] + wanted
+        return NextTurnUpdate(context=AgentContext(context.system_prompt, context.messages, tools))
 
 
 def _has_direct(config: Any) -> bool:
@@ -240,29 +227,3 @@ def loaded_tool_names(messages: Iterable[Any]) -> list[str]:
         if isinstance(loaded, list):
             names.extend(n for n in loaded if isinstance(n, str) and n not in names)
     return names
-
-
-def attach_to_session(
-    session: Any,
-    cwd: Path,
-    agent_dir: Path,
-    trusted: bool,
-    extra: Iterable[Any] = (),
-    selection: list[str] | None = None,
-) -> McpRuntime:
-    """Load the servers, bind them to ``session.agent`` and start connecting.
-
-    Sets ``session.mcp`` (what ``/mcp`` reads) and adds configuration problems to the session's
-    start-up notices. ``extra`` are server configs from elsewhere (an ACP client's); ``selection`` is
-    the ``--tools`` list, when given (see ``McpManager._selected``).
-    The caller has checked :func:`pi_cli.mcp.config.has_mcp_config`.
-    """
-    runtime = McpRuntime.load(cwd, agent_dir, trusted, extra)
-    runtime.manager.selection = selection
-    session.mcp = runtime
-    notices = getattr(session, "startup_notices", None)
-    if isinstance(notices, list):
-        notices.extend(runtime.notices)
-    runtime.bind(session.agent)
-    runtime.start()
-    return runtime

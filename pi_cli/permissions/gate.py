@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from pi_cli.agent.types import BeforeToolCallContext
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.config import paths
 from pi_cli.config.settings import SettingsError, save_setting
@@ -67,6 +68,13 @@ class PermissionGate:
 
     def decide(self, tool: str, args: dict[str, Any]) -> Decision:
         return decide(tool, args, self.mode, self.rules, self.cwd)
+
+    async def tool_call(self, context: BeforeToolCallContext, signal: AbortSignal | None = None) -> Any:
+        """Interceptor in the agent's ``tool_call`` chain, after extensions' handlers: it decides
+        on the arguments as they will run (a handler may have changed them) and never sees a call
+        a handler blocked."""
+        refused = await self.check(context.tool_call["name"], context.args, self.ui, signal)
+        return None if refused is None else {"block": True, "reason": refused}
 
     async def check(
         self, tool: str, args: dict[str, Any], ui: ApprovalUI | None, signal: AbortSignal | None = None

@@ -1,114 +1,129 @@
-"""AgentSession: the one object print, json, rpc, inline and TUI modes share.
+"""AgentSession: the one object print, json, rpc, acp, inline and TUI modes share.
 
 It owns the :class:`~pi_cli.agent.agent.Agent` and adds what a coding session needs on top:
-prompt preflight (template/skill expansion, the busy check with ``streamingBehavior``, model and
-key validation), steering/follow-up queues with ``queue_update`` events, auto-retry of transient
-provider errors (``auto_retry_start``/``auto_retry_end``), model and thinking-level changes, the
-user's own bash runs, persistence through the session manager, and statistics. Prompting (preflight,
-the run and its follow-through, queues, abort) is its base class
-:class:`~pi_cli.session.prompting.PromptingMixin`; the other concerns are components built here.
+prompt preflight (extensions' commands and ``input`` handlers, template/skill expansion, the busy
+check with ``streamingBehavior``, model and key validation), the runs with their follow-through
+(:class:`~pi_cli.session.runs.RunControl`), model and thinking-level changes, the user's own bash
+runs, persistence through the session store, session-file operations, statistics. Each concern
+is a component built here and given exactly what it uses.
+
+Optional parts are typed attributes fixed at construction: ``extensions`` (the ExtensionRunner),
+``permissions`` (the approval gate) and ``mcp`` (the MCP runtime), each None when absent. Build a
+session with :func:`pi_cli.session.assembly.create_agent_session` (from options) or
+:func:`pi_cli.session.assembly.build_session` (from parts), which also put the parts into the
+agent's hook chains.
 
 Events: ``subscribe(listener)`` delivers every agent event (pi's field names) plus
 ``queue_update{steering, followUp}``, ``auto_retry_start{attempt, maxAttempts, delayMs,
-errorMessage}``, ``auto_retry_end{success, attempt, finalError?}``, ``thinking_level_changed{level}``
-and ``session_info_changed{name}``. Listeners take one argument and may be async (awaited in order).
+errorMessage}``, ``auto_retry_end{success, attempt, finalError?}``, ``thinking_level_changed{level}``,
+``session_info_changed{name}``, compaction events and ``agent_settled{aborted}``. Listeners take one
+argument and may be async (awaited in order).
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from pi_cli.ai.types import Model
-from pi_cli.session import session_ops
+from pi_cli.agent.agent import Agent
+from pi_cli.ai.types import ImageContent, Model, now_ms
+from pi_cli.config.settings import Settings
+from pi_cli.errors import AgentBusyError, MissingApiKeyError, ModelError
 from pi_cli.session.auto_compaction import AutoCompactor
 from pi_cli.session.bash_runs import BashRunner
 from pi_cli.session.checkpointing import SessionCheckpoints
 from pi_cli.session.events import EventHub, SessionListener
 from pi_cli.session.model_control import ModelControl
-from pi_cli.session.prompting import PromptingMixin
-from pi_cli.session.queues import QueueTracker
 from pi_cli.session.retry import AutoRetry, RetryPolicy
+from pi_cli.session.runs import RunControl
+from pi_cli.session.session_ops import SessionFiles
 from pi_cli.session.store_bridge import SessionStoreBridge
 from pi_cli.store import stats as _stats
 
+if TYPE_CHECKING:
+    from pi_cli.compaction.branch_summary import TreeNavigation
+    from pi_cli.extensions.runner import ExtensionRunner
+    from pi_cli.mcp.runtime import McpRuntime
+    from pi_cli.models.registry import ModelRegistry
+    from pi_cli.permissions.gate import PermissionGate
+    from pi_cli.resources.loader import Resources
 
-class AgentSession(PromptingMixin):
-    """Build one with :func:`pi_cli.session.factory.create_agent_session`.
+Run = Coroutine[Any, Any, None]
 
-    State: ``agent``, ``cwd``, ``settings``, ``model_registry``, ``resources``, ``store``, ``model``,
-    ``thinking_level``, ``messages``, ``is_streaming``, ``is_retrying``, ``is_compacting``,
-    ``is_bash_running``, ``steering_mode``/``follow_up_mode`` (+ ``set_*``), ``steering_messages``,
-    ``follow_up_messages``, ``pending_message_count``, ``session_id``, ``session_file``,
-    ``session_name``, ``auto_retry_enabled``/``auto_compaction_enabled`` (+ ``set_*``),
-    ``startup_notices``, ``model_source``.
-    Prompting (:class:`PromptingMixin`): ``await prompt(text, images=None, streaming_behavior=None)``,
-    ``begin_prompt(...)``, ``steer(text, images=None)``, ``follow_up(text, images=None)``,
-    ``clear_queues()``, ``await abort()``, ``abort_retry()``, ``expand_text(text)``, ``get_commands()``,
-    ``command_names()``.
-    Models: ``set_model(model)``, ``cycle_model(direction)``, ``set_thinking_level(level)``,
-    ``cycle_thinking_level()``, ``available_models()``.
-    User bash: ``await run_bash(command, exclude_from_context=False, on_chunk=None)``, ``abort_bash()``.
-    Session: ``set_session_name(name)``, ``await new_session()``, ``await switch_session(path)``,
-    ``await fork(entry_id)``, ``await clone()``, ``get_fork_messages()``, ``await export_html(path)``,
-    ``await compact(instructions)``. Stats: ``get_session_stats()``, ``context_usage()``,
-    ``get_last_assistant_text()``. ``save_setting(key, value)``, ``subscribe(listener)``,
-    ``await dispose()``.
+
+class AgentSession:
+    """A coding session over one agent (see the module docstring for how to build one).
+
+    Prompts: ``await prompt(text, images=None, streaming_behavior=None)``, ``begin_prompt(...)``,
+    ``await prepare_prompt(...)``, ``begin_prepared(...)``, ``steer``/``follow_up(text, images)``,
+    ``clear_queues()``, ``await abort()``, ``abort_retry()``, ``add_custom_message(message, trigger)``.
+    Models: ``set_model``, ``cycle_model``, ``set_thinking_level``, ``cycle_thinking_level``,
+    ``available_models``. User bash: ``await run_bash(command, exclude_from_context, on_chunk)``,
+    ``abort_bash()``. Session files: ``new_session``, ``switch_session``, ``fork``, ``clone``,
+    ``navigate_tree``, ``get_fork_messages``, ``export_html``, ``compact``. Stats:
+    ``get_session_stats``, ``context_usage``, ``get_last_assistant_text``.
     """
 
     def __init__(
         self,
         *,
-        agent: Any,
+        agent: Agent,
         cwd: Path,
-        settings: Any = None,
-        model_registry: Any = None,
+        settings: Settings | None = None,
+        model_registry: ModelRegistry | None = None,
         store: SessionStoreBridge | None = None,
         scoped_models: list[tuple[Model, str | None]] | None = None,
-        resources: Any = None,
+        resources: Resources | None = None,
         save_setting: Callable[[str, Any], None] | None = None,
+        extensions: ExtensionRunner | None = None,
+        permissions: PermissionGate | None = None,
+        mcp: McpRuntime | None = None,
     ) -> None:
         self.agent = agent
         self.cwd = cwd
-        self.settings = settings
+        self.settings = settings if settings is not None else Settings()
         self.model_registry = model_registry
         self.store = store or SessionStoreBridge(None, cwd)
         self.resources = resources
+        self.extensions = extensions
+        self.permissions = permissions
+        self.mcp = mcp
         self.startup_notices: list[str] = []
         self.resume_requested = False  # ``pi -r``: the UI should offer its session picker
         self.model_source = "cli"  # cli | scope | session | settings | available | local | demo
-        self.extensions: Any = None  # pi_cli.extensions.ExtensionRunner, bound by attach_extensions
-        self.retry = AutoRetry(self, RetryPolicy.from_settings(settings))
-        self._hub = EventHub()
-        self._queues = QueueTracker()
-        self._pending_bash: list[dict[str, Any]] = []
-        self._busy = False
-        self._abort_requested = False
-        self._settling: asyncio.Future[None] | None = None
         self._save_setting = save_setting
-        self.models = ModelControl(self, scoped_models or [])
-        self.compactor = AutoCompactor(self)
-        prefix = getattr(settings, "shell_command_prefix", None)
-        self._bash = BashRunner(cwd, prefix if isinstance(prefix, str) else None)
-        self.checkpoints = SessionCheckpoints(self)  # file snapshots for rewind (issue 18)
+        self._hub = EventHub()
+        self.models = ModelControl(
+            agent, model_registry, self.store, self.settings, self.save_setting, self._hub.emit_nowait,
+            scoped_models or [],
+        )  # fmt: skip
+        self.retry = AutoRetry(agent, self._hub.emit, RetryPolicy.from_settings(self.settings))
+        self.compactor = AutoCompactor(agent, self.store, self.models, self.settings, self._hub.emit, extensions)
+        self._bash = BashRunner(cwd, self.settings.shell_command_prefix)
+        self.files = SessionFiles(
+            agent, self.store, model_registry, self.models, self._settle,
+            settings=self.settings, extensions=extensions, busy=lambda: self.is_streaming,
+        )  # fmt: skip
+        self.checkpoints = SessionCheckpoints(cwd, self.settings, self.store, self._busy, self.files.reload)
+        self.runs = RunControl(
+            agent, self._hub, self.retry, self.compactor, self.checkpoints, extensions, self._flush_held_bash
+        )
         self._unsubscribe_agent = agent.subscribe(self._on_agent_event)
 
     # -- state -------------------------------------------------------------------------------
 
     @property
     def model(self) -> Model | None:
-        model: Model | None = self.agent.state.model
-        return model
+        return self.models.model
 
     @property
     def thinking_level(self) -> str:
-        return str(self.agent.state.thinking_level or "off")
+        return self.models.thinking_level
 
     @property
     def messages(self) -> list[dict[str, Any]]:
-        return list(self.agent.state.messages)
+        return cast(list[dict[str, Any]], list(self.agent.state.messages))
 
     def message_view(self) -> Sequence[dict[str, Any]]:
         """The messages without decoding a resumed huge session's bodies (see
@@ -118,7 +133,7 @@ class AgentSession(PromptingMixin):
     @property
     def is_streaming(self) -> bool:
         """True from prompt preflight until the run (including retries) has settled."""
-        return self._busy or bool(self.agent.state.is_streaming)
+        return self.runs.active
 
     @property
     def is_retrying(self) -> bool:
@@ -128,15 +143,12 @@ class AgentSession(PromptingMixin):
     def is_compacting(self) -> bool:
         return self.compactor.running
 
-    async def compact_now(self, custom_instructions: str | None = None) -> dict[str, Any]:
-        """Manual compaction (``/compact``, RPC ``compact``); returns pi's result JSON."""
-        if self.is_streaming:
-            await self.abort()
-        return await self.compactor.compact("manual", custom_instructions)
-
     @property
     def is_bash_running(self) -> bool:
         return self._bash.running
+
+    def _busy(self) -> bool:
+        return self.is_streaming or self.is_bash_running or self.is_compacting
 
     @property
     def steering_mode(self) -> str:
@@ -147,22 +159,22 @@ class AgentSession(PromptingMixin):
         return str(self.agent.follow_up_mode)
 
     def set_steering_mode(self, mode: str) -> None:
-        self.agent.steering_mode = mode
+        self.agent.steering_mode = mode  # type: ignore[assignment]  # checked by the agent
 
     def set_follow_up_mode(self, mode: str) -> None:
-        self.agent.follow_up_mode = mode
+        self.agent.follow_up_mode = mode  # type: ignore[assignment]  # checked by the agent
 
     @property
     def steering_messages(self) -> list[str]:
-        return list(self._queues.steering)
+        return self.runs.texts()[0]
 
     @property
     def follow_up_messages(self) -> list[str]:
-        return list(self._queues.follow_up)
+        return self.runs.texts()[1]
 
     @property
     def pending_message_count(self) -> int:
-        return len(self._queues.steering) + len(self._queues.follow_up)
+        return len(self.agent.steering_queue) + len(self.agent.follow_up_queue)
 
     @property
     def session_id(self) -> str:
@@ -196,7 +208,143 @@ class AgentSession(PromptingMixin):
         """Receive agent and session events; returns an unsubscribe function."""
         return self._hub.subscribe(listener)
 
-    # -- model and thinking (delegated, kept here as the public API) --------------------------
+    async def emit(self, event: dict[str, Any]) -> None:
+        """Deliver a session-level event to the listeners."""
+        await self._hub.emit(event)
+
+    def emit_nowait(self, event: dict[str, Any]) -> None:
+        self._hub.emit_nowait(event)
+
+    # -- prompts -----------------------------------------------------------------------------
+
+    def expand_text(self, text: str) -> str:
+        """Expand ``/skill:name args`` and ``/template args`` (unknown commands pass through)."""
+        if not text.startswith("/") or self.resources is None:
+            return text
+        return self.resources.expand_input(text)
+
+    def get_commands(self) -> list[dict[str, Any]]:
+        """Extension commands, prompt templates and skills in RPC ``get_commands`` shape."""
+        commands = [] if self.resources is None else list(self.resources.commands())
+        return commands if self.extensions is None else [*self.extensions.command_list(), *commands]
+
+    def command_names(self) -> list[tuple[str, str]]:
+        """``(name, description)`` of every command :meth:`get_commands` lists, for completion."""
+        return [(c["name"], str(c.get("description") or "")) for c in self.get_commands()]
+
+    async def prompt(
+        self, text: str, images: list[ImageContent] | None = None, streaming_behavior: str | None = None
+    ) -> None:
+        """Send a prompt and wait until the run (with retries) settles; queues it while streaming
+        when ``streaming_behavior`` is ``"steer"`` or ``"followUp"``; raises :class:`AgentBusyError`
+        when streaming without one, :class:`ModelError` when no usable model is set."""
+        run = self.begin_prompt(text, images, streaming_behavior)
+        if run is not None:
+            await run
+
+    def begin_prompt(
+        self, text: str, images: list[ImageContent] | None = None, streaming_behavior: str | None = None
+    ) -> Run | None:
+        """Preflight a prompt synchronously: None when it was queued, else the coroutine that runs
+        it. With extensions that want to see the text first (a ``/command``, ``input`` handlers),
+        that coroutine runs them before queueing or starting the run."""
+        ext = self.extensions
+        if ext is not None and ext.wants_preflight(text):
+            return self._prepare_then_run(text, images, streaming_behavior)
+        return self.begin_prepared(text, images, streaming_behavior)
+
+    async def _prepare_then_run(
+        self, text: str, images: list[ImageContent] | None, streaming_behavior: str | None
+    ) -> None:
+        _disposition, run = await self.prepare_prompt(text, images, streaming_behavior)
+        if run is not None:
+            await run
+
+    async def prepare_prompt(
+        self,
+        text: str,
+        images: list[ImageContent] | None = None,
+        streaming_behavior: str | None = None,
+        source: str = "interactive",
+    ) -> tuple[str, Run | None]:
+        """Everything before the run, as pi's prompt preflight: (disposition, run). ``handled``: an
+        extension command ran or ``input`` handlers consumed the text; ``queued``; ``started``: the
+        returned run is to be awaited. Raises as :meth:`prompt` for a refused prompt."""
+        ext = self.extensions
+        if ext is not None:
+            from pi_cli.extensions.prompts import run_input
+
+            await ext.start()
+            found = ext.command_for(text)
+            if found is not None:  # runs at once, even while streaming (never queued)
+                await ext.run_command(*found)
+                return "handled", None
+            if ext.has_handlers("input"):
+                behavior = streaming_behavior if self.is_streaming else None
+                given = await run_input(ext, text, images, source, behavior)
+                if given is None:
+                    return "handled", None
+                text, images = given[0], given[1] or None
+        run = self.begin_prepared(text, images, streaming_behavior)
+        return ("queued" if run is None else "started"), run
+
+    def begin_prepared(
+        self, text: str, images: list[ImageContent] | None = None, streaming_behavior: str | None = None
+    ) -> Run | None:
+        """:meth:`begin_prompt` for text extensions have already seen: queued while streaming
+        (with a behavior), else checked and started — in one synchronous step."""
+        expanded = self.expand_text(text)
+        if self.is_streaming:
+            if streaming_behavior not in ("steer", "followUp"):
+                raise AgentBusyError()
+            self.runs.queue(streaming_behavior, expanded, images)
+            return None
+        model = self.model
+        if model is None:
+            raise ModelError("No model selected.", hint="Set an API key environment variable or use --model.")
+        if not self.models.has_credentials(model):
+            raise MissingApiKeyError(model["provider"], self.models.env_var_for(model["provider"]))
+        self._flush_held_bash()
+        content: list[Any] = [{"type": "text", "text": expanded}, *(images or [])]
+        return self.runs.start_user_run({"role": "user", "content": content, "timestamp": now_ms()})
+
+    def add_custom_message(self, message: dict[str, Any], trigger_turn: bool = False) -> Run | None:
+        """An extension's custom message while idle: appended to the transcript, or (with
+        ``trigger_turn``) the start of a run, whose coroutine is returned."""
+        if trigger_turn:
+            return self.runs.start_custom_run(message)
+        self._append_to_transcript(message)
+        return None
+
+    def steer(self, text: str, images: list[ImageContent] | None = None) -> None:
+        """Queue a steering message: delivered after the running tool batch, before the next call."""
+        self.runs.queue("steer", self.expand_text(text), images)
+
+    def follow_up(self, text: str, images: list[ImageContent] | None = None) -> None:
+        """Queue a follow-up: delivered when the agent would otherwise stop."""
+        self.runs.queue("followUp", self.expand_text(text), images)
+
+    def clear_queues(self) -> tuple[list[str], list[str]]:
+        """Drop every queued message; returns their texts (steering, follow-up) for the editor."""
+        return self.runs.clear()
+
+    async def abort(self) -> None:
+        """Stop the current run (and any retry wait or compaction) and wait until the agent is idle."""
+        await self.runs.abort()
+
+    def abort_retry(self) -> None:
+        """Cancel a pending auto-retry wait (emits ``auto_retry_end{success:false}``)."""
+        self.retry.abort()
+
+    async def compact_now(self, custom_instructions: str | None = None) -> dict[str, Any]:
+        """Manual compaction (``/compact``, RPC ``compact``); returns pi's result JSON."""
+        if self.is_streaming:
+            await self.abort()
+        return await self.compactor.compact("manual", custom_instructions)
+
+    compact = compact_now
+
+    # -- model and thinking ------------------------------------------------------------------
 
     def set_model(self, model: Model) -> None:
         previous = self.model
@@ -235,8 +383,10 @@ class AgentSession(PromptingMixin):
 
     async def _on_agent_event_async(self, event: dict[str, Any]) -> None:
         kind = event["type"]
-        if kind == "message_start" and self._queues.delivered(event["message"]):
-            await self._hub.emit(self._queues.event())
+        if kind == "message_start" and event["message"].get("role") == "user":
+            admitted = self.runs.admitted()  # the agent took queued messages: the lists changed
+            if admitted is not None:
+                await self._hub.emit(admitted)
         if kind == "agent_end":  # pi 1.6 says whether an automatic retry follows
             event = {**event, "willRetry": self.retry.will_retry()}
         await self._hub.emit(event)
@@ -245,13 +395,6 @@ class AgentSession(PromptingMixin):
             self.store.append_message(message)
             await self.retry.on_message_end(message)
         await self.checkpoints.on_event(event)
-
-    async def emit(self, event: dict[str, Any]) -> None:
-        """Deliver a session-level event (used by helpers such as compaction and model control)."""
-        await self._hub.emit(event)
-
-    def emit_nowait(self, event: dict[str, Any]) -> None:
-        self._hub.emit_nowait(event)
 
     # -- user bash ---------------------------------------------------------------------------
 
@@ -271,40 +414,45 @@ class AgentSession(PromptingMixin):
         else:
             result, message = await self._bash.run(command, on_chunk, exclude_from_context)
         if self.is_streaming:
-            self._pending_bash.append(message)
+            self._bash.hold(message)  # never between a tool call and its result
         else:
-            self._append_bash(message)
+            self._append_to_transcript(message)
         return result
 
     def abort_bash(self) -> None:
         self._bash.abort()
 
-    def _append_bash(self, message: dict[str, Any]) -> None:
+    def _append_to_transcript(self, message: dict[str, Any]) -> None:
         self.agent.state.messages = [*self.agent.state.messages, message]
         self.store.append_message(message)
 
-    def _flush_pending_bash(self) -> None:
-        pending, self._pending_bash = self._pending_bash, []
-        for message in pending:
-            self._append_bash(message)
+    def _flush_held_bash(self) -> None:
+        for message in self._bash.take_held():
+            self._append_to_transcript(message)
 
-    # -- session files (pi_cli.session.session_ops does the work) ----------------------------
+    # -- session files -----------------------------------------------------------------------
+
+    async def _settle(self) -> None:
+        """Before a session-file operation: stop a running prompt, empty the queues."""
+        if self.is_streaming:
+            await self.abort()
+        self.clear_queues()
 
     async def new_session(self, parent_session: str | None = None) -> dict[str, Any]:
         previous = self.session_file
-        return await self._replaced("new", previous, await session_ops.new_session(self, parent_session))
+        return await self._replaced("new", previous, await self.files.new_session(parent_session))
 
     async def switch_session(self, path: str) -> dict[str, Any]:
         previous = self.session_file
-        return await self._replaced("resume", previous, await session_ops.switch_session(self, path))
+        return await self._replaced("resume", previous, await self.files.switch_session(path))
 
     async def fork(self, entry_id: str) -> dict[str, Any]:
         previous = self.session_file
-        return await self._replaced("fork", previous, await session_ops.fork(self, entry_id))
+        return await self._replaced("fork", previous, await self.files.fork(entry_id))
 
     async def clone(self) -> dict[str, Any]:
         previous = self.session_file
-        return await self._replaced("fork", previous, await session_ops.clone(self))
+        return await self._replaced("fork", previous, await self.files.clone())
 
     async def _replaced(self, reason: str, previous: str | None, result: dict[str, Any]) -> dict[str, Any]:
         """Extensions see pi's replacement lifecycle: ``session_shutdown`` then ``session_start``,
@@ -315,20 +463,15 @@ class AgentSession(PromptingMixin):
             await ext.emit({"type": "session_start", "reason": reason, "previousSessionFile": previous})
         return result
 
-    async def navigate_tree(self, target_id: str, **options: Any) -> Any:
-        """``/tree``: move the leaf to ``target_id`` (see :mod:`pi_cli.session.tree_navigation`)."""
-        from pi_cli.session.tree_navigation import navigate_tree
-
-        return await navigate_tree(self, target_id, **options)
+    async def navigate_tree(self, target_id: str, **options: Any) -> TreeNavigation:
+        """``/tree``: move the leaf to ``target_id`` (see :meth:`SessionFiles.navigate_tree`)."""
+        return await self.files.navigate_tree(target_id, **options)
 
     def get_fork_messages(self) -> list[dict[str, str]]:
-        return session_ops.fork_messages(self)
+        return self.files.fork_messages()
 
     async def export_html(self, output_path: str | None = None) -> str:
-        return await session_ops.export_html(self, output_path)
-
-    async def compact(self, custom_instructions: str | None = None) -> dict[str, Any]:
-        return await self.compact_now(custom_instructions)
+        return await self.files.export_html(output_path)
 
     # -- session info and statistics ---------------------------------------------------------
 
@@ -338,7 +481,7 @@ class AgentSession(PromptingMixin):
 
     def get_last_assistant_text(self) -> str | None:
         """Text of the last assistant message, or None (pi skips aborted empty ones)."""
-        return _stats.last_assistant_text(self.agent.state.messages)
+        return _stats.last_assistant_text(self.messages)
 
     def context_usage(self) -> dict[str, Any] | None:
         from pi_cli.compaction.budget import context_usage  # the token estimate is not start-up work
@@ -361,7 +504,7 @@ class AgentSession(PromptingMixin):
             self.startup_notices.append(f"Warning: could not save setting {key}: {exc}")
 
     async def dispose(self) -> None:
-        """Abort anything running and detach from the agent."""
+        """Abort anything running, stop the extensions and detach from the agent."""
         self.abort_bash()
         if self.is_streaming:
             await self.abort()

@@ -15,13 +15,16 @@ session file (summary + kept entries). A failure or cancellation ends with ``com
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, cast
 
 from pi_cli.errors import PiError
 from pi_cli.session.abort_slot import AbortSlot
 
 if TYPE_CHECKING:
-    from pi_cli.ai.types import Model
+    from pi_cli.agent.agent import Agent
+    from pi_cli.config.settings import Settings
+    from pi_cli.extensions.runner import ExtensionRunner
     from pi_cli.session.model_control import ModelControl
     from pi_cli.session.store_bridge import SessionStoreBridge
 
@@ -30,41 +33,29 @@ class CompactionFailed(PiError):
     pass
 
 
-class CompactionHost(Protocol):
-    """What auto-compaction needs of its session: the agent, settings, the session file, the model
-    with its credentials and thinking level, and event delivery."""
-
-    @property
-    def agent(self) -> Any: ...
-
-    @property
-    def settings(self) -> Any: ...
-
-    @property
-    def store(self) -> SessionStoreBridge: ...
-
-    @property
-    def models(self) -> ModelControl: ...
-
-    @property
-    def model(self) -> Model | None: ...
-
-    @property
-    def thinking_level(self) -> str: ...
-
-    async def emit(self, event: dict[str, Any]) -> None: ...
-
-
 class AutoCompactor:
-    """The compaction state of one AgentSession: enabled flag, the running compaction, and the
-    once-per-prompt overflow attempt."""
+    """The compaction state of one session: enabled flag, the running compaction, and the
+    once-per-prompt overflow attempt. It compacts ``store``'s session with ``models``' model and
+    key, rebuilds ``agent``'s transcript, and announces through ``emit`` (and ``extensions``)."""
 
-    def __init__(self, session: CompactionHost) -> None:
-        self._session = session
+    def __init__(
+        self,
+        agent: Agent,
+        store: SessionStoreBridge,
+        models: ModelControl,
+        settings: Settings,
+        emit: Callable[[dict[str, Any]], Awaitable[None]],
+        extensions: ExtensionRunner | None,
+    ) -> None:
+        self._agent = agent
+        self._store = store
+        self._models = models
+        self._settings = settings
+        self._emit = emit
+        self._extensions = extensions
         self._slot = AbortSlot("Compaction cancelled")
         self.overflow_attempted = False
-        section = getattr(session.settings, "compaction", None)
-        self.enabled = bool(getattr(section, "enabled", True))
+        self.enabled = settings.compaction.enabled
 
     @property
     def running(self) -> bool:
@@ -74,7 +65,7 @@ class AutoCompactor:
         self._slot.abort()
 
     def _enabled(self) -> bool:
-        return self.enabled and self._session.store.manager is not None
+        return self.enabled and self._store.manager is not None
 
     async def compact(
         self, reason: str, custom_instructions: str | None = None, will_retry: bool = False
@@ -82,12 +73,11 @@ class AutoCompactor:
         """Run one compaction with events; returns pi's result JSON. Raises CompactionFailed."""
         from pi_cli.compaction.compactor import CompactionAbortedError, CompactionError, run_compaction
 
-        session = self._session
-        manager = session.store.manager
-        model = session.model
+        manager = self._store.manager
+        model = self._models.model
         if manager is None or model is None:
             raise CompactionFailed("Compaction needs a stored session and a model.")
-        ext = getattr(session, "extensions", None)
+        ext = self._extensions
         before = None
         from_extension = [False]  # an extension's session_before_compact supplied the summary
         if ext is not None and ext.has_handlers("session_before_compact"):
@@ -101,18 +91,18 @@ class AutoCompactor:
                 return answer
 
         with self._slot.hold() as signal:
-            await session.emit({"type": "compaction_start", "reason": reason})
+            await self._emit({"type": "compaction_start", "reason": reason})
             end: dict[str, Any] = {"type": "compaction_end", "reason": reason, "result": None, "aborted": False,
                                    "willRetry": False}  # fmt: skip
             try:
                 result = await run_compaction(
                     manager,
                     model,
-                    session.settings,
-                    api_key=session.models.api_key_for_provider(model["provider"]),
+                    self._settings,
+                    api_key=self._models.api_key_for_provider(model["provider"]),
                     custom_instructions=custom_instructions,
                     signal=signal,
-                    thinking_level=session.thinking_level,
+                    thinking_level=self._models.thinking_level,
                     before=before,
                 )
             except CompactionAbortedError:  # aborted, or cancelled by an extension
@@ -131,11 +121,11 @@ class AutoCompactor:
             and messages[-1].get("stopReason") == "error"
         ):
             messages.pop()  # the overflow error is kept in the file, not in the context the retry continues
-        session.agent.state.messages = messages
+        self._agent.state.messages = messages
         payload: dict[str, Any] = result.to_json()
         end["result"] = payload
         end["willRetry"] = will_retry
-        await session.emit(end)
+        await self._emit(end)
         if ext is not None and ext.has_handlers("session_compact"):
             entry = manager.get_leaf_entry()
             await ext.emit({"type": "session_compact", "compactionEntry": entry, "fromExtension": result.from_hook,
@@ -145,9 +135,8 @@ class AutoCompactor:
     async def _failed(self, end: dict[str, Any], from_extension: bool) -> None:
         """A failed or cancelled compaction: ``compaction_end``, then extensions'
         ``session_compact_failed`` ``{reason, errorMessage, aborted, willRetry, fromExtension}``."""
-        session = self._session
-        await session.emit(end)
-        ext = getattr(session, "extensions", None)
+        await self._emit(end)
+        ext = self._extensions
         if ext is not None and ext.has_handlers("session_compact_failed"):
             await ext.emit({"type": "session_compact_failed", "reason": end["reason"],
                             "errorMessage": end.get("errorMessage"), "aborted": end["aborted"],
@@ -160,9 +149,8 @@ class AutoCompactor:
         from pi_cli.ai.overflow import is_context_overflow
         from pi_cli.compaction.compactor import estimate_context_tokens, should_compact
 
-        session = self._session
-        model = session.model
-        messages = session.agent.state.messages
+        model = self._models.model
+        messages = self._agent.state.messages
         last = next((m for m in reversed(messages) if m.get("role") == "assistant"), None)
         if model is None or last is None:
             return False
@@ -177,7 +165,7 @@ class AutoCompactor:
                 return False
             self.overflow_attempted = True
             if messages and messages[-1] is last:
-                session.agent.state.messages = messages[:-1]
+                self._agent.state.messages = messages[:-1]
             try:
                 await self.compact("overflow", will_retry=True)
             except CompactionFailed:
@@ -185,8 +173,8 @@ class AutoCompactor:
             return True
         if last.get("stopReason") in ("error", "aborted"):
             return False
-        tokens = estimate_context_tokens(list(messages)).tokens
-        if window and should_compact(tokens, window, session.settings):
+        tokens = estimate_context_tokens(cast(list[dict[str, Any]], list(messages))).tokens
+        if window and should_compact(tokens, window, self._settings):
             try:
                 await self.compact("threshold")
             except CompactionFailed:

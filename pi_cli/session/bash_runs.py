@@ -18,14 +18,23 @@ from pi_cli.store.entry_messages import bash_execution_message
 
 
 class BashRunner:
-    """Runs one user command at a time; ``abort()`` kills it."""
+    """Runs one user command at a time; ``abort()`` kills it. Messages of commands that finished
+    while the agent ran are held (:meth:`hold`) until the session takes them (:meth:`take_held`)."""
 
-    __slots__ = ("_slot", "command_prefix", "cwd")
+    __slots__ = ("_held", "_slot", "command_prefix", "cwd")
 
     def __init__(self, cwd: Path, command_prefix: str | None = None) -> None:
         self.cwd = cwd
         self.command_prefix = command_prefix
         self._slot = AbortSlot("Command aborted")
+        self._held: list[dict[str, Any]] = []
+
+    def hold(self, message: dict[str, Any]) -> None:
+        self._held.append(message)
+
+    def take_held(self) -> list[dict[str, Any]]:
+        held, self._held = self._held, []
+        return held
 
     @property
     def running(self) -> bool:

@@ -19,24 +19,25 @@ before the message (a branch: nothing is deleted); it returns ``{"changedFiles",
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from pi_cli.checkpoints import CheckpointError, CheckpointStore
 from pi_cli.checkpoints.store import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES
 from pi_cli.config.paths import agent_dir
 from pi_cli.errors import SessionError
-from pi_cli.session.session_ops import SessionFileHost
+
+if TYPE_CHECKING:
+    from pi_cli.config.settings import Settings
+    from pi_cli.session.store_bridge import SessionStoreBridge
 
 CUSTOM_TYPE = "pi_cli.checkpoint"
 
 
-def _setting(settings: Any, key: str, default: Any) -> Any:
+def _setting(settings: Settings, key: str, default: Any) -> Any:
     """``checkpoints.<key>`` from the settings object (unknown sections arrive as plain data)."""
-    section: Any = None
-    to_json = getattr(settings, "to_json", None)
-    if callable(to_json):
-        section = to_json().get("checkpoints")
+    section = settings.to_json().get("checkpoints")
     if not isinstance(section, dict):
         return default
     value = section.get(key, default)
@@ -51,29 +52,25 @@ def change_summary(changes: dict[str, list[str]]) -> str:
     return ", ".join(parts) if parts else "no file changes"
 
 
-class CheckpointHost(SessionFileHost, Protocol):
-    """What checkpoints need of the session: its settings and directory, whether anything is
-    running, and what the session-file operations need (a rewind reloads the transcript)."""
-
-    @property
-    def settings(self) -> Any: ...
-
-    @property
-    def cwd(self) -> Path: ...
-
-    @property
-    def is_bash_running(self) -> bool: ...
-
-    @property
-    def is_compacting(self) -> bool: ...
-
-
 class SessionCheckpoints:
-    """The checkpoint side of one AgentSession (see the module docstring)."""
+    """The checkpoint side of one session (see the module docstring): snapshots of ``cwd``
+    recorded in ``store``'s session; a rewind refuses while ``busy()`` and ends with ``reload()``
+    (the agent's transcript from the moved leaf)."""
 
-    def __init__(self, session: CheckpointHost) -> None:
-        self.session = session
-        self.enabled = bool(_setting(session.settings, "enabled", True))
+    def __init__(
+        self,
+        cwd: Path,
+        settings: Settings,
+        store: SessionStoreBridge,
+        busy: Callable[[], bool],
+        reload: Callable[[], None],
+    ) -> None:
+        self._cwd = cwd
+        self._settings = settings
+        self._session_store = store
+        self._busy = busy
+        self._reload = reload
+        self.enabled = bool(_setting(settings, "enabled", True))
         self._store: CheckpointStore | None = None
         self._pending: str | None = None  # taken before the run, waiting for the user entry id
         self.notice: str | None = None
@@ -82,15 +79,15 @@ class SessionCheckpoints:
     def store(self) -> CheckpointStore:
         if self._store is None:
             self._store = CheckpointStore(
-                self.session.cwd, agent_dir(),
-                max_file_bytes=int(_setting(self.session.settings, "maxFileBytes", DEFAULT_MAX_FILE_BYTES)),
-                max_files=int(_setting(self.session.settings, "maxFiles", DEFAULT_MAX_FILES)),
+                self._cwd, agent_dir(),
+                max_file_bytes=int(_setting(self._settings, "maxFileBytes", DEFAULT_MAX_FILE_BYTES)),
+                max_files=int(_setting(self._settings, "maxFiles", DEFAULT_MAX_FILES)),
             )  # fmt: skip
         return self._store
 
     def _active(self) -> bool:
         # Without a session file there is no entry to attach a checkpoint to and nothing to rewind.
-        return self.enabled and self.session.store.manager is not None
+        return self.enabled and self._session_store.manager is not None
 
     async def _snapshot(self, label: str) -> str | None:
         store = self.store
@@ -112,10 +109,10 @@ class SessionCheckpoints:
         if kind == "message_end" and event.get("message", {}).get("role") == "user":
             checkpoint = self._pending or await self._snapshot("before steering message")
             self._pending = None
-            manager = self.session.store.manager
+            manager = self._session_store.manager
             entry_id = manager.get_leaf_id() if manager is not None else None
             if checkpoint and entry_id:
-                self.session.store.append_custom_entry(CUSTOM_TYPE, {"entryId": entry_id, "checkpointId": checkpoint})
+                self._session_store.append_custom_entry(CUSTOM_TYPE, {"entryId": entry_id, "checkpointId": checkpoint})
         elif kind == "turn_end" and event.get("toolResults"):
             await self._snapshot("after tool batch")
 
@@ -123,7 +120,7 @@ class SessionCheckpoints:
 
     def checkpoints(self) -> list[dict[str, Any]]:
         """Every recorded (user entry, checkpoint) pair of this session file, in file order."""
-        manager = self.session.store.manager
+        manager = self._session_store.manager
         if manager is None:
             return []
         out = []
@@ -161,10 +158,9 @@ class SessionCheckpoints:
 
     async def rewind(self, entry_id: str, files: bool = True, conversation: bool = True) -> dict[str, Any]:
         """Restore files and/or move the leaf before user entry ``entry_id`` (module docstring)."""
-        session = self.session
-        if session.is_streaming or session.is_bash_running or session.is_compacting:
+        if self._busy():
             raise SessionError("Cannot rewind while the agent is running")
-        manager = session.store.manager
+        manager = self._session_store.manager
         if manager is None:
             raise SessionError("Rewind needs a session file (this session is not saved).")
         entry = manager.get_entry(entry_id)
@@ -177,7 +173,6 @@ class SessionCheckpoints:
                 changes = await self.store.restore(checkpoint)
             except CheckpointError as exc:
                 raise SessionError(f"Could not restore files: {exc}") from None
-        from pi_cli.session.session_ops import _reload
         from pi_cli.store.entry_messages import user_text
 
         text = user_text(entry["message"])
@@ -187,6 +182,6 @@ class SessionCheckpoints:
                 manager.reset_leaf()
             else:
                 manager.branch(parent)
-            _reload(session)
+            self._reload()
         changed = sorted({p for paths in changes.values() for p in paths})
         return {"changedFiles": changed, "changes": changes, "text": text}

@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.ai.overflow import is_retryable_error
 from pi_cli.session.abort_slot import AbortSlot
+
+if TYPE_CHECKING:
+    from pi_cli.agent.agent import Agent
 
 # Retry hints providers put in error text: "retry-after: 7", "Please retry after 20s",
 # "try again in 1.5s", "retryDelay": "30s", "retry in 250ms".
@@ -87,20 +91,16 @@ async def abortable_sleep(seconds: float, signal: AbortSignal) -> bool:
     return not signal.aborted
 
 
-class RetryHost(Protocol):
-    """What a retry needs of its session: the agent (messages, ``continue_``) and event delivery."""
-
-    @property
-    def agent(self) -> Any: ...
-
-    async def emit(self, event: dict[str, Any]) -> None: ...
+Emit = Callable[[dict[str, Any]], Awaitable[None]]
 
 
 class AutoRetry:
-    """The retry state of one AgentSession: attempts so far and the abortable wait."""
+    """The retry state of one session: attempts so far and the abortable wait. It continues
+    ``agent`` after a retryable error and announces ``auto_retry_*`` events through ``emit``."""
 
-    def __init__(self, session: RetryHost, policy: RetryPolicy) -> None:
-        self._session = session
+    def __init__(self, agent: Agent, emit: Emit, policy: RetryPolicy) -> None:
+        self._agent = agent
+        self._emit = emit
         self.policy = policy
         self.attempt = 0
         self._wait = AbortSlot("Retry cancelled")
@@ -113,7 +113,7 @@ class AutoRetry:
         self._wait.abort()
 
     def _last_assistant(self) -> dict[str, Any] | None:
-        for message in reversed(self._session.agent.state.messages):
+        for message in reversed(self._agent.state.messages):
             if message.get("role") == "assistant":
                 return dict(message)
         return None
@@ -123,7 +123,7 @@ class AutoRetry:
         event: dict[str, Any] = {"type": "auto_retry_end", "success": success, "attempt": attempt}
         if not success:
             event["finalError"] = final_error
-        await self._session.emit(event)
+        await self._emit(event)
 
     def will_retry(self) -> bool:
         """Whether the run that just ended will be retried automatically (its reply failed with a
@@ -144,7 +144,7 @@ class AutoRetry:
     async def run_loop(self) -> None:
         """pi's auto-retry after a run: drop the errored reply from the context (the session file
         keeps it), wait ``baseDelayMs·2^(n-1)`` (abortable), continue; give up after maxRetries."""
-        agent = self._session.agent
+        agent = self._agent
         while True:
             last = self._last_assistant()
             if last is None or not is_retryable_error(last) or not self.policy.enabled:
@@ -157,7 +157,7 @@ class AutoRetry:
                 await self._end(False, attempt - 1, last.get("errorMessage"))
                 return
             delay = self.policy.delay_ms(attempt, last.get("errorMessage"))
-            await self._session.emit(
+            await self._emit(
                 {
                     "type": "auto_retry_start",
                     "attempt": attempt,

@@ -1,95 +1,197 @@
 """Session-file operations an AgentSession exposes to RPC and the UIs: new, switch, fork, clone,
-fork candidates, HTML export and manual compaction.
+fork candidates, HTML export and ``/tree`` navigation (:class:`SessionFiles`).
 
-They act on the session manager behind ``session.store`` and then reload the agent's transcript,
-model and thinking level from it. Each raises a :class:`~pi_cli.errors.PiError` with a one-line
-message when the session is in memory only or a feature is not available.
+They act on the session manager behind the session's store and then reload the agent's
+transcript, model and thinking level from it. Each raises a :class:`~pi_cli.errors.PiError` with a
+one-line message when the session is in memory only.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, cast
 
 from pi_cli.errors import FeatureUnavailableError, SessionError
 
 if TYPE_CHECKING:
-    from pi_cli.ai.types import Model
+    from pi_cli.agent.agent import Agent
+    from pi_cli.ai.types import ThinkingLevel
+    from pi_cli.compaction.branch_summary import TreeHook, TreeNavigation
+    from pi_cli.config.settings import Settings
+    from pi_cli.extensions.runner import ExtensionRunner
+    from pi_cli.models.registry import ModelRegistry
     from pi_cli.session.model_control import ModelControl
     from pi_cli.session.store_bridge import SessionStoreBridge
+    from pi_cli.store.manager import SessionManager
 
 
-class SessionFileHost(Protocol):
-    """What these operations need of the session: its store and agent, the models with their
-    credentials, and a way to settle a running prompt first."""
+class SessionFiles:
+    """The session-file operations of one session: they act on ``store``'s manager, then load
+    its context into ``agent`` (model through ``registry``/``models``, which must have its key).
+    ``settle`` is awaited first: it stops a running prompt and empties the queues."""
 
-    @property
-    def agent(self) -> Any: ...
+    def __init__(
+        self,
+        agent: Agent,
+        store: SessionStoreBridge,
+        registry: ModelRegistry | None,
+        models: ModelControl,
+        settle: Callable[[], Awaitable[None]],
+        *,
+        settings: Settings,
+        extensions: ExtensionRunner | None,
+        busy: Callable[[], bool],
+    ) -> None:
+        self._agent = agent
+        self._store = store
+        self._registry = registry
+        self._models = models
+        self._settle = settle
+        self._settings = settings
+        self._extensions = extensions
+        self._busy = busy
 
-    @property
-    def store(self) -> SessionStoreBridge: ...
+    def manager(self) -> SessionManager:
+        manager = self._store.manager
+        if manager is None:
+            raise FeatureUnavailableError("Session storage is not available in this session.")
+        return manager
 
-    @property
-    def model_registry(self) -> Any: ...
+    def reload(self) -> None:
+        """Load the manager's current context into the agent (messages, model, thinking level)."""
+        context = self.manager().build_context()
+        state = self._agent.state
+        state.messages = list(context.messages)
+        stored = context.model
+        if stored and self._registry is not None:
+            model = self._registry.find(stored.get("provider", ""), stored.get("modelId", ""))
+            if model is not None and self._models.has_credentials(model):
+                state.model = model
+        if context.messages:
+            from pi_cli.session.model_control import clamp_level
 
-    @property
-    def models(self) -> ModelControl: ...
+            state.thinking_level = cast("ThinkingLevel", clamp_level(self._models.model, context.thinking_level))
 
-    @property
-    def model(self) -> Model | None: ...
+    async def new_session(self, parent_session: str | None = None) -> dict[str, Any]:
+        manager = self.manager()
+        await self._settle()
+        manager.new_session(parent_session)
+        self._agent.state.messages = []
+        model = self._models.model
+        if model is not None:
+            self._store.append_model_change(model["provider"], model["id"])
+        self._store.append_thinking_level_change(self._models.thinking_level)
+        return {"cancelled": False}
 
-    @property
-    def thinking_level(self) -> str: ...
+    async def switch_session(self, path: str) -> dict[str, Any]:
+        manager = self.manager()
+        target = _existing_file(path)
+        await self._settle()
+        try:
+            manager.set_session_file(target)
+        except (OSError, ValueError) as exc:
+            raise SessionError(f"Cannot open session {target}: {exc}") from None
+        self.reload()
+        return {"cancelled": False}
 
-    @property
-    def is_streaming(self) -> bool: ...
+    def fork_messages(self) -> list[dict[str, str]]:
+        manager = self._store.manager
+        return [] if manager is None else manager.get_user_messages_for_forking()
 
-    async def abort(self) -> None: ...
+    async def fork(self, entry_id: str) -> dict[str, Any]:
+        """New session holding the history before user entry ``entry_id``; returns its text."""
+        manager = self.manager()
+        entry = manager.get_entry(entry_id)
+        if entry is None or entry.get("type") != "message" or entry["message"].get("role") != "user":
+            raise SessionError(f"Invalid entry ID for forking: {entry_id}")
+        from pi_cli.store.entry_messages import user_text
 
-    def clear_queues(self) -> tuple[list[str], list[str]]: ...
+        text = user_text(entry["message"])
+        await self._settle()
+        parent = entry.get("parentId")
+        if parent is None:
+            previous = manager.session_file
+            manager.new_session(str(previous) if previous else None)
+        else:
+            manager.create_branched_session(parent)
+        self.reload()
+        return {"text": text, "cancelled": False}
+
+    async def clone(self) -> dict[str, Any]:
+        manager = self.manager()
+        leaf = manager.get_leaf_id()
+        if leaf is None:
+            raise SessionError("Nothing to clone: the session is empty")
+        await self._settle()
+        manager.create_branched_session(leaf)
+        self.reload()
+        return {"cancelled": False}
+
+    async def export_html(self, output_path: str | None) -> str:
+        manager = self.manager()
+        from pi_cli.store.export_html import export_html as render
+
+        model = self._models.model
+        key = self._models.api_key_for_provider(model["provider"]) if model else None
+        try:
+            prompt = self._agent.state.system_prompt
+            path = render(manager, output_path, system_prompt=prompt, secrets=[key] if key else [])
+        except (OSError, ValueError) as exc:
+            raise SessionError(str(exc)) from None
+        return str(path)
 
 
-def _manager(session: SessionFileHost) -> Any:
-    manager = session.store.manager
-    if manager is None:
-        raise FeatureUnavailableError("Session storage is not available in this session.")
-    return manager
+    async def navigate_tree(
+        self,
+        target_id: str,
+        *,
+        summarize: bool = False,
+        custom_instructions: str | None = None,
+        replace_instructions: bool = False,
+        label: str | None = None,
+        signal: Any = None,
+    ) -> TreeNavigation:
+        """``/tree``: move the leaf to ``target_id`` in the same file (pi 1.6.0's ``navigateTree``),
+        with extensions' ``session_before_tree`` (may cancel, supply the branch summary, change the
+        summariser's instructions and label) and ``session_tree`` once the new context is in
+        place. Raises :class:`SessionError` while the agent runs or when the entry does not exist,
+        ``ValueError`` when a summary is asked for without a model; summariser failures propagate
+        (the tree is then unchanged)."""
+        from pi_cli.compaction.branch_summary import navigate_tree as move
 
+        manager = self.manager()
+        if self._busy():
+            raise SessionError("Wait for the current response to finish before navigating the session tree.")
+        model = self._models.model
+        api_key = self._models.api_key_for_provider(model["provider"]) if summarize and model is not None else None
+        ext = self._extensions
+        before: TreeHook | None = None
+        if ext is not None and ext.has_handlers("session_before_tree"):
+            from pi_cli.extensions.session_events import before_tree
 
-def _reload(session: SessionFileHost) -> None:
-    """Load the manager's current context into the agent (messages, model, thinking level)."""
-    manager = session.store.manager
-    context = manager.build_context()
-    session.agent.state.messages = list(context.messages)
-    stored = getattr(context, "model", None)
-    registry = session.model_registry
-    if stored and registry is not None:
-        model = registry.find(stored.get("provider", ""), stored.get("modelId", ""))
-        if model is not None and session.models.has_credentials(model):
-            session.agent.state.model = model
-    if context.messages:
-        from pi_cli.session.model_control import clamp_level
+            async def before(preparation: dict[str, Any]) -> Any:
+                return await before_tree(ext, preparation, signal)
 
-        session.agent.state.thinking_level = clamp_level(session.model, context.thinking_level)
-
-
-async def _settle(session: SessionFileHost) -> None:
-    if session.is_streaming:
-        await session.abort()
-    session.clear_queues()
-
-
-async def new_session(session: SessionFileHost, parent_session: str | None = None) -> dict[str, Any]:
-    manager = _manager(session)
-    await _settle(session)
-    manager.new_session(parent_session)
-    session.agent.state.messages = []
-    model = session.model
-    if model is not None:
-        session.store.append_model_change(model["provider"], model["id"])
-    session.store.append_thinking_level_change(session.thinking_level)
-    return {"cancelled": False}
+        try:
+            result = await move(
+                manager, target_id, summarize=summarize, model=model, api_key=api_key, signal=signal,
+                custom_instructions=custom_instructions, replace_instructions=replace_instructions, label=label,
+                reserve_tokens=self._settings.branch_summary.reserve_tokens, before=before,
+            )  # fmt: skip
+        except KeyError as exc:
+            raise SessionError(str(exc.args[0]) if exc.args else "Entry not found") from None
+        if not result.moved:
+            return result
+        self._agent.state.messages = list(manager.build_context().messages)
+        if ext is not None and ext.has_handlers("session_tree"):
+            summary = manager.get_entry(result.summary_entry_id) if result.summary_entry_id else None
+            await ext.emit({
+                "type": "session_tree", "newLeafId": result.new_leaf_id, "oldLeafId": result.old_leaf_id,
+                "summaryEntry": summary, "fromExtension": result.from_extension if summary is not None else None,
+            })  # fmt: skip
+        return result
 
 
 def _existing_file(path: str) -> Path:
@@ -97,77 +199,3 @@ def _existing_file(path: str) -> Path:
     if not target.is_file():
         raise SessionError(f"Session file not found: {target}")
     return target.resolve()
-
-
-async def switch_session(session: SessionFileHost, path: str) -> dict[str, Any]:
-    manager = _manager(session)
-    target = _existing_file(path)
-    await _settle(session)
-    try:
-        manager.set_session_file(target)
-    except (OSError, ValueError) as exc:
-        raise SessionError(f"Cannot open session {target}: {exc}") from None
-    _reload(session)
-    return {"cancelled": False}
-
-
-def fork_messages(session: SessionFileHost) -> list[dict[str, str]]:
-    manager = session.store.manager
-    if manager is None or not hasattr(manager, "get_user_messages_for_forking"):
-        return []
-    messages: list[dict[str, str]] = manager.get_user_messages_for_forking()
-    return messages
-
-
-async def fork(session: SessionFileHost, entry_id: str) -> dict[str, Any]:
-    """New session holding the history before user entry ``entry_id``; returns its text."""
-    manager = _manager(session)
-    entry = manager.get_entry(entry_id)
-    if entry is None or entry.get("type") != "message" or entry["message"].get("role") != "user":
-        raise SessionError(f"Invalid entry ID for forking: {entry_id}")
-    from pi_cli.store.entry_messages import user_text
-
-    text = user_text(entry["message"])
-    await _settle(session)
-    parent = entry.get("parentId")
-    if parent is None:
-        previous = manager.session_file
-        manager.new_session(str(previous) if previous else None)
-    else:
-        manager.create_branched_session(parent)
-    _reload(session)
-    return {"text": text, "cancelled": False}
-
-
-async def clone(session: SessionFileHost) -> dict[str, Any]:
-    manager = _manager(session)
-    leaf = manager.get_leaf_id()
-    if leaf is None:
-        raise SessionError("Nothing to clone: the session is empty")
-    await _settle(session)
-    manager.create_branched_session(leaf)
-    _reload(session)
-    return {"cancelled": False}
-
-
-async def export_html(session: SessionFileHost, output_path: str | None) -> str:
-    manager = _manager(session)
-    from pi_cli.store.export_html import export_html as render
-
-    model = session.model
-    key = session.models.api_key_for_provider(model["provider"]) if model else None
-    try:
-        path = render(
-            manager, output_path, system_prompt=session.agent.state.system_prompt, secrets=[key] if key else []
-        )
-    except (OSError, ValueError) as exc:
-        raise SessionError(str(exc)) from None
-    return str(path)
-
-
-async def compact(session: SessionFileHost, custom_instructions: str | None) -> dict[str, Any]:
-    method = getattr(session, "compact_now", None)
-    if method is None:
-        raise FeatureUnavailableError("Compaction is not available in this build.")
-    result: dict[str, Any] = await method(custom_instructions)
-    return result

@@ -133,7 +133,7 @@ def test_local_probe_finds_an_openai_compatible_server(monkeypatch: pytest.Monke
 
 def test_fallback_order_local_then_demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from pi_cli.models.startup import choose_model
-    from pi_cli.session.options import SessionOptions
+    from pi_cli.session.assembly import SessionOptions
 
     class EmptyRegistry:
         def available_models(self) -> list[Any]:
@@ -153,11 +153,11 @@ def test_session_options_carry_every_cli_choice() -> None:
     from dataclasses import fields
 
     from pi_cli.cli import session_options
-    from pi_cli.session.options import SessionOptions
+    from pi_cli.session.assembly import SessionOptions
 
     # Fields are copied by name: a SessionOptions field the CLI spells differently would be lost.
     missing = {f.name for f in fields(SessionOptions)} - {f.name for f in fields(CliArgs)}
-    assert missing == {"cwd", "stream_fn", "prepare_registry"}
+    assert missing == {"cwd", "stream_fn", "mcp_servers", "preloaded_extensions"}
     args = parse_args(["--model", "m", "--skill", "s", "--no-session", "--tools", "read", "--offline", "hi"])
     options = session_options(args, "print", Path("/w"))
     assert (options.model, options.skills, options.no_session, options.tools) == ("m", ["s"], True, ["read"])
@@ -171,7 +171,7 @@ def test_collector_is_paused_during_start_up_and_given_back(tmp_path: Path, monk
 
     from pi_cli import cli
     from pi_cli.errors import ConfigError
-    from pi_cli.session import factory
+    from pi_cli.session import assembly
 
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path))
     monkeypatch.setenv("PI_OFFLINE", "1")
@@ -182,7 +182,7 @@ def test_collector_is_paused_during_start_up_and_given_back(tmp_path: Path, monk
         seen.append(gc.isenabled())
         raise ConfigError("Error: no session today")
 
-    monkeypatch.setattr(factory, "create_agent_session", failing_session)
+    monkeypatch.setattr(assembly, "create_agent_session", failing_session)
     assert gc.isenabled()
     assert cli.main(["--no-session", "-p", "hi"]) == 1
     assert seen == [False]

@@ -9,7 +9,6 @@ from typing import Any
 
 from pi_cli.ai.providers.faux import faux_assistant, faux_text, faux_tool_call
 from pi_cli.extensions import ExtensionRunner
-from pi_cli.extensions.install import attach_extensions
 from pi_cli.extensions.loader import load_path, resolve_spec
 from pi_cli.extensions.ui import DialogUI
 
@@ -25,24 +24,18 @@ class Recorder:
 
 
 def session_with(faux: Any, cwd: Path, example: str) -> tuple[Any, ExtensionRunner, Recorder]:
-    from pi_cli.agent.agent import Agent
-    from pi_cli.session.agent_session import AgentSession
-    from pi_cli.store.entry_messages import convert_to_llm
+    from pi_cli.session.assembly import SessionParts, build_session
     from pi_cli.tools import create_all_tools
 
     tools = create_all_tools(str(cwd))
-    agent = Agent(
-        system_prompt="t",
-        model=faux.model(),
-        tools=[tools[name] for name in ("read", "write", "edit", "bash")],
-        convert_to_llm=convert_to_llm,
-    )
-    session = AgentSession(agent=agent, cwd=cwd)
     runner = ExtensionRunner(str(cwd))
     path = resolve_spec(f"example:{example}", cwd)
     assert isinstance(path, Path)
     assert load_path(runner, path) is None
-    attach_extensions(session, runner)
+    session = build_session(
+        cwd=cwd, parts=SessionParts(extensions=runner), system_prompt="t", model=faux.model(),
+        tools=[tools[name] for name in ("read", "write", "edit", "bash")],
+    )  # fmt: skip
     recorder = Recorder()
     runner.ui = DialogUI(None, recorder.notify)
     runner.on_error = lambda record: recorder.notify(str(record), "error")

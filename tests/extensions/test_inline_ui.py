@@ -15,7 +15,6 @@ from prompt_toolkit.output import DummyOutput
 
 from pi_cli.extensions import ExtensionRunner
 from pi_cli.extensions.api import ExtensionAPI
-from pi_cli.extensions.install import attach_extensions
 from pi_cli.modes.inline.app import InlineApp
 from pi_cli.modes.inline.extensions import prompt_toolkit_keys
 
@@ -25,13 +24,11 @@ ENTER, CTRL_D = "\r", "\x04"
 
 
 def make_session(faux: Any, cwd: Path, register: Callable[[ExtensionAPI], None]) -> tuple[Any, ExtensionRunner]:
-    from pi_cli.agent.agent import Agent
-    from pi_cli.session.agent_session import AgentSession
+    from pi_cli.session.assembly import SessionParts, build_session
 
-    session = AgentSession(agent=Agent(system_prompt="t", model=faux.model(), tools=[]), cwd=cwd)
     runner = ExtensionRunner(str(cwd))
     register(ExtensionAPI(runner, "ext.py"))
-    attach_extensions(session, runner)
+    session = build_session(cwd=cwd, parts=SessionParts(extensions=runner), system_prompt="t", model=faux.model())
     return session, runner
 
 

@@ -18,7 +18,7 @@ def _modules_after(code: str, env: dict[str, str] | None = None) -> set[str]:
 
 def test_extensions_sit_below_session_and_modes() -> None:
     loaded = _modules_after(
-        "import pi_cli.extensions, pi_cli.extensions.loader, pi_cli.extensions.install, "
+        "import pi_cli.extensions, pi_cli.extensions.loader, pi_cli.extensions.host, "
         "pi_cli.extensions.examples.word_count, pi_cli.extensions.examples.dangerous_bash"
     )
     above = {m for m in loaded if m.startswith(("pi_cli.session", "pi_cli.modes"))}
@@ -29,13 +29,10 @@ def test_no_extension_imports_nothing_of_extensions(pi: PiEnv, tmp_path: Path) -
     """Without any extension, start-up only stats folders (and a cached entry-point probe)."""
     code = (
         "import os, pathlib, contextlib, io\n"
-        "from pi_cli.cli import attach_extensions\n"
-        "from pi_cli.cli_args import parse_args\n"
-        "from pi_cli.session.factory import create_agent_session\n"
-        "from pi_cli.session.options import SessionOptions\n"
+        "from pi_cli.session.assembly import SessionOptions, create_agent_session\n"
         f"cwd = pathlib.Path({str(pi.cwd)!r})\n"
         "s = create_agent_session(SessionOptions(cwd=cwd, mode='print', no_session=True))\n"
-        "attach_extensions(s, cwd, parse_args(['-p', 'hi']))\n"
+        "assert s.extensions is None\n"
     )
     loaded = _modules_after(code, env=pi.env)
     assert not {m for m in loaded if m.startswith("pi_cli.extensions")}

@@ -69,9 +69,10 @@ def start(root: Path, argv: list[str], mode: str = "print") -> tuple[Any, list[s
     args = parse_args(argv)
     pre = cli.decide_project_trust(args, mode, root)
     from pi_cli.config.settings import load_settings
+    from pi_cli.session.assembly.extensions import load_extensions
 
     settings = load_settings(root, project_trusted=trust.is_project_trusted(root))[0]
-    return cli.load_extensions(root, args, settings, pre)
+    return load_extensions(root, args.extensions, args.extension_flags, settings, pre=pre)
 
 
 def test_a_yes_trusts_the_project_for_this_run_and_project_extensions_load(

@@ -9,9 +9,8 @@ from types import SimpleNamespace
 from typing import Any
 
 from pi_cli.agent.types import AgentToolResult
-from pi_cli.extensions import ExtensionRunner, current_tool_call
+from pi_cli.extensions import ExtensionRunner
 from pi_cli.extensions.api import ExtensionAPI
-from pi_cli.extensions.install import attach_extensions
 from pi_cli.extensions.loader import load_all
 
 
@@ -30,13 +29,9 @@ class FakeTool:
 
 class FakeSession:
     def __init__(self) -> None:
-        self.agent = SimpleNamespace(
-            state=SimpleNamespace(tools=[FakeTool("read"), FakeTool("bash")], system_prompt="S"),
-            before_tool_call=None,
-            after_tool_call=None,
-            transform_context=None,
-        )
-        self.startup_notices: list[str] = []
+        tools = [FakeTool("read"), FakeTool("bash")]
+        self.agent = SimpleNamespace(state=SimpleNamespace(tools=tools, system_prompt="S"))
+        self.mcp = None
         self.listeners: list[Any] = []
         self.prompts: list[str] = []
         self.is_streaming = False
@@ -65,7 +60,7 @@ def test_async_register_tool_replacing_a_builtin_and_active_tools(tmp_path: Path
     runner = ExtensionRunner(str(tmp_path))
     assert load_all(runner, agent_dir=tmp_path / "none", cwd=tmp_path, trusted=True, cli_entries=[str(ext)]) == []
     session = FakeSession()
-    attach_extensions(session, runner)
+    runner.bind(session)  # type: ignore[arg-type]
     session.agent.state.tools.append(FakeTool("mcp__x"))  # what pi_cli.mcp merges in before a run
 
     async def go() -> None:
@@ -83,12 +78,12 @@ def test_async_register_tool_replacing_a_builtin_and_active_tools(tmp_path: Path
     asyncio.run(go())
 
 
-def test_tool_call_hooks_mutate_block_and_reset_current_call() -> None:
+def test_tool_call_hooks_mutate_and_block() -> None:
     runner = ExtensionRunner(".")
     seen: list[Any] = []
 
     def replace(event: dict[str, Any], ctx: Any) -> None:
-        seen.append(current_tool_call.get())
+        seen.append(dict(event["input"]))
         event["input"] = {"command": "safe"}
 
     async def block(event: dict[str, Any], ctx: Any) -> dict[str, Any] | None:
@@ -99,8 +94,7 @@ def test_tool_call_hooks_mutate_block_and_reset_current_call() -> None:
     args: dict[str, Any] = {"command": "rm"}
     assert asyncio.run(runner.tool_call(_call_context(args))) is None
     assert args == {"command": "safe"}  # a replaced dict is copied into the arguments execute gets
-    assert seen == [{"toolCallId": "t1", "toolName": "bash", "input": args}]
-    assert current_tool_call.get() is None
+    assert seen == [{"command": "rm"}]
     api.on("tool_call", block)
     verdict = asyncio.run(runner.tool_call(_call_context({"command": "x"})))
     assert verdict == {"block": True, "reason": "r", "terminate": True}
@@ -122,33 +116,26 @@ def test_raising_tool_call_fails_closed_and_reports() -> None:
 
 
 def test_input_transform_handled_and_before_agent_start() -> None:
+    from pi_cli.extensions.prompts import before_agent_start, run_input
+
     runner = ExtensionRunner(".")
     api = ExtensionAPI(runner, "x.py")
     api.on("input", lambda e, c: {"action": "handled"} if e["text"] == "ping" else None)
     api.on("input", lambda e, c: {"action": "transform", "text": e["text"].upper()})
     api.on("before_agent_start", lambda e, c: {"systemPrompt": e["systemPrompt"] + "+", "message": {"content": "m"}})
-    begun: list[str] = []
+    queued = [{"role": "custom", "customType": "next", "content": "n", "display": True, "timestamp": 1}]
 
-    def begin(text: str, images: Any, behaviour: Any) -> None:
-        begun.append(text)
+    async def go() -> tuple[Any, Any, Any]:
+        handled = await run_input(runner, "ping", None, "interactive", None)
+        given = await run_input(runner, "hello", None, "interactive", None)
+        message = {"role": "user", "content": [{"type": "text", "text": "q"}]}
+        return handled, given, await before_agent_start(runner, message, "S", queued)
 
-    agent = SimpleNamespace(state=SimpleNamespace(system_prompt="S"), sent=[])
-
-    async def prompt(messages: list[Any]) -> None:
-        agent.sent.append((agent.state.system_prompt, messages))
-
-    agent.prompt = prompt
-
-    async def go() -> None:
-        await runner.run_prompt("ping", None, None, begin)
-        await runner.run_prompt("hello", None, None, begin)
-        await runner.start_run(agent, {"role": "user", "content": [{"type": "text", "text": "q"}]})
-
-    asyncio.run(go())
-    assert begun == ["HELLO"]
-    system, messages = agent.sent[0]
-    assert system == "S+" and agent.state.system_prompt == "S"  # only for this run
-    assert messages[1]["role"] == "custom" and messages[1]["content"] == "m"
+    handled, given, decision = asyncio.run(go())
+    assert handled is None and given == ("HELLO", [])
+    assert decision.system_prompt == "S+"  # the session applies it for this run only
+    assert [m["content"] for m in decision.messages] == ["n", "m"]  # nextTurn messages first
+    assert decision.messages[1]["role"] == "custom"
 
 
 def test_exec_exit_codes_and_timeout(tmp_path: Path) -> None:
@@ -169,7 +156,7 @@ def test_send_user_message_prompts_when_idle_and_queues_while_streaming() -> Non
     session = FakeSession()
     session.steer = lambda text: session.prompts.append(f"steer:{text}")  # type: ignore[attr-defined]
     session.follow_up = lambda text: session.prompts.append(f"follow:{text}")  # type: ignore[attr-defined]
-    runner.host = session
+    runner.bind(session)  # type: ignore[arg-type]
     api = ExtensionAPI(runner, "x.py")
 
     async def go() -> None:

@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from pi_cli.agent.agent import Agent
 from pi_cli.ai.providers.faux import faux_assistant, faux_text
+from pi_cli.config.settings import Settings
 from pi_cli.extensions import ExtensionRunner
 from pi_cli.extensions.api import ExtensionAPI
-from pi_cli.extensions.install import attach_extensions
 from pi_cli.session.agent_session import AgentSession
+from pi_cli.session.assembly import SessionParts, build_session
 from pi_cli.session.store_bridge import SessionStoreBridge
-from pi_cli.store.entry_messages import convert_to_llm
 from pi_cli.store.manager import SessionManager
 
 
@@ -27,11 +25,12 @@ def faux_models() -> list[str]:
 
 def make(faux: Any, cwd: Path) -> tuple[AgentSession, ExtensionAPI, ExtensionRunner, SessionManager]:
     manager = SessionManager.in_memory(cwd)
-    agent = Agent(system_prompt="test", model=faux.model("faux-1"), convert_to_llm=convert_to_llm)
-    session = AgentSession(agent=agent, cwd=cwd, store=SessionStoreBridge(manager, cwd))
     runner = ExtensionRunner(str(cwd))
     api = ExtensionAPI(runner, "test-ext")
-    attach_extensions(session, runner)
+    session = build_session(
+        cwd=cwd, parts=SessionParts(extensions=runner), store=SessionStoreBridge(manager, cwd),
+        system_prompt="test", model=faux.model("faux-1"),
+    )  # fmt: skip
     return session, api, runner, manager
 
 
@@ -142,12 +141,13 @@ def compact_session(faux: Any, tmp_path: Path) -> tuple[AgentSession, ExtensionA
     from sessions.test_compaction import long_session
 
     manager = long_session(tmp_path, turns=6, size=4000)
-    agent = Agent(system_prompt="t", model=faux.model("faux-1"), convert_to_llm=convert_to_llm,
-                  messages=list(manager.build_context().messages))  # fmt: skip
-    settings = SimpleNamespace(compaction=SimpleNamespace(enabled=True, keep_recent_tokens=2500, reserve_tokens=10000))
-    session = AgentSession(agent=agent, cwd=tmp_path, settings=settings, store=SessionStoreBridge(manager, tmp_path))
+    settings = Settings.from_dict({"compaction": {"enabled": True, "keepRecentTokens": 2500, "reserveTokens": 10000}})
     runner = ExtensionRunner(str(tmp_path))
-    attach_extensions(session, runner)
+    session = build_session(
+        cwd=tmp_path, parts=SessionParts(extensions=runner), settings=settings,
+        store=SessionStoreBridge(manager, tmp_path), system_prompt="t", model=faux.model("faux-1"),
+        messages=list(manager.build_context().messages),
+    )  # fmt: skip
     return session, ExtensionAPI(runner, "ext"), runner, manager
 
 
@@ -193,11 +193,12 @@ async def test_new_and_switch_emit_shutdown_then_start_with_reasons(faux: Any, t
                             "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
                                       "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0,
                                                "total": 0}}})  # fmt: skip
-    agent = Agent(system_prompt="t", model=faux.model("faux-1"), convert_to_llm=convert_to_llm)
-    session = AgentSession(agent=agent, cwd=tmp_path, store=SessionStoreBridge(manager, tmp_path))
     runner = ExtensionRunner(str(tmp_path))
     api = ExtensionAPI(runner, "ext")
-    attach_extensions(session, runner)
+    session = build_session(
+        cwd=tmp_path, parts=SessionParts(extensions=runner), store=SessionStoreBridge(manager, tmp_path),
+        system_prompt="t", model=faux.model("faux-1"),
+    )  # fmt: skip
     seen: list[tuple[str, str, str | None]] = []
     api.on("session_start", lambda e, ctx: seen.append(("start", e["reason"], e.get("previousSessionFile"))))
     api.on("session_shutdown", lambda e, ctx: seen.append(("shutdown", e["reason"], e.get("targetSessionFile"))))

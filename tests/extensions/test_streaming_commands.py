@@ -14,7 +14,6 @@ import pytest
 from pi_cli.ai.providers.faux import faux_assistant, faux_text
 from pi_cli.extensions import ExtensionRunner
 from pi_cli.extensions.api import ExtensionAPI
-from pi_cli.extensions.install import attach_extensions
 
 
 class Recorder:
@@ -52,13 +51,11 @@ def gated(faux: Any) -> asyncio.Event:
 
 
 def make_session(faux: Any, cwd: Path, recorder: Recorder) -> tuple[Any, ExtensionRunner]:
-    from pi_cli.agent.agent import Agent
-    from pi_cli.session.agent_session import AgentSession
+    from pi_cli.session.assembly import SessionParts, build_session
 
-    session = AgentSession(agent=Agent(system_prompt="t", model=faux.model(), tools=[]), cwd=cwd)
     runner = ExtensionRunner(str(cwd))
     recorder.register(ExtensionAPI(runner, "ext.py"))
-    attach_extensions(session, runner)
+    session = build_session(cwd=cwd, parts=SessionParts(extensions=runner), system_prompt="t", model=faux.model())
     return session, runner
 
 

@@ -138,6 +138,7 @@ async def test_no_handlers_and_no_op_moves_emit_nothing(faux: Any, tmp_path: Pat
     assert not result.moved and seen == []
     with pytest.raises(SessionError, match="not found"):
         await session.navigate_tree("no-such-entry")
-    session._busy = True  # a run in progress
+    run = session.runs.start_user_run({"role": "user", "content": [], "timestamp": 0})  # busy from here on
     with pytest.raises(SessionError, match="Wait for the current response"):
         await session.navigate_tree(ids["a1"])
+    run.close()

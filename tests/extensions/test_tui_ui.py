@@ -15,7 +15,6 @@ import pytest
 
 from pi_cli.extensions import ExtensionRunner
 from pi_cli.extensions.api import ExtensionAPI
-from pi_cli.extensions.install import attach_extensions
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 SIZE = (90, 30)
@@ -24,14 +23,12 @@ SIZE = (90, 30)
 
 
 def make_app(faux: Any, cwd: Path, register: Callable[[ExtensionAPI], None]) -> tuple[Any, ExtensionRunner]:
-    from pi_cli.agent.agent import Agent
     from pi_cli.modes.interactive import make_app as build
-    from pi_cli.session.agent_session import AgentSession
+    from pi_cli.session.assembly import SessionParts, build_session
 
-    session = AgentSession(agent=Agent(system_prompt="t", model=faux.model(), tools=[]), cwd=cwd)
     runner = ExtensionRunner(str(cwd))
     register(ExtensionAPI(runner, "ext.py"))
-    attach_extensions(session, runner)
+    session = build_session(cwd=cwd, parts=SessionParts(extensions=runner), system_prompt="t", model=faux.model())
     return build(session, keymap={}), runner
 
 

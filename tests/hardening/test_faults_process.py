@@ -135,8 +135,7 @@ async def test_disk_full_while_writing_the_session(
 ) -> None:
     AsyncServer = FakeLLMServer  # the same class, driven from this test's event loop
 
-    from pi_cli.session.factory import create_agent_session
-    from pi_cli.session.options import SessionOptions
+    from pi_cli.session.assembly import SessionOptions, create_agent_session
     from pi_cli.store import jsonl as store
 
     server = AsyncServer([{"text": "first answer"}, {"text": "second answer"}])

@@ -18,7 +18,6 @@ from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from pi_cli.agent.agent import Agent
 from pi_cli.ai.providers.faux import faux_assistant, faux_text, faux_tool_call, register_faux_provider
 from pi_cli.modes.inline.app import InlineApp
 from pi_cli.session.agent_session import AgentSession
@@ -40,10 +39,12 @@ def faux() -> Iterator[Any]:
     provider.unregister()
 
 
-def make_session(faux: Any, cwd: Path, tools: list[str] = ()) -> AgentSession:  # type: ignore[assignment]
+def make_session(faux: Any, cwd: Path, tools: list[str] = (), parts: Any = None) -> AgentSession:  # type: ignore[assignment]
+    from pi_cli.session.assembly import build_session
+
     available = create_all_tools(str(cwd))
-    agent = Agent(system_prompt="test", model=faux.model(), tools=[available[name] for name in tools])
-    return AgentSession(agent=agent, cwd=cwd)
+    return build_session(cwd=cwd, parts=parts, system_prompt="test", model=faux.model(),
+                         tools=[available[name] for name in tools])  # fmt: skip
 
 
 def user_texts(context: Any) -> list[str]:

@@ -11,7 +11,8 @@ from typing import Any
 from pi_cli.ai.providers.faux import faux_assistant, faux_text, faux_tool_call
 from pi_cli.modes.inline.app import InlineApp
 from pi_cli.permissions import trust
-from pi_cli.permissions.install import install_gate
+from pi_cli.permissions.gate import gate_for_session
+from pi_cli.session.assembly import SessionParts
 
 from .test_inline_app import CTRL_C, CTRL_D, ENTER, _agent_dir, drive, faux, make_session, wait_for
 
@@ -24,10 +25,9 @@ def gated(faux: Any, cwd: Path, command: str = "touch made", mode: str = "ask") 
     faux.set_responses(
         [faux_assistant([faux_tool_call("bash", {"command": command})]), faux_assistant([faux_text("done")])]
     )
-    session = make_session(faux, cwd, ["bash"])
     trust.forget_decisions()
-    install_gate(session, mode)
-    return session
+    gate = gate_for_session(cwd, mode=mode, settings_mode=None, project_trusted=trust.is_project_trusted(cwd))
+    return make_session(faux, cwd, ["bash"], SessionParts(permissions=gate))
 
 
 def tool_result(session: Any) -> str:

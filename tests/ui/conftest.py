@@ -29,16 +29,25 @@ def faux() -> Iterator[Any]:
     provider.unregister()
 
 
-def make_session(faux: Any, cwd: Path, tools: list[Any] | None = None, model_id: str | None = None) -> Any:
-    """A real AgentSession with the faux provider's model and the given tools."""
-    from pi_cli.agent.agent import Agent
-    from pi_cli.session.agent_session import AgentSession
-    from pi_cli.store.entry_messages import convert_to_llm
+def make_session(
+    faux: Any, cwd: Path, tools: list[Any] | None = None, model_id: str | None = None, parts: Any = None
+) -> Any:
+    """A real AgentSession with the faux provider's model, the given tools and parts."""
+    from pi_cli.session.assembly import build_session
 
-    agent = Agent(system_prompt="test", model=faux.model(model_id), tools=tools or [], convert_to_llm=convert_to_llm)
-    session = AgentSession(agent=agent, cwd=cwd)
+    session = build_session(cwd=cwd, parts=parts, system_prompt="test", model=faux.model(model_id), tools=tools or [])
     session.models.extra_models = list(faux.models)
     return session
+
+
+def gate_parts(cwd: Path, mode: str) -> Any:
+    """SessionParts with an approval gate in ``mode`` (the project's trust as saved)."""
+    from pi_cli.permissions.gate import gate_for_session
+    from pi_cli.permissions.trust import is_project_trusted
+    from pi_cli.session.assembly import SessionParts
+
+    gate = gate_for_session(cwd, mode=mode, settings_mode=None, project_trusted=is_project_trusted(cwd))
+    return SessionParts(permissions=gate)
 
 
 @pytest.fixture

@@ -62,22 +62,21 @@ def _app(
     permissions: str | None = None,
     extend: Callable[[Any], None] | None = None,
 ) -> tuple[Any, Any]:
-    from pi_cli.agent.agent import Agent
     from pi_cli.modes.interactive import make_app
-    from pi_cli.session.agent_session import AgentSession
+    from pi_cli.session.assembly import SessionParts, build_session
 
     project = _prepare(home)
     faux = register_faux_provider(models=["claude-sonnet-4-5", "gpt-5"])
     faux.set_responses(responses)
-    agent = Agent(system_prompt="scene", model=faux.model(), tools=tools or [])
-    session = AgentSession(agent=agent, cwd=project)
-    session.models.extra_models = list(faux.models)
+    parts = extend(project) if extend is not None else SessionParts()
     if permissions is not None:
-        from pi_cli.permissions.install import install_gate
+        from pi_cli.permissions.gate import gate_for_session
+        from pi_cli.permissions.trust import is_project_trusted
 
-        install_gate(session, permissions)
-    if extend is not None:
-        extend(session)
+        trusted = is_project_trusted(project)
+        parts.permissions = gate_for_session(project, mode=permissions, settings_mode=None, project_trusted=trusted)
+    session = build_session(cwd=project, parts=parts, system_prompt="scene", model=faux.model(), tools=tools or [])
+    session.models.extra_models = list(faux.models)
     app = make_app(session, keymap={})
     return app, faux
 
@@ -198,14 +197,14 @@ def approval(home: Path) -> Scene:
     return app, run_before
 
 
-def _plan_extensions(session: Any) -> None:
+def _plan_extensions(project: Path) -> Any:
     """The stats example plus a plan widget, registered in process (no file paths in the header)."""
     from pi_cli.extensions import ExtensionRunner
     from pi_cli.extensions.api import ExtensionAPI
     from pi_cli.extensions.examples import stats
-    from pi_cli.extensions.install import attach_extensions
+    from pi_cli.session.assembly import SessionParts
 
-    runner = ExtensionRunner(str(session.cwd))
+    runner = ExtensionRunner(str(project))
     stats.register(ExtensionAPI(runner, "example:stats"))
 
     def plan(pi: Any) -> None:
@@ -216,7 +215,7 @@ def _plan_extensions(session: Any) -> None:
         pi.on("session_start", show)
 
     plan(ExtensionAPI(runner, "plan.py"))
-    attach_extensions(session, runner)
+    return SessionParts(extensions=runner)
 
 
 def extensions(home: Path) -> Scene:

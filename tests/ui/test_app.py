@@ -377,8 +377,7 @@ async def test_new_session_without_storage_reports_instead_of_crashing(faux: Any
 
 
 async def test_new_session_with_storage_starts_fresh(workdir: Path, tmp_path: Path) -> None:
-    from pi_cli.session.factory import create_agent_session
-    from pi_cli.session.options import SessionOptions
+    from pi_cli.session.assembly import SessionOptions, create_agent_session
 
     session = create_agent_session(SessionOptions(cwd=workdir, session_dir=str(tmp_path / "sessions")))
     app = make_app(session, keymap={})

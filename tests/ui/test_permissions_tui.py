@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from conftest import make_session
+from conftest import gate_parts, make_session
 from test_session_screens import SIZE, screen_of, wait_until
 
 from pi_cli.ai.providers.faux import faux_assistant, faux_text, faux_tool_call
@@ -15,7 +15,6 @@ from pi_cli.modes.interactive import make_app
 from pi_cli.modes.interactive.screens.approval import ApprovalScreen, MessageScreen
 from pi_cli.modes.interactive.screens.picker import PickerScreen
 from pi_cli.permissions import trust
-from pi_cli.permissions.install import install_gate
 
 
 def gated_app(faux: Any, workdir: Path, command: str, mode: str = "ask") -> Any:
@@ -24,9 +23,8 @@ def gated_app(faux: Any, workdir: Path, command: str, mode: str = "ask") -> Any:
     faux.set_responses(
         [faux_assistant([faux_tool_call("bash", {"command": command})]), faux_assistant([faux_text("done")])]
     )
-    session = make_session(faux, workdir, [create_all_tools(workdir)["bash"]])
     trust.forget_decisions()
-    install_gate(session, mode)
+    session = make_session(faux, workdir, [create_all_tools(workdir)["bash"]], parts=gate_parts(workdir, mode))
     return make_app(session, keymap={})
 
 

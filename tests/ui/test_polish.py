@@ -51,8 +51,7 @@ async def test_double_escape_on_an_empty_editor_opens_the_tree(faux: Any, workdi
 async def test_double_escape_ignores_a_non_empty_editor_and_honours_the_setting(faux: Any, workdir: Path) -> None:
     from pi_cli.config.settings import Settings
 
-    session = stored_session(faux, workdir)
-    session.settings = Settings()
+    session = stored_session(faux, workdir, settings=Settings())
     app = make_app(session, keymap={})
     async with app.run_test(size=SIZE) as pilot:
         await one_turn(pilot, app, faux)
@@ -193,8 +192,7 @@ async def test_model_picker_rereads_models_json(faux: Any, workdir: Path) -> Non
 
     from pi_cli.models.registry import ModelRegistry
 
-    session = stored_session(faux, workdir)
-    session.model_registry = ModelRegistry().load()
+    session = stored_session(faux, workdir, registry=ModelRegistry().load())
     app = make_app(session, keymap={})
     async with app.run_test(size=SIZE) as pilot:
         models_json = Path(os.environ["PI_CODING_AGENT_DIR"]) / "models.json"

@@ -22,17 +22,16 @@ from pi_cli.store.manager import SessionManager
 SIZE = (100, 40)
 
 
-def stored_session(faux: Any, cwd: Path, manager: SessionManager | None = None) -> Any:
+def stored_session(faux: Any, cwd: Path, manager: SessionManager | None = None, parts: Any = None, **more: Any) -> Any:
     """A real AgentSession over the faux provider, persisted by a SessionManager in the tmp agent dir."""
-    from pi_cli.agent.agent import Agent
-    from pi_cli.session.agent_session import AgentSession
+    from pi_cli.session.assembly import build_session
     from pi_cli.session.store_bridge import SessionStoreBridge
-    from pi_cli.store.entry_messages import convert_to_llm
 
     manager = manager or SessionManager.create(cwd)
-    messages = list(manager.build_context().messages)
-    agent = Agent(system_prompt="test", model=faux.model(), tools=[], convert_to_llm=convert_to_llm, messages=messages)
-    session = AgentSession(agent=agent, cwd=cwd, store=SessionStoreBridge(manager, cwd))
+    session = build_session(
+        cwd=cwd, parts=parts, store=SessionStoreBridge(manager, cwd), system_prompt="test", model=faux.model(),
+        messages=list(manager.build_context().messages), **more,
+    )  # fmt: skip
     session.models.extra_models = list(faux.models)
     return session
 
@@ -430,7 +429,7 @@ async def test_tree_edge_cases(faux: Any, workdir: Path) -> None:
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is app.screen_stack[0])
         # With branchSummary.skipPrompt there is no question; text already in the editor is kept.
-        app.session.settings = type("S", (), {"branch_summary": type("B", (), {"skip_prompt": True})()})()
+        app.session.settings.branch_summary.skip_prompt = True
         app.editor.load_text("draft in progress")
         await app.commands.run("/tree")  # typing it would replace the draft
         tree = await screen_of(pilot, app, TreeScreen)
@@ -473,16 +472,15 @@ async def test_extension_can_cancel_or_summarise_tree_navigation(faux: Any, work
     an extension summary is recorded without a model call and ``session_tree`` follows."""
     from pi_cli.extensions import ExtensionRunner
     from pi_cli.extensions.api import ExtensionAPI
-    from pi_cli.extensions.install import attach_extensions
+    from pi_cli.session.assembly import SessionParts
 
-    session = stored_session(faux, workdir)
     runner = ExtensionRunner(str(workdir))
     api = ExtensionAPI(runner, "tree-ext.py")
     answers: list[dict[str, Any]] = [{"cancel": True}, {"summary": {"summary": "from the extension"}}]
     trees: list[dict[str, Any]] = []
     api.on("session_before_tree", lambda event, ctx: answers.pop(0))
     api.on("session_tree", lambda event, ctx: trees.append(event))
-    attach_extensions(session, runner)
+    session = stored_session(faux, workdir, parts=SessionParts(extensions=runner))
     app = make_app(session, keymap={})
     async with app.run_test(size=SIZE) as pilot:
         await _two_turns(pilot, app, faux)

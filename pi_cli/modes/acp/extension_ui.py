@@ -47,7 +47,7 @@ class AcpDialogs:
         return option_kind(label)
 
     async def select(self, title: str, options: list[str]) -> str | None:
-        from pi_cli.permissions.install import current_tool_call  # also set by extensions' tool_call
+        from pi_cli.agent.tool_exec import current_tool_call  # set while the tool_call chain runs
 
         call = current_tool_call.get() or {}  # the call being decided, if any
         name = str(call.get("toolName") or "")

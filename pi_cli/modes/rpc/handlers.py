@@ -13,7 +13,6 @@ from pi_cli.errors import PiError
 from pi_cli.modes.rpc import protocol as p
 from pi_cli.modes.rpc import rewind_commands
 from pi_cli.modes.rpc.host import CommandHost
-from pi_cli.session import session_ops as ops
 
 Handler = Callable[[CommandHost, Any], Awaitable[dict[str, Any]]]
 
@@ -78,7 +77,9 @@ async def _steer(server: CommandHost, cmd: p.SteerCommand) -> dict[str, Any]:
         disposition, run = await session.prepare_prompt(text, images, behavior, source="rpc")
         return p.success(cmd.id, cmd.type, {"disposition": disposition}) if run is None else _started(server, cmd, run)
     if extensions is not None and extensions.has_handlers("input"):
-        given = await extensions.run_input(text, images, "rpc", behavior)
+        from pi_cli.extensions.prompts import run_input
+
+        given = await run_input(extensions, text, images, "rpc", behavior)
         if given is None:
             return p.success(cmd.id, cmd.type, {"disposition": "handled"})
         text, images = given[0], given[1] or None
@@ -145,7 +146,7 @@ async def _abort(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
 
 
 async def _new_session(server: CommandHost, cmd: p.NewSessionCommand) -> dict[str, Any]:
-    return p.success(cmd.id, "new_session", await ops.new_session(server.session, cmd.parentSession))
+    return p.success(cmd.id, "new_session", await server.session.new_session(cmd.parentSession))
 
 
 def state_of(session: Any) -> dict[str, Any]:
@@ -228,7 +229,7 @@ async def _queue_mode(server: CommandHost, cmd: p.SetQueueModeCommand) -> dict[s
 
 
 async def _compact(server: CommandHost, cmd: p.CompactCommand) -> dict[str, Any]:
-    return p.success(cmd.id, "compact", await ops.compact(server.session, cmd.customInstructions))
+    return p.success(cmd.id, "compact", await server.session.compact(cmd.customInstructions))
 
 
 async def _set_enabled(server: CommandHost, cmd: p.SetEnabledCommand) -> dict[str, Any]:
@@ -258,23 +259,23 @@ async def _stats(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
 
 
 async def _export(server: CommandHost, cmd: p.ExportHtmlCommand) -> dict[str, Any]:
-    return p.success(cmd.id, "export_html", {"path": await ops.export_html(server.session, cmd.outputPath)})
+    return p.success(cmd.id, "export_html", {"path": await server.session.export_html(cmd.outputPath)})
 
 
 async def _switch(server: CommandHost, cmd: p.SwitchSessionCommand) -> dict[str, Any]:
-    return p.success(cmd.id, "switch_session", await ops.switch_session(server.session, cmd.sessionPath))
+    return p.success(cmd.id, "switch_session", await server.session.switch_session(cmd.sessionPath))
 
 
 async def _fork(server: CommandHost, cmd: p.ForkCommand) -> dict[str, Any]:
-    return p.success(cmd.id, "fork", await ops.fork(server.session, cmd.entryId))
+    return p.success(cmd.id, "fork", await server.session.fork(cmd.entryId))
 
 
 async def _clone(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
-    return p.success(cmd.id, "clone", await ops.clone(server.session))
+    return p.success(cmd.id, "clone", await server.session.clone())
 
 
 async def _fork_messages(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
-    return p.success(cmd.id, "get_fork_messages", {"messages": ops.fork_messages(server.session)})
+    return p.success(cmd.id, "get_fork_messages", {"messages": server.session.get_fork_messages()})
 
 
 async def _last_text(server: CommandHost, cmd: p.Command) -> dict[str, Any]:

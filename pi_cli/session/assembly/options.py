@@ -2,7 +2,8 @@
 
 Plain data, standard library only, so the CLI can build it before anything heavy is imported.
 Session flags (``continue_``, ``resume``, ``session``, ``fork``, ``session_dir``, ``no_session``)
-are consumed by the session manager; the rest choose model, tools and prompt resources.
+are consumed by the session manager; the rest choose model, tools, prompt resources and the
+optional parts (extensions, MCP servers, the approval gate).
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from typing import Any
 
 @dataclass(slots=True)
 class SessionOptions:
-    """Options for :func:`pi_cli.session.factory.create_agent_session`; ``None`` leaves it to settings.
-    Fields shared with :class:`pi_cli.cli_args.CliArgs` are copied from it by name."""
+    """Options for :func:`pi_cli.session.assembly.create_agent_session`; ``None`` leaves it to
+    settings. Fields shared with :class:`pi_cli.cli_args.CliArgs` are copied from it by name."""
 
     cwd: Path
     mode: str = "interactive"  # interactive | inline | print | json | rpc
@@ -42,11 +43,17 @@ class SessionOptions:
     no_session: bool = False
     offline: bool = False
     verbose: bool = False
+    extensions: list[str] = field(default_factory=list)  # -e entries
+    no_extensions: bool = False
+    extension_flags: dict[str, str | bool] = field(default_factory=dict)  # --name[=value] for them
+    no_mcp: bool = False
+    permissions: str | None = None  # --permissions auto|ask|read-only (beats settings)
     # Tests and embedders: a stream function replacing pi_cli.ai.stream.stream.
     stream_fn: Any = None
-    # ``(settings, registry) -> problem lines``: runs before the model is chosen (extensions'
-    # register_provider must be visible to --model).
-    prepare_registry: Any = None
+    # MCP server configs from elsewhere (an ACP client's), beside mcp.json's.
+    mcp_servers: list[Any] = field(default_factory=list)
+    # Extensions an earlier pass loaded before project trust was decided: (runner, error lines).
+    preloaded_extensions: Any = None
 
     @property
     def interactive(self) -> bool:

@@ -1,0 +1,188 @@
+"""How a session runs the agent, and when a run is over: :class:`RunControl`.
+
+A run starts from a user message (after the session's preflight) or an extension's custom
+message. Extensions' ``before_agent_start`` decides the run's system prompt and extra messages
+(:func:`pi_cli.extensions.prompts.before_agent_start`); the prompt holds for the whole run, its
+automatic retries and compaction continuations included (pi 1.6.0). After the agent's loop
+returns, the run's follow-through retries a transient error, continues after an overflow
+compaction, and delivers what was queued after the agent's last queue poll; then the run settles
+(``agent_settled``). The session counts as streaming (:attr:`RunControl.active`) from the
+synchronous step that starts a run until the synchronous step that finds nothing left to deliver,
+so a message queued at any moment in between is delivered by that run, and one submitted after
+it starts the next run (issue 32).
+
+The queues are the agent's (one state): the texts listed in ``queue_update`` events are the user
+messages waiting there, announced when one is queued, cleared, or admitted by the agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine, Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+from pi_cli.agent.agent import Agent
+from pi_cli.agent.types import AgentMessage
+from pi_cli.ai.types import ImageContent, now_ms
+from pi_cli.session.auto_compaction import AutoCompactor
+from pi_cli.session.checkpointing import SessionCheckpoints
+from pi_cli.session.events import EventHub
+from pi_cli.session.retry import AutoRetry
+from pi_cli.store.entry_messages import user_text
+
+if TYPE_CHECKING:
+    from pi_cli.extensions.runner import ExtensionRunner
+
+Run = Coroutine[Any, Any, None]
+
+
+def queued_texts(messages: Sequence[AgentMessage]) -> list[str]:
+    """The texts of the queued user messages (custom messages queued by extensions are not listed)."""
+    return [user_text(cast(dict[str, Any], m)) for m in messages if m.get("role") == "user"]
+
+
+class RunControl:
+    """One session's runs: starting them, their follow-through, settling, aborting, queueing."""
+
+    def __init__(
+        self,
+        agent: Agent,
+        hub: EventHub,
+        retry: AutoRetry,
+        compactor: AutoCompactor,
+        checkpoints: SessionCheckpoints,
+        extensions: ExtensionRunner | None,
+        after_run: Callable[[], None],
+    ) -> None:
+        self._agent = agent
+        self._hub = hub
+        self._retry = retry
+        self._compactor = compactor
+        self._checkpoints = checkpoints
+        self._extensions = extensions
+        self._after_run = after_run  # e.g. the user's ``!`` commands held back during the run
+        self._busy = False
+        self._abort_requested = False
+        self._settling: asyncio.Future[None] | None = None
+        self._announced: tuple[int, int] = (0, 0)  # queue lengths of the last queue_update
+
+    @property
+    def active(self) -> bool:
+        """True from the start of a run (its preflight included) until it has settled."""
+        return self._busy or self._agent.state.is_streaming
+
+    # -- starting runs ---------------------------------------------------------------------------
+
+    def start_user_run(self, message: dict[str, Any]) -> Run:
+        """Mark the session busy now and return the run of a user message (to be awaited)."""
+        self._busy = True
+        self._compactor.overflow_attempted = False
+        return self._run(self._user_run(message))
+
+    def start_custom_run(self, message: dict[str, Any]) -> Run:
+        """Mark the session busy now and return a run that starts with an extension's message."""
+        self._busy = True
+        return self._run(self._custom_run(message))
+
+    async def _user_run(self, message: dict[str, Any]) -> None:
+        agent, ext = self._agent, self._extensions
+        messages: list[Any] = [message]
+        original = agent.state.system_prompt
+        if ext is not None:
+            from pi_cli.extensions.prompts import before_agent_start
+
+            decision = await before_agent_start(ext, message, original, ext.take_next_turn())
+            messages.extend(decision.messages)
+            agent.state.system_prompt = decision.system_prompt
+        try:
+            await agent.prompt(messages)
+            await self._follow_through()
+        finally:
+            if agent.state.system_prompt is not original:
+                agent.state.system_prompt = original
+
+    async def _custom_run(self, message: dict[str, Any]) -> None:
+        await self._agent.prompt([message])
+        await self._follow_through()
+
+    async def _run(self, body: Run) -> None:
+        settling = self._settling
+        if settling is not None:  # the previous run is still announcing agent_settled (as pi)
+            await asyncio.shield(settling)
+        self._abort_requested = False
+        try:
+            await self._checkpoints.before_run()
+            await body
+        finally:
+            body.close()  # a body never awaited (before_run raised) must not warn
+            self._busy = False
+            self._after_run()
+            done = self._settling = asyncio.get_running_loop().create_future()
+            try:
+                # pi 1.6: nothing more will run on its own (retries, compaction, queued messages).
+                await self._hub.emit({"type": "agent_settled", "aborted": self.last_stop() == "aborted"})
+            finally:
+                self._settling = None
+                done.set_result(None)
+
+    async def _follow_through(self) -> None:
+        """Automatic retries, post-compaction continuations and queued messages of the run just
+        started, until nothing is left. The agent polls its queues only after a turn; a message
+        queued after the last poll needs one more continuation (pi's ``_handlePostAgentRun``).
+        After an abort the queues are left as they are: the front end hands them back (TUI,
+        inline) or keeps them (RPC)."""
+        agent = self._agent
+        while True:
+            await self._retry.run_loop()
+            if await self._compactor.after_run():
+                await agent.continue_()
+                continue
+            if self._abort_requested or self.last_stop() == "aborted" or not agent.has_queued_messages():
+                return
+            await agent.continue_()
+
+    def last_stop(self) -> str | None:
+        """The ``stopReason`` of the last assistant message."""
+        for message in reversed(self._agent.state.messages):
+            if message.get("role") == "assistant":
+                return str(message.get("stopReason"))
+        return None
+
+    async def abort(self) -> None:
+        """Stop the current run (and any retry wait or compaction) and wait until the agent is idle."""
+        self._abort_requested = True
+        self._retry.abort()
+        self._compactor.abort()
+        self._agent.abort()
+        await self._agent.wait_for_idle()
+
+    # -- queues ------------------------------------------------------------------------------------
+
+    def queue(self, kind: str, text: str, images: list[ImageContent] | None) -> None:
+        """Queue a user message on the agent (``kind``: ``"steer"`` or ``"followUp"``) and announce it."""
+        content: list[Any] = [{"type": "text", "text": text}, *(images or [])]
+        message = {"role": "user", "content": content, "timestamp": now_ms()}
+        (self._agent.steer if kind == "steer" else self._agent.follow_up)(message)
+        self._hub.emit_nowait(self.queue_event())
+
+    def clear(self) -> tuple[list[str], list[str]]:
+        """Drop every queued message; returns the user texts (steering, follow-up) for the editor."""
+        steering = queued_texts(self._agent.clear_steering_queue())
+        follow_up = queued_texts(self._agent.clear_follow_up_queue())
+        self._hub.emit_nowait(self.queue_event())
+        return steering, follow_up
+
+    def texts(self) -> tuple[list[str], list[str]]:
+        """The queued user texts: (steering, follow-up), oldest first."""
+        return queued_texts(self._agent.steering_queue), queued_texts(self._agent.follow_up_queue)
+
+    def queue_event(self) -> dict[str, Any]:
+        steering, follow_up = self.texts()
+        self._announced = (len(self._agent.steering_queue), len(self._agent.follow_up_queue))
+        return {"type": "queue_update", "steering": steering, "followUp": follow_up}
+
+    def admitted(self) -> dict[str, Any] | None:
+        """The ``queue_update`` to announce when the agent has taken queued messages since the
+        last one (called at each user ``message_start``), else None."""
+        now = (len(self._agent.steering_queue), len(self._agent.follow_up_queue))
+        return None if now == self._announced else self.queue_event()
