@@ -21,6 +21,7 @@ from typing import Any
 from pi_cli.extensions.prompts import Command, PromptHandling
 from pi_cli.extensions.ui import ExtensionUI, NoUI
 from pi_cli.permissions.install import current_tool_call
+from pi_cli.sandbox.protocol import ToolSandbox
 
 ErrorSink = Callable[[dict[str, Any]], None]
 
@@ -45,8 +46,9 @@ class Flag:
 class ExtensionRunner(PromptHandling):
     """Registries (handlers, tools, commands, flags) plus dispatch. One per session."""
 
-    def __init__(self, cwd: str, flag_values: dict[str, Any] | None = None) -> None:
+    def __init__(self, cwd: str, flag_values: dict[str, Any] | None = None, sandbox: ToolSandbox | None = None) -> None:
         self.cwd = cwd
+        self.sandbox = sandbox  # confines the processes extensions start with pi.exec
         self.handlers: dict[str, list[Registered]] = {}
         self.tools: list[Registered] = []
         self.commands: dict[str, Command] = {}
