@@ -9,7 +9,6 @@ It implements :class:`~pi_cli.sandbox.protocol.ToolSandbox` for the built-in too
 - :meth:`confinement` builds the Landlock domain lazily (first process started) and rebuilds it when
   the policy changes (``/sandbox``) or the filesystem around a denied path changed; the allow-list
   proxy starts with the first confinement that needs it.
-- :meth:`exempt_once` marks one tool call to run outside the sandbox (after the user approved it).
 - :meth:`runs_confined` / :attr:`auto_allow_bash` are what the approval gate asks (ask mode does not
   ask about a bash call that runs sandboxed).
 """
@@ -21,37 +20,32 @@ import tempfile
 import threading
 from typing import Any
 
-from pi_cli.ai.abort import AbortSignal
 from pi_cli.sandbox import landlock
 from pi_cli.sandbox.blocked import explain_block
 from pi_cli.sandbox.confinement import LandlockConfinement, check_support, real
 from pi_cli.sandbox.pathcheck import read_refusal, write_refusal
 from pi_cli.sandbox.policy import SandboxMode, SandboxPolicy
-from pi_cli.sandbox.protocol import OutsideApprover
 from pi_cli.sandbox.proxy import AllowListProxy
 
 CONFINED_TOOLS = frozenset({"bash"})  # tools whose whole effect happens in a confined process
 
 
 class Sandbox:
-    """See the module doc. ``cwd`` is the project; ``approver`` answers "run outside?" (the gate)."""
+    """See the module doc. ``cwd`` is the project (writable in ``workspace`` mode)."""
 
     def __init__(
         self,
         policy: SandboxPolicy,
         cwd: str,
         *,
-        approver: OutsideApprover | None = None,
         temp_dir: str | None = None,
     ) -> None:
         check_support(policy)
         self._policy = policy
         self.cwd = os.path.abspath(cwd)
-        self.approver = approver
         self._temp = temp_dir or tempfile.gettempdir()
         self._confinement: LandlockConfinement | None = None
         self._proxy: AllowListProxy | None = None
-        self._exempt: set[str] = set()
         self._lock = threading.Lock()  # the MCP thread may start a server while the agent runs bash
 
     # -- policy -------------------------------------------------------------------------------
@@ -69,9 +63,9 @@ class Sandbox:
         """Ask mode lets a sandboxed bash call run unasked (settings ``autoAllowBashIfSandboxed``)."""
         return self._policy.active and self._policy.auto_allow_bash
 
-    def runs_confined(self, tool: str, call_id: str | None = None) -> bool:
-        """Whether this call of ``tool`` will run inside the sandbox."""
-        return self.active and tool in CONFINED_TOOLS and (call_id is None or call_id not in self._exempt)
+    def runs_confined(self, tool: str) -> bool:
+        """Whether a call of ``tool`` runs inside the sandbox (bash; the file tools check paths)."""
+        return self.active and tool in CONFINED_TOOLS
 
     def set_policy(self, policy: SandboxPolicy) -> None:
         """Switch policy for the rest of the session (``/sandbox``); raises
@@ -92,15 +86,8 @@ class Sandbox:
 
     # -- processes ----------------------------------------------------------------------------
 
-    def exempt_once(self, call_id: str) -> None:
-        """The next :meth:`confinement` for ``call_id`` is None: the user let it run outside."""
-        self._exempt.add(call_id)
-
-    def confinement(self, call_id: str | None = None) -> LandlockConfinement | None:
-        """The confinement for a process a tool starts now; None when off or ``call_id`` is exempt."""
-        if call_id is not None and call_id in self._exempt:
-            self._exempt.discard(call_id)
-            return None
+    def confinement(self) -> LandlockConfinement | None:
+        """The confinement for a process a tool starts now; None when the sandbox is off."""
         if not self._policy.active:
             return None
         with self._lock:
@@ -132,15 +119,6 @@ class Sandbox:
     def explain_block(self, output: str, cwd: str, since: float) -> str | None:
         refused = self._proxy.refused_since(since) if self._proxy is not None else []
         return explain_block(self._policy, self.write_roots(), output, cwd, refused)
-
-    async def offer_outside(
-        self, tool: str, call_id: str | None, command: str, note: str, signal: AbortSignal | None
-    ) -> bool:
-        """Ask (through the approver) to run this one blocked call again outside the sandbox;
-        False when nobody can be asked (print, json) or the user declined. The caller reruns it."""
-        if self.approver is None:
-            return False
-        return await self.approver.approve_outside(tool, command, note, signal)
 
     # -- reporting ----------------------------------------------------------------------------
 

@@ -35,15 +35,13 @@ class ProcessConfinement(Protocol):
 class ToolSandbox(Protocol):
     """The session's sandbox as the built-in tools use it.
 
-    ``confinement(call_id)`` is None when the sandbox is off or this call was approved to run
-    outside it. ``check_read`` / ``check_write`` return None or the refusal the tool raises (the
-    same policy, on the symlink-resolved path). ``explain_block`` turns a confined run's output into
-    a note naming what the sandbox blocked, or None when nothing points at the sandbox.
-    ``offer_outside`` asks the user to run one blocked call outside the sandbox; False where nobody
-    can be asked (print, json).
+    ``confinement()`` is None when the sandbox is off. ``check_read`` / ``check_write`` return
+    None or the refusal the tool raises (the same policy, on the symlink-resolved path).
+    ``explain_block`` turns a confined run's output into a note naming what the sandbox blocked, or
+    None when nothing points at the sandbox (``since``: ``time.monotonic()`` when the run started).
     """
 
-    def confinement(self, call_id: str | None = None) -> ProcessConfinement | None: ...
+    def confinement(self) -> ProcessConfinement | None: ...
 
     def check_read(self, path: str) -> str | None: ...
 
@@ -51,12 +49,19 @@ class ToolSandbox(Protocol):
 
     def explain_block(self, output: str, cwd: str, since: float) -> str | None: ...
 
-    async def offer_outside(
-        self, tool: str, call_id: str | None, command: str, note: str, signal: AbortSignal | None
-    ) -> bool: ...
+
+class SandboxStatus(Protocol):
+    """What the approval gate asks the sandbox: does this call run confined, and may ask mode
+    then let it run unasked."""
+
+    @property
+    def auto_allow_bash(self) -> bool: ...
+
+    def runs_confined(self, tool: str) -> bool: ...
 
 
 class OutsideApprover(Protocol):
-    """Who decides whether one call may run outside the sandbox (the approval gate)."""
+    """Who decides whether one blocked call may run again outside the sandbox (the approval gate:
+    a dialog where someone can be asked, False in print and json)."""
 
     async def approve_outside(self, tool: str, command: str, note: str, signal: AbortSignal | None) -> bool: ...

@@ -8,7 +8,7 @@ loop turns them into error tool results.
 from __future__ import annotations
 
 from pi_cli.agent.types import AgentTool
-from pi_cli.sandbox.protocol import ToolSandbox
+from pi_cli.sandbox.protocol import OutsideApprover, ToolSandbox
 from pi_cli.tools.edit import EditTool
 from pi_cli.tools.find import FindTool
 from pi_cli.tools.grep import GrepTool
@@ -22,17 +22,23 @@ TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write", "grep", "find", 
 DEFAULT_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write")
 
 
-def create_coding_tools(cwd: str, sandbox: ToolSandbox | None = None) -> list[AgentTool]:
+def create_coding_tools(
+    cwd: str, sandbox: ToolSandbox | None = None, approver: OutsideApprover | None = None
+) -> list[AgentTool]:
     """pi's default tool set, in order: read, bash, edit, write."""
-    return [ReadTool(cwd, sandbox), BashTool(cwd, sandbox=sandbox), EditTool(cwd, sandbox), WriteTool(cwd, sandbox)]
+    bash = BashTool(cwd, sandbox=sandbox, approver=approver)
+    return [ReadTool(cwd, sandbox), bash, EditTool(cwd, sandbox), WriteTool(cwd, sandbox)]
 
 
-def create_all_tools(cwd: str, sandbox: ToolSandbox | None = None) -> dict[str, AgentTool]:
-    """Every built-in tool by name, in :data:`TOOL_NAMES` order; ``sandbox`` (the session's
-    :class:`~pi_cli.sandbox.controller.Sandbox`, None for pi's behaviour) confines them all."""
+def create_all_tools(
+    cwd: str, sandbox: ToolSandbox | None = None, approver: OutsideApprover | None = None
+) -> dict[str, AgentTool]:
+    """Every built-in tool by name, in :data:`TOOL_NAMES` order. ``sandbox`` (the session's
+    :class:`~pi_cli.sandbox.controller.Sandbox`; None is pi's behaviour) confines them all;
+    ``approver`` (the approval gate) is asked before a blocked bash call runs again outside it."""
     tools: list[AgentTool] = [
         ReadTool(cwd, sandbox),
-        BashTool(cwd, sandbox=sandbox),
+        BashTool(cwd, sandbox=sandbox, approver=approver),
         EditTool(cwd, sandbox),
         WriteTool(cwd, sandbox),
         GrepTool(cwd, sandbox),

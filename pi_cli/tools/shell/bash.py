@@ -22,7 +22,7 @@ from typing import Any
 
 from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
-from pi_cli.sandbox.protocol import ToolSandbox
+from pi_cli.sandbox.protocol import OutsideApprover, ToolSandbox
 from pi_cli.tools.base import BuiltinTool, text_result
 from pi_cli.tools.shell.output import OutputCollector
 from pi_cli.tools.shell.runner import BashRunResult, default_shell, kill_tracked_process_groups, run_bash
@@ -60,35 +60,25 @@ class BashTool(BuiltinTool):
     }
 
     def __init__(
-        self, cwd: str, shell: str | None = None, command_prefix: str | None = None, sandbox: ToolSandbox | None = None
+        self,
+        cwd: str,
+        shell: str | None = None,
+        command_prefix: str | None = None,
+        sandbox: ToolSandbox | None = None,
+        approver: OutsideApprover | None = None,
     ) -> None:
-        super().__init__(cwd)
+        super().__init__(cwd, sandbox)
         self.shell = shell
         self.command_prefix = command_prefix
-        self.sandbox = sandbox
-
-    async def execute(
-        self,
-        tool_call_id: str,
-        args: dict[str, Any],
-        signal: AbortSignal | None = None,
-        on_update: OnUpdate | None = None,
-    ) -> AgentToolResult:
-        # The call id names the call the user may let run outside the sandbox.
-        return await self._run(args, signal, on_update, tool_call_id)
+        self.approver = approver  # asked before a blocked call runs again outside the sandbox
 
     async def run(
         self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None
     ) -> AgentToolResult:
-        return await self._run(args, signal, on_update, None)
+        return await self._run(args, signal, on_update)
 
     async def _run(
-        self,
-        args: dict[str, Any],
-        signal: AbortSignal | None,
-        on_update: OnUpdate | None,
-        call_id: str | None,
-        outside: bool = False,
+        self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None, outside: bool = False
     ) -> AgentToolResult:
         command = str(args["command"])
         timeout = args.get("timeout")
@@ -98,7 +88,7 @@ class BashTool(BuiltinTool):
             command = f"{self.command_prefix}\n{command}"
 
         sandbox = self.sandbox
-        confinement = sandbox.confinement(call_id) if sandbox is not None and not outside else None
+        confinement = sandbox.confinement() if sandbox is not None and not outside else None
         collector = OutputCollector()
         throttle = _UpdateThrottle(collector, on_update)
         throttle.send_start()  # pi sends an empty update as soon as the command starts
@@ -120,8 +110,13 @@ class BashTool(BuiltinTool):
         note = ""
         if sandbox is not None and confinement is not None and not result.cancelled:
             note = sandbox.explain_block(result.output, self.cwd, started) or ""
-            if note and await sandbox.offer_outside("bash", call_id, str(args["command"]), note, signal):
-                return await self._run(args, signal, on_update, call_id, outside=True)
+            approver = self.approver
+            if (
+                note
+                and approver is not None
+                and await approver.approve_outside("bash", str(args["command"]), note, signal)
+            ):
+                return await self._run(args, signal, on_update, outside=True)
         elif outside:
             note = "[Ran outside the sandbox: the user approved this one call.]"
         text = result.output or "(no output)"
