@@ -26,8 +26,9 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pi_cli.permissions.shell.parser import Command, Script, ShellSyntaxError, parse
-from pi_cli.permissions.shell.words import Word, brace_expand
+from pi_cli.permissions.shell.nodes import Command, Script, Word
+from pi_cli.permissions.shell.parser import ShellSyntaxError, parse
+from pi_cli.permissions.shell.words import brace_expand
 
 SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "fish"})
 _NOT_FILES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty")
@@ -253,6 +254,8 @@ def _variants(words: list[str]) -> list[str]:
         if not command_words:
             continue
         text = " ".join(_show(w) for w in command_words)
+        if os.path.basename(words[0]) == "xargs" and command_words is not words:
+            text += " "  # xargs appends arguments: `xargs rm` runs `rm …`, which `bash(rm *)` must meet
         if text not in out:
             out.append(text)
         base = os.path.basename(command_words[0])

@@ -17,9 +17,9 @@ themselves but may hold substitutions.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
-from pi_cli.permissions.shell.words import CLOSE, COMMA, OPEN, Word, decode_ansi_c
+from pi_cli.permissions.shell.nodes import CLOSE, COMMA, OPEN, Command, Redirect, Script, Word
+from pi_cli.permissions.shell.words import decode_ansi_c
 
 MAX_DEPTH = 40
 _PLAIN = re.compile(r"[^ \t\r\n;&|()<>'\"\\$`{},*?\[]+")  # bash splits words on ASCII blanks only
@@ -36,36 +36,6 @@ def _has_blank(text: str) -> bool:
 
 class ShellSyntaxError(ValueError):
     """The command cannot be read safely; the message says where."""
-
-
-@dataclass(slots=True)
-class Redirect:
-    """``op`` as written (``>``, ``>>``, ``2>`` is ``op=">"`` with ``fd="2"``, ``<<`` …); ``target``
-    is None for a heredoc, whose unquoted body's substitutions are in ``body``."""
-
-    op: str
-    fd: str = ""
-    target: Word | None = None
-    body: list[Word] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class Command:
-    """One simple command (or, with ``data``, the words of a control structure)."""
-
-    assigns: list[Word] = field(default_factory=list)
-    words: list[Word] = field(default_factory=list)
-    redirects: list[Redirect] = field(default_factory=list)
-    source: str = ""
-    data: bool = False
-
-    def empty(self) -> bool:
-        return not (self.assigns or self.words or self.redirects)
-
-
-@dataclass(slots=True)
-class Script:
-    commands: list[Command] = field(default_factory=list)
 
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")

@@ -1,45 +1,16 @@
-"""Words of a parsed shell command, and the expansions the gate performs on them statically.
+"""The expansions the gate performs on words statically, and ``$'…'`` decoding.
 
-A :class:`Word` keeps its text after quote removal (``"a b"`` → ``a b``, ``$'\\x72m'`` → ``rm``,
-``r\\<newline>m`` → ``rm``), with expansions that only the running shell can do (``$HOME``,
-``$(…)``) kept as written and flagged. Brace expansion is static, and the shell does it before it
-looks a command up (``{rm,-rf,x}`` runs ``rm -rf x``), so :func:`brace_expand` does it too; its
-input is the *marked* text, where only unquoted braces and commas are markers.
+Brace expansion is static, and the shell does it before it looks a command up (``{rm,-rf,x}``
+runs ``rm -rf x``), so :func:`brace_expand` does it too; its input is the *marked* text, where only
+unquoted braces and commas are markers.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from pi_cli.permissions.shell.nodes import CLOSE, COMMA, OPEN, Word
 
-if TYPE_CHECKING:
-    from pi_cli.permissions.shell.parser import Script
-
-# Unquoted brace-expansion characters in Word.marked (private-use code points, never in input).
-OPEN, COMMA, CLOSE = "\ue000", "\ue001", "\ue002"
 _UNMARK = str.maketrans({OPEN: "{", COMMA: ",", CLOSE: "}"})
 MAX_BRACE_WORDS = 64
-
-
-@dataclass(slots=True)
-class Word:
-    """One shell word (see module doc). ``kinds`` names the constructs in it: ``$(``, `````,
-    ``<(``, ``>(``; ``subs`` holds the commands those run."""
-
-    text: str = ""
-    marked: str = ""
-    raw: str = ""  # as written (reserved words and assignments are recognised on this)
-    spaced: bool = False  # a quoted part of it holds a blank (shown in single quotes in a part's text)
-    quoted: bool = False
-    expands: bool = False  # holds $-expansions or substitutions: its value is known only at run time
-    glob: bool = False  # unquoted * ? [
-    tilde: bool = False  # starts with an unquoted ~
-    kinds: set[str] = field(default_factory=set)
-    subs: list[Script] = field(default_factory=list)
-
-    @property
-    def dynamic(self) -> bool:
-        return self.expands or self.glob
 
 
 _SIMPLE_ESCAPES = {
