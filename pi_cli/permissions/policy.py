@@ -30,19 +30,23 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pi_cli.config import paths
+from pi_cli.permissions.compiled import BashRules, PathRules
 from pi_cli.permissions.rules import (
+    PathView,
     Rule,
     RuleError,
     RuleKind,
-    bash_hits,
-    covers,
+    View,
+    bash_view,
     is_outside,
-    matches,
+    matches_view,
     parse_rule,
+    path_view,
     real_path,
     tool_path,
+    view_of,
 )
-from pi_cli.permissions.shell.analysis import Analysis, analyse
+from pi_cli.permissions.shell.analysis import Analysis
 
 Mode = Literal["auto", "ask", "read-only"]
 MODES: tuple[Mode, ...] = ("auto", "ask", "read-only")
@@ -73,25 +77,47 @@ class RuleSet:
     allow: list[Rule] = field(default_factory=list)
     deny: list[Rule] = field(default_factory=list)
     ask: list[Rule] = field(default_factory=list)
+    _bash: tuple[tuple[int, int, int], BashRules] | None = field(default=None, repr=False, compare=False)
+    _paths: dict[tuple[str, str], tuple[int, PathRules]] = field(default_factory=dict, repr=False, compare=False)
 
     def add(self, kind: RuleKind, rule: Rule) -> None:
         getattr(self, kind).append(rule)
 
-    def first(self, kind: RuleKind, tool: str, args: dict[str, Any], cwd: str) -> Rule | None:
-        return next((rule for rule in getattr(self, kind) if matches(rule, kind, tool, args, cwd)), None)
+    def bash(self) -> BashRules:
+        """The bash rules compiled together (rebuilt when a list changed)."""
+        key = (len(self.allow), len(self.deny), len(self.ask))
+        if self._bash is None or self._bash[0] != key:
+            self._bash = (key, BashRules.of(self.allow, self.deny, self.ask))
+        return self._bash[1]
+
+    def first(self, kind: RuleKind, tool: str, args: dict[str, Any], cwd: str, view: View = None) -> Rule | None:
+        """The first ``kind`` rule covering the call (``view``: its :func:`view_of`, when known)."""
+        candidates: list[Rule] = getattr(self, kind)
+        if not candidates:
+            return None
+        seen = view if view is not None else view_of(tool, args, cwd)
+        if isinstance(seen, PathView):
+            return self._path_rules(kind, tool, candidates).hit(kind, seen)
+        return next((rule for rule in candidates if matches_view(rule, kind, tool, seen)), None)
+
+    def _path_rules(self, kind: RuleKind, tool: str, candidates: list[Rule]) -> PathRules:
+        cached = self._paths.get((kind, tool))
+        if cached is None or cached[0] != len(candidates):
+            cached = self._paths[(kind, tool)] = (len(candidates), PathRules.of(candidates, tool))
+        return cached[1]
 
     def bash_cover(self, analysis: Analysis) -> list[Rule] | None:
         """Allow rules covering every root part of a parsed command (one per part, a catch-all
         rule alone), or None when some part is not covered."""
-        rules = [rule for rule in self.allow if rule.tool.match("bash") is not None]
-        catch_all = next((r for r in rules if r.argument is None or r.argument == "*"), None)
+        compiled = self.bash()
+        catch_all = compiled.catch_all()
         if catch_all is not None:
             return [catch_all]
         if analysis.error is not None or not analysis.roots:
             return None
         used: list[Rule] = []
         for part in analysis.roots:
-            rule = next((r for r in rules if covers(r, part)), None)
+            rule = compiled.cover(part)
             if rule is None:
                 return None
             if rule not in used:
@@ -100,7 +126,7 @@ class RuleSet:
 
     def has_bash_patterns(self) -> bool:
         """Deny or ask rules that look at bash commands."""
-        return any(r.tool.match("bash") is not None and r.argument is not None for r in [*self.deny, *self.ask])
+        return self.bash().has_patterns
 
 
 def parse_mode(value: str) -> Mode:
@@ -161,15 +187,16 @@ def decide(
     command = args.get("command") if tool == "bash" else None
     if isinstance(command, str):
         return _decide_bash(command, args, mode, rules, cwd, sandboxed)
-    rule = rules.first("deny", tool, args, cwd)
+    view = view_of(tool, args, cwd)
+    rule = rules.first("deny", tool, args, cwd, view)
     if rule is not None:
         return Decision("deny", f"{tool} is denied by the permission rule {rule.text}", rule.text)
     if mode == "read-only" and is_mutating(tool):
         return _read_only(tool)
-    rule = rules.first("ask", tool, args, cwd)
+    rule = rules.first("ask", tool, args, cwd, view)
     if rule is not None:
         return Decision("ask", f"the permission rule {rule.text} asks before {tool}", rule.text)
-    rule = rules.first("allow", tool, args, cwd)
+    rule = rules.first("allow", tool, args, cwd, view)
     if rule is not None:
         return Decision("allow", f"allowed by the permission rule {rule.text}", rule.text)
     if mode != "ask":
@@ -201,28 +228,35 @@ def redirect_targets(analysis: Analysis, cwd: str) -> list[str | None]:
 
 
 def _decide_bash(command: str, args: dict[str, Any], mode: Mode, rules: RuleSet, cwd: str, sandboxed: bool) -> Decision:
-    analysis = analyse(command)
-    bash_rules = [(kind, r) for kind in ("deny", "ask") for r in getattr(rules, kind) if r.tool.match("bash")]
-    for kind, rule in bash_rules:
-        if kind == "deny" and bash_hits(rule, command, analysis):
-            return Decision("deny", f"bash is denied by the permission rule {rule.text}", rule.text)
+    compiled = rules.bash()
+    unquestioned = not (compiled.deny.whole or compiled.ask.whole or compiled.has_patterns or _write_rules(rules))
+    if unquestioned and (mode == "auto" or (mode == "ask" and sandboxed)):
+        # Nothing could refuse or question it: auto mode (pi's) and a sandboxed call need no parse.
+        return Decision("allow", "runs inside the sandbox" if mode == "ask" else "auto mode")
+    view = bash_view(command)
+    analysis = view.analysis
+    rule = compiled.deny.hit(view.texts)
+    if rule is not None:
+        return Decision("deny", f"bash is denied by the permission rule {rule.text}", rule.text)
     targets = redirect_targets(analysis, cwd)
-    for target in targets:
-        rule = rules.first("deny", "write", {"path": target}, cwd) if target is not None else None
-        if rule is not None:
+    real_cwd = real_path(cwd) if targets else cwd
+    writes = [(target, path_view(target, cwd, real_cwd)) for target in targets if target is not None]
+    for target, target_view in writes:
+        hit = rules.first("deny", "write", {}, cwd, target_view)
+        if hit is not None:
             return Decision(
-                "deny", f"the command writes {target}, and the permission rule {rule.text} denies it", rule.text
+                "deny", f"the command writes {target}, and the permission rule {hit.text} denies it", hit.text
             )
     if mode == "read-only":
         return _read_only("bash")
-    for kind, rule in bash_rules:
-        if kind == "ask" and bash_hits(rule, command, analysis):
-            return Decision("ask", f"the permission rule {rule.text} asks before bash", rule.text)
-    for target in targets:
-        rule = rules.first("ask", "write", {"path": target}, cwd) if target is not None else None
-        if rule is not None:
-            return Decision("ask", f"the command writes {target}, and the permission rule {rule.text} asks", rule.text)
-    if rules.has_bash_patterns() and any(part.dynamic for part in analysis.parts):
+    rule = compiled.ask.hit(view.texts)
+    if rule is not None:
+        return Decision("ask", f"the permission rule {rule.text} asks before bash", rule.text)
+    for target, target_view in writes:
+        hit = rules.first("ask", "write", {}, cwd, target_view)
+        if hit is not None:
+            return Decision("ask", f"the command writes {target}, and the permission rule {hit.text} asks", hit.text)
+    if compiled.has_patterns and any(part.dynamic for part in analysis.parts):
         return Decision(
             "ask", "the command computes a command name or inline code at run time, so no rule can vouch for it"
         )
@@ -233,7 +267,7 @@ def _decide_bash(command: str, args: dict[str, Any], mode: Mode, rules: RuleSet,
         texts = ", ".join(rule.text for rule in cover)
         if mode != "ask" or (len(cover) == 1 and cover[0].argument in (None, "*")):
             return Decision("allow", f"allowed by the permission rule {texts}", cover[0].text)
-        unallowed = _unallowed_write(targets, rules, cwd)
+        unallowed = _unallowed_write(targets, writes, rules, cwd)
         if unallowed is None:
             return Decision("allow", f"allowed by the permission rule {texts}", cover[0].text)
         return Decision("ask", unallowed)
@@ -242,12 +276,19 @@ def _decide_bash(command: str, args: dict[str, Any], mode: Mode, rules: RuleSet,
     return Decision("ask", _why_bash_asks(analysis, rules))
 
 
-def _unallowed_write(targets: list[str | None], rules: RuleSet, cwd: str) -> str | None:
+def _write_rules(rules: RuleSet) -> bool:
+    """Deny or ask rules that could meet a file a redirection writes."""
+    return any(rule.tool.match("write") is not None for rule in (*rules.deny, *rules.ask))
+
+
+def _unallowed_write(
+    targets: list[str | None], writes: list[tuple[str, PathView]], rules: RuleSet, cwd: str
+) -> str | None:
     """Why a write of an otherwise allowed command still asks, or None when every write is allowed."""
-    for target in targets:
-        if target is None:
-            return "the command writes to a file named only at run time"
-        if rules.first("allow", "write", {"path": target}, cwd) is None:
+    if None in targets:
+        return "the command writes to a file named only at run time"
+    for target, view in writes:
+        if rules.first("allow", "write", {}, cwd, view) is None:
             return f"the command writes {target} (an output redirection) and no write(...) rule allows it"
     return None
 

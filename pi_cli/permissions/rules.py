@@ -50,6 +50,7 @@ class Rule:
     tool: re.Pattern[str]
     argument: str | None
     arg_regex: re.Pattern[str] | None
+    absolute: bool = False  # a path pattern matched against the absolute path
 
 
 def _name_regex(glob: str) -> re.Pattern[str]:
@@ -89,7 +90,7 @@ def parse_rule(text: str) -> Rule:
         return Rule(text, _name_regex(name), argument, _name_regex(argument))
     if name in PATH_TOOLS:
         glob = os.path.expanduser(argument) if argument.startswith("~") else argument
-        return Rule(text, _name_regex(name), glob, _path_regex(glob.rstrip("/") or "/"))
+        return Rule(text, _name_regex(name), glob, _path_regex(glob.rstrip("/") or "/"), os.path.isabs(glob))
     tools = ", ".join(sorted(PATH_TOOLS))
     raise RuleError(f"permission rule {text!r}: only bash and file tools ({tools}) take a (pattern)")
 
@@ -143,52 +144,92 @@ def covers(rule: Rule, part: Part) -> bool:
     return rule.arg_regex.match(part.text) is not None and names_constructs(rule, part)
 
 
-def bash_hits(rule: Rule, command: str, analysis: Analysis) -> bool:
-    """Whether a deny/ask ``rule`` matches any command ``command`` could run."""
-    if rule.arg_regex is None:
-        return True
+@dataclass(frozen=True, slots=True)
+class BashView:
+    """A bash call as rules see it: the analysis, and every text a deny/ask rule is tried on."""
+
+    analysis: Analysis
+    texts: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PathView:
+    """A path tool's path as written and where it leads, each also relative to the cwd when inside."""
+
+    path: str
+    real: str
+    rel: str | None
+    real_rel: str | None
+
+
+def bash_view(command: str) -> BashView:
+    analysis = analyse(command)
     texts = [command.strip()]
     for part in analysis.parts:
         texts.append(part.text)
         texts.extend(part.variants)
     if analysis.error is not None:
         texts.extend(piece.strip() for piece in _SPLIT_DEEP.split(command) if piece.strip())
-    return any(rule.arg_regex.match(text) for text in texts)
+    return BashView(analysis, tuple(dict.fromkeys(texts)))
 
 
-def _path_matches(rule: Rule, path: str, cwd: str) -> bool:
-    assert rule.arg_regex is not None and rule.argument is not None
-    if os.path.isabs(rule.argument):
+def _relative(path: str, cwd: str) -> str | None:
+    if path == cwd:
+        return "."
+    prefix = cwd.rstrip("/") + "/"
+    return path[len(prefix) :] if path.startswith(prefix) else None  # both normalised: no relpath needed
+
+
+def path_view(path: str, cwd: str, real_cwd: str | None = None) -> PathView:
+    """``path`` (absolute, normalised) as rules see it; ``real_cwd`` saves resolving the cwd again."""
+    real = real_path(path)
+    return PathView(path, real, _relative(path, cwd), _relative(real, real_cwd or real_path(cwd)))
+
+
+View = BashView | PathView | None
+
+
+def view_of(tool: str, args: dict[str, Any], cwd: str) -> View:
+    """What rules for ``tool`` look at in this call, computed once for all of them."""
+    if tool == "bash":
+        command = args.get("command")
+        return bash_view(command) if isinstance(command, str) else None
+    path = tool_path(tool, args, cwd)
+    return path_view(path, cwd) if path is not None else None
+
+
+def _path_hits(rule: Rule, path: str, relative: str | None) -> bool:
+    assert rule.arg_regex is not None
+    if rule.absolute:
         return rule.arg_regex.match(path) is not None
-    if not is_inside(path, cwd):
+    return relative is not None and rule.arg_regex.match(relative) is not None
+
+
+def matches_view(rule: Rule, kind: RuleKind, tool: str, view: View) -> bool:
+    """:func:`matches` on a precomputed :func:`view_of`."""
+    if rule.tool.match(tool) is None:
         return False
-    return rule.arg_regex.match(os.path.relpath(path, cwd)) is not None
+    if rule.arg_regex is None or rule.argument is None:
+        return True
+    if isinstance(view, BashView):
+        if kind == "allow":
+            roots = view.analysis.roots
+            if allows_everything(rule):
+                return True
+            return view.analysis.error is None and bool(roots) and all(covers(rule, p) for p in roots)
+        regex = rule.arg_regex
+        return any(regex.match(text) for text in view.texts)
+    if isinstance(view, PathView):
+        if kind == "allow":  # where the call really lands must be allowed
+            return _path_hits(rule, view.real, view.real_rel)
+        return _path_hits(rule, view.path, view.rel) or _path_hits(rule, view.real, view.real_rel)
+    return False
 
 
 def matches(rule: Rule, kind: RuleKind, tool: str, args: dict[str, Any], cwd: str) -> bool:
     """Whether ``rule`` (from the ``kind`` list) covers this call. For bash and *allow*, one rule
     must cover every root part (the gate combines rules part by part, see policy)."""
-    if rule.tool.match(tool) is None:
-        return False
-    if rule.arg_regex is None or rule.argument is None:
-        return True
-    if tool == "bash":
-        command = args.get("command")
-        if not isinstance(command, str):
-            return False
-        analysis = analyse(command)
-        if kind == "allow":
-            if allows_everything(rule):
-                return True
-            return analysis.error is None and bool(analysis.roots) and all(covers(rule, p) for p in analysis.roots)
-        return bash_hits(rule, command, analysis)
-    path = tool_path(tool, args, cwd)
-    if path is None:
-        return False
-    resolved = (real_path(path), real_path(cwd))
-    if kind == "allow":  # where the call really lands must be allowed
-        return _path_matches(rule, *resolved)
-    return _path_matches(rule, path, cwd) or _path_matches(rule, *resolved)
+    return matches_view(rule, kind, tool, view_of(tool, args, cwd))
 
 
 def _head_rule(part: Part) -> str:

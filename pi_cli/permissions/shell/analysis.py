@@ -25,8 +25,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
-from pi_cli.permissions.shell.nodes import Command, Script, Word
+from pi_cli.permissions.shell.nodes import OPEN, Command, Script, Word
 from pi_cli.permissions.shell.parser import ShellSyntaxError, parse
 from pi_cli.permissions.shell.words import brace_expand
 
@@ -53,11 +54,12 @@ _WRAPPERS: dict[str, frozenset[str]] = {
     "xargs": frozenset({"-I", "-i", "-n", "-P", "-d", "-E", "-L", "-l", "-s", "-a", "--delimiter", "--arg-file"}),
 }
 _TAKES_DURATION = frozenset({"timeout"})
+# Commands _special looks at (the shells, eval, exec, xargs, find, cd …); others pass straight by.
+_SPECIAL = SHELLS | {"eval", "exec", "xargs", "find", "cd", "pushd", "popd", "env"}
 
 
-@dataclass(frozen=True, slots=True)
-class Part:
-    """One command that could run (see the module doc)."""
+class Part(NamedTuple):
+    """One command that could run (see the module doc). A tuple: a 1 KB command makes dozens."""
 
     text: str
     constructs: frozenset[str]
@@ -80,9 +82,14 @@ class Analysis:
 
 def _show(word_text: str, spaced: bool = True) -> str:
     """A word in a part's text: in single quotes when quoting gave it a blank (or it is empty)."""
-    if not word_text or (spaced and any(c in word_text for c in " \t\n")):
+    if not word_text or (spaced and (" " in word_text or "\t" in word_text or "\n" in word_text)):
         return f"'{word_text}'"
     return word_text
+
+
+def _base(command: str) -> str:
+    """``/usr/bin/rm`` → ``rm`` (cheaper than os.path.basename on the hot path)."""
+    return command.rpartition("/")[2] if "/" in command else command
 
 
 class _Walker:
@@ -100,15 +107,17 @@ class _Walker:
             raise ShellSyntaxError("commands nested too deeply")
         constructs: set[str] = set()
         inner: list[Script] = []
-        words = [*cmd.assigns, *cmd.words]
-        for word in words:
-            constructs |= word.kinds
-            inner.extend(word.subs)
+        for word in (*cmd.assigns, *cmd.words):
+            if word.kinds:
+                constructs |= word.kinds
+                inner.extend(word.subs)
         for redirect in cmd.redirects:
-            if redirect.target is not None:
-                constructs |= redirect.target.kinds
-                inner.extend(redirect.target.subs)
-                self._redirect_write(redirect.op, redirect.target)
+            target = redirect.target
+            if target is not None:
+                if target.kinds:
+                    constructs |= target.kinds
+                    inner.extend(target.subs)
+                self._redirect_write(redirect.op, target)
             for body in redirect.body:
                 constructs |= body.kinds
                 inner.extend(body.subs)
@@ -116,22 +125,27 @@ class _Walker:
         shown: list[str] = [_show(w.text, w.spaced) for w in cmd.assigns]
         dynamic = False
         for word in cmd.words:
+            if OPEN not in word.marked:  # the usual case: no brace expansion
+                text = word.text
+                expanded.append(text)
+                shown.append(text if text and not word.spaced else _show(text, word.spaced))
+                continue
             items = brace_expand(word)
             if items is None:
                 dynamic = True
                 items = [word.text]
             expanded.extend(items)
             shown.extend(_show(item, word.spaced) for item in items)
-        assigns = cmd.assigns
         if cmd.data:
             if constructs:
                 self._add(cmd.source, constructs, (), root, dynamic)
-        elif expanded or assigns:
+        elif expanded or cmd.assigns:
             dynamic = dynamic or (bool(cmd.words) and cmd.words[0].dynamic)
-            code, opaque = self._special(expanded, cmd.words, constructs, depth)
+            unwrapped = _unwrapped(expanded) if expanded and _base(expanded[0]) in _WRAPPERS else []
+            code, opaque = self._special(expanded, unwrapped, cmd.words, constructs)
             inner.extend(code)
-            text = " ".join(shown)
-            self._add(text, constructs, tuple(_variants(expanded)), root, dynamic or opaque)
+            variants = _variants(expanded, unwrapped, bool(cmd.assigns))
+            self._add(" ".join(shown), constructs, variants, root, dynamic or opaque)
         for script in inner:
             self.script(script, False, depth + 1)
 
@@ -146,15 +160,17 @@ class _Walker:
         self.writes.append(_target(target))
 
     def _special(
-        self, words: list[str], raw: list[Word], constructs: set[str], depth: int
+        self, words: list[str], unwrapped: list[list[str]], raw: list[Word], constructs: set[str]
     ) -> tuple[list[Script], bool]:
         """Constructs given by the command itself and the code it runs; (scripts, opaque)."""
         scripts: list[Script] = []
         opaque = False
-        for command_words in [words, *_unwrapped(words)]:
+        for command_words in (words, *unwrapped) if unwrapped else (words,):
             if not command_words:
                 continue
-            name = os.path.basename(command_words[0])
+            name = _base(command_words[0])
+            if name not in _SPECIAL:
+                continue
             args = command_words[1:]
             if name in ("cd", "pushd", "popd"):
                 self.changes_dir = True
@@ -247,21 +263,24 @@ def _unwrapped(words: list[str]) -> list[list[str]]:
     return out
 
 
-def _variants(words: list[str]) -> list[str]:
-    """Further texts for deny/ask rules: the basename form and what wrappers run."""
+def _variants(words: list[str], unwrapped: list[list[str]], assigned: bool) -> tuple[str, ...]:
+    """Further texts for deny/ask rules: the words without leading assignments, the basename form
+    and what wrappers run (none for the usual command, whose text is all there is)."""
+    if not words or ("/" not in words[0] and not unwrapped and not assigned):
+        return ()
     out: list[str] = []
-    for command_words in [words, *_unwrapped(words)]:
+    for command_words in (words, *unwrapped):
         if not command_words:
             continue
         text = " ".join(_show(w) for w in command_words)
-        if os.path.basename(words[0]) == "xargs" and command_words is not words:
+        if _base(words[0]) == "xargs" and command_words is not words:
             text += " "  # xargs appends arguments: `xargs rm` runs `rm …`, which `bash(rm *)` must meet
         if text not in out:
             out.append(text)
-        base = os.path.basename(command_words[0])
+        base = _base(command_words[0])
         if base != command_words[0]:
             out.append(" ".join([base, *(_show(w) for w in command_words[1:])]))
-    return out
+    return tuple(out)
 
 
 def _static_path(text: str) -> str | None:

@@ -28,8 +28,8 @@ class Word:
     expands: bool = False  # holds $-expansions or substitutions: its value is known only at run time
     glob: bool = False  # unquoted * ? [
     tilde: bool = False  # starts with an unquoted ~
-    kinds: set[str] = field(default_factory=set)
-    subs: list[Script] = field(default_factory=list)
+    kinds: frozenset[str] = frozenset()  # immutable defaults: a word is built per token, cheaply
+    subs: tuple[Script, ...] = ()
 
     @property
     def dynamic(self) -> bool:

@@ -23,10 +23,23 @@ from pi_cli.permissions.shell.words import decode_ansi_c
 
 MAX_DEPTH = 40
 _PLAIN = re.compile(r"[^ \t\r\n;&|()<>'\"\\$`{},*?\[]+")  # bash splits words on ASCII blanks only
-_FD_PREFIX = re.compile(r"(\d+|\{[A-Za-z_][A-Za-z0-9_]*\})(?=[<>])")
-_REDIRECTS = ("&>>", "&>", "<<<", "<<-", "<<", "<>", "<&", ">>", ">&", ">|", "<", ">")
-_OPERATORS = (";;&", ";;", ";&", "&&", "||", "|&", ";", "&", "|", "(", ")")
+# A word of plain characters only, ending where the word ends: most words, taken in one match.
+_SIMPLE_WORD = re.compile(r"[^ \t\r\n;&|()<>'\"\\$`{},*?\[~]+(?=[ \t\r\n;&|()<>]|$)")
+_BLANKS = re.compile(r"(?:[ \t\r]|\\\n)+")
+# One token at command level; anything else (quotes, $, backticks, braces, globs, <( ) goes to
+# the character-level word reader. Digits right before < or > are a redirection's fd, not a word.
+_TOKEN = re.compile(
+    # words first: most tokens are words, and the alternation is tried in order
+    r"(?:(?P<word>(?!\d+[<>])[^ \t\r\n;&|()<>'\"\\$`{},*?\[~#][^ \t\r\n;&|()<>'\"\\$`{},*?\[]*(?=[ \t\r\n;&|()<>]|$))"
+    r"|(?P<blank>(?:[ \t\r]|\\\n)+)"
+    r"|(?P<op>;;&|;;|;&|&&|\|\||\|&|[;&|()])"
+    r"|(?P<redirect>(?P<fd>\d+|\{[A-Za-z_][A-Za-z0-9_]*\})?(?P<rop>&>>|&>|<<<|<<-|<<|<>|<&|>>|>&|>\||<(?!\()|>(?!\()))"
+    r"|(?P<newline>\n)"
+    r"|(?P<comment>\#[^\n]*))"
+    r"(?:[ \t\r]|\\\n)*"  # blanks after a token are taken with it
+)
 _SKIPPED = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "{", "}", "!", "esac"})
+_RESERVED = _SKIPPED | {"coproc", "time", "function", "for", "select", "case", "[["}
 _PARAM_CHARS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]")
 
 
@@ -54,59 +67,62 @@ class _Parser:
     # -- commands -------------------------------------------------------------------------------
 
     def script(self, closing: str | None = None) -> Script:
-        """Commands up to the end, or up to the unmatched ``closing`` ``)`` (consumed)."""
+        """Commands up to the end, or up to the unmatched ``closing`` ``)`` (consumed).
+
+        The hot loop of the gate: one token regex run per token, then the fewest checks that
+        tell a word at command position (reserved words, assignments) from an argument."""
         out = Script()
+        commands = out.commands
         cur = Command()
+        fresh = True  # cur holds nothing yet
         start = self.i
         parens = 0
         case: list[str] = []  # "pattern" / "body" per open case statement
-        s = self.s
+        s, n = self.s, self.n
+        token = _TOKEN.match
 
         def flush(end: int) -> None:
-            nonlocal cur, start
-            if not cur.empty():
+            nonlocal cur, fresh
+            if not fresh:
                 cur.source = s[start:end].strip()
-                out.commands.append(cur)
-            cur = Command()
+                commands.append(cur)
+                cur = Command()
+                fresh = True
 
         while True:
-            self._blanks()
-            if self.i >= self.n:
-                if closing is not None:
-                    raise ShellSyntaxError("a $( or ( is not closed")
-                flush(self.i)
-                return out
-            if cur.empty():
-                start = self.i
-            c = s[self.i]
-            if c == "#":
-                end = s.find("\n", self.i)
-                self.i = self.n if end == -1 else end
+            m = token(s, self.i)
+            kind = m.lastgroup if m is not None else None
+            if kind == "word" and cur.words and not case and not cur.data:  # an argument: most tokens
+                text = m.group("word")  # type: ignore[union-attr]
+                cur.words.append(Word(text, text, text))
+                self.i = m.end()  # type: ignore[union-attr]
                 continue
-            if c == "\n":
-                flush(self.i)
-                self.i += 1
-                self._read_heredocs()
+            if kind == "word":
+                if fresh:
+                    start, fresh = self.i, False
+                self.i = m.end()  # type: ignore[union-attr]
+                text = m.group("word")  # type: ignore[union-attr]
+                word = Word(text, text, text)
+            elif kind == "blank":
+                self.i = m.end()  # type: ignore[union-attr]
                 continue
-            if c in "<>&" and self._at_redirect():
-                self._redirect(cur, "")
-                continue
-            if c in ";&|()":
-                op = next(o for o in _OPERATORS if s.startswith(o, self.i))
+            elif kind == "op":
+                op = m.group("op")  # type: ignore[union-attr]
                 if op == ")" and closing == ")" and parens == 0 and not (case and case[-1] == "pattern"):
                     flush(self.i)
                     self.i += 1
                     return out
-                at_command = cur.empty()
+                at_command = fresh
                 flush(self.i)
                 self.i += len(op)
                 if case and case[-1] == "pattern":
                     if op == ")":
                         case[-1] = "body"
                     continue  # "(" and "|" between patterns
-                if op == "(" and s.startswith("(", self.i) and at_command:
+                if op == "(" and at_command and s.startswith("(", self.i):
+                    begin = self.i - 1
                     self.i += 1
-                    out.commands.append(Command(words=[self._arith()], source=s[start : self.i].strip(), data=True))
+                    commands.append(Command(words=[self._arith()], source=s[begin : self.i].strip(), data=True))
                 elif op == "(":
                     parens += 1
                 elif op == ")":
@@ -116,18 +132,37 @@ class _Parser:
                 elif op in (";;", ";&", ";;&") and case:
                     case[-1] = "pattern"
                 continue
-            prefix = _FD_PREFIX.match(s, self.i)
-            if prefix is not None and self._at_redirect(prefix.end()):
-                self.i = prefix.end()
-                self._redirect(cur, prefix.group(1))
+            elif kind == "redirect":
+                if fresh:
+                    start, fresh = self.i, False
+                self._redirect(cur, m.group("fd") or "", m.group("rop"), m.end())  # type: ignore[union-attr]
                 continue
-            word = self.word()
+            elif kind == "newline":
+                flush(self.i)
+                self.i += 1
+                if self.heredocs:
+                    self._read_heredocs()
+                continue
+            elif kind == "comment":
+                self.i = m.end()  # type: ignore[union-attr]
+                continue
+            elif self.i >= n:
+                if closing is not None:
+                    raise ShellSyntaxError("a $( or ( is not closed")
+                flush(self.i)
+                return out
+            else:
+                if fresh:
+                    start, fresh = self.i, False
+                word = self.word()
+                self._blanks()
             bare = word.raw
             if case and case[-1] == "pattern":
                 if bare == "esac":
                     case.pop()
                 else:
-                    out.commands.append(Command(words=[word], source=word.text, data=True))
+                    commands.append(Command(words=[word], source=word.text, data=True))
+                fresh = not (cur.words or cur.assigns or cur.redirects)
                 continue
             if cur.data:
                 if bare == "do":
@@ -135,61 +170,66 @@ class _Parser:
                 else:
                     cur.words.append(word)
                 continue
-            if cur.words or cur.assigns:
-                if not cur.words and _ASSIGNMENT.match(bare):
-                    cur.assigns.append(word)
-                else:
-                    cur.words.append(word)
-                continue
-            # Command position: reserved words, assignments, function definitions.
-            if bare == "esac" and case:
-                case.pop()
-                continue
-            if bare in _SKIPPED or bare == "coproc":
-                continue
-            if bare == "time":
-                self._blanks()
-                if s.startswith("-p", self.i) and s[self.i + 2 : self.i + 3] in ("", " ", "\t"):
-                    self.i += 2
-                continue
-            if bare == "function":
-                self._blanks()
-                self.word()
-                self._skip_empty_parens()
-                continue
-            if bare in ("for", "select"):
-                self._blanks()
-                if s.startswith("((", self.i):
-                    self.i += 2
-                    out.commands.append(Command(words=[self._arith()], source=s[start : self.i].strip(), data=True))
-                    continue
-                cur.data = True
+            if cur.words:
                 cur.words.append(word)
                 continue
-            if bare == "case":
-                self._case_head(out, start)
-                case.append("pattern")
+            if cur.assigns and not ("=" in bare and _ASSIGNMENT.match(bare)):
+                cur.words.append(word)
                 continue
-            if bare == "[[":
-                out.commands.append(self._conditional(word, start))
+            # Command position: reserved words, assignments, function definitions.
+            if bare in _RESERVED and self._reserved(bare, word, cur, commands, case, start):
+                fresh = not (cur.words or cur.assigns or cur.redirects)
                 continue
-            if _ASSIGNMENT.match(bare):
+            if "=" in bare and _ASSIGNMENT.match(bare):
                 cur.assigns.append(word)
                 continue
-            if self._skip_empty_parens():
+            if self.i < n and s[self.i] == "(" and self._skip_empty_parens():
+                fresh = not (cur.words or cur.assigns or cur.redirects)
                 continue  # name () { …; }: the body follows as ordinary commands
             cur.words.append(word)
 
-    def _blanks(self) -> None:
-        s, n = self.s, self.n
-        while self.i < n:
-            c = s[self.i]
-            if c in " \t\r":
-                self.i += 1
-            elif c == "\\" and s.startswith("\n", self.i + 1):
+    def _reserved(
+        self, bare: str, word: Word, cur: Command, commands: list[Command], case: list[str], start: int
+    ) -> bool:
+        """Handle a reserved word at command position; False when it is an ordinary word here."""
+        s = self.s
+        if bare == "esac":
+            if case:
+                case.pop()
+            return True
+        if bare in _SKIPPED or bare == "coproc":
+            return True
+        if bare == "time":
+            if s.startswith("-p", self.i) and s[self.i + 2 : self.i + 3] in ("", " ", "\t"):
                 self.i += 2
-            else:
-                return
+            return True
+        if bare == "function":
+            self._blanks()
+            self.word()
+            self._skip_empty_parens()
+            return True
+        if bare in ("for", "select"):
+            self._blanks()
+            if s.startswith("((", self.i):
+                self.i += 2
+                commands.append(Command(words=[self._arith()], source=s[start : self.i].strip(), data=True))
+                return True
+            cur.data = True
+            cur.words.append(word)
+            return True
+        if bare == "case":
+            self._case_head(commands, start)
+            case.append("pattern")
+            return True
+        if bare == "[[":
+            commands.append(self._conditional(word, start))
+            return True
+        return False
+
+    def _blanks(self) -> None:
+        m = _BLANKS.match(self.s, self.i)
+        if m is not None:
+            self.i = m.end()
 
     def _skip_empty_parens(self) -> bool:
         save = self.i
@@ -203,18 +243,8 @@ class _Parser:
         self.i = save
         return False
 
-    def _at_redirect(self, at: int | None = None) -> bool:
-        j = self.i if at is None else at
-        s = self.s
-        if s.startswith(("<(", ">("), j):
-            return False  # process substitution
-        if s.startswith("&", j):
-            return s.startswith(("&>>", "&>"), j)
-        return j < self.n and s[j] in "<>"
-
-    def _redirect(self, cur: Command, fd: str) -> None:
-        op = next(o for o in _REDIRECTS if self.s.startswith(o, self.i))
-        self.i += len(op)
+    def _redirect(self, cur: Command, fd: str, op: str, end: int) -> None:
+        self.i = end
         self._blanks()
         if self.i >= self.n or self.s[self.i] in "\n;&|)":
             raise ShellSyntaxError(f"redirection {op} has no target")
@@ -240,14 +270,14 @@ class _Parser:
                 redirect.body.append(_Parser("\n".join(body), self.depth + 1).heredoc_body())
         self.heredocs.clear()
 
-    def _case_head(self, out: Script, start: int) -> None:
+    def _case_head(self, commands: list[Command], start: int) -> None:
         self._blanks()
         subject = self.word()
         while self.i < self.n and self.s[self.i] in " \t\n":
             self.i += 1
         if self.word().text != "in":
             raise ShellSyntaxError("case without in")
-        out.commands.append(Command(words=[subject], source=self.s[start : self.i].strip(), data=True))
+        commands.append(Command(words=[subject], source=self.s[start : self.i].strip(), data=True))
 
     def _conditional(self, first: Word, start: int) -> Command:
         """``[[ … ]]``: words until ``]]``; ``<``, ``>``, ``(``, ``&&`` are operators of the test."""
@@ -270,6 +300,11 @@ class _Parser:
 
     def word(self) -> Word:
         """One word from ``self.i`` (which is not at a blank or an operator)."""
+        simple = _SIMPLE_WORD.match(self.s, self.i)
+        if simple is not None:
+            self.i = simple.end()
+            plain = simple.group()
+            return Word(plain, plain, plain)
         w = Word()
         text: list[str] = []
         marked: list[str] = []
@@ -389,7 +424,7 @@ class _Parser:
                 self._substitution(w, text, marked, "$(")
                 return
             w.kinds |= inner.kinds
-            w.subs.extend(inner.subs)
+            w.subs += inner.subs
             w.expands = True
             text.append(s[i : self.i])
             marked.append(s[i : self.i])
@@ -409,9 +444,9 @@ class _Parser:
         """``$(…)``, ``<(…)`` or ``>(…)`` from ``self.i``: its commands, parsed in place."""
         begin = self.i
         inner = _Parser(self.s, self.depth + 1, begin + 2)
-        w.subs.append(inner.script(closing=")"))
+        w.subs += (inner.script(closing=")"),)
         self.i = inner.i
-        w.kinds.add(kind)
+        w.kinds |= {kind}
         w.expands = True
         text.append(self.s[begin : self.i])
         marked.append(self.s[begin : self.i])
@@ -424,8 +459,8 @@ class _Parser:
             raise ShellSyntaxError("a ` quote is not closed")
         raw = s[self.i + 1 : j]
         inner = re.sub(r"\\([$`\\])", r"\1", raw)
-        w.subs.append(_Parser(inner, self.depth + 1).script())
-        w.kinds.add("`")
+        w.subs += (_Parser(inner, self.depth + 1).script(),)
+        w.kinds |= {"`"}
         w.expands = True
         text.append(s[self.i : j + 1])
         marked.append(s[self.i : j + 1])
@@ -462,7 +497,7 @@ class _Parser:
         else:
             raise ShellSyntaxError("a ${ is not closed")
         w.kinds |= scratch.kinds
-        w.subs.extend(scratch.subs)
+        w.subs += scratch.subs
         w.expands = True
         text.append(s[begin : self.i])
         marked.append(s[begin : self.i])
