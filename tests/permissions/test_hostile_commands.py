@@ -137,6 +137,8 @@ RM_DISGUISES = [
     "{rm,-rf,src}",
     "$'\\x72\\x6d' -rf src",
     "r\\\nm -rf src",
+    "FOO=1 rm -rf src",
+    "X=$(id) /usr/bin/rm -rf src",
 ]
 
 
@@ -167,7 +169,7 @@ def test_hostile_commands_never_run_unasked(command: str, rules: RuleSet, cwd: s
 
 
 def test_the_rm_disguises_are_all_there() -> None:
-    assert len(RM_DISGUISES) == 16
+    assert len(RM_DISGUISES) == 18
 
 
 @pytest.mark.parametrize("command", RM_DISGUISES, ids=lambda c: repr(c[:40]))

@@ -138,3 +138,14 @@ def test_a_blocked_run_is_explained_and_ordinary_failures_are_not(places: Places
     assert explain_block(SandboxPolicy(), roots, f"{out}/x: Permission denied", str(places.project), []) is None
     hosts = explain_block(policy, roots, "HTTP Error 403", str(places.project), ["evil.example:443"])
     assert hosts is not None and "evil.example:443" in hosts and "sandbox.network.allow" in hosts
+
+
+def test_the_sandbox_flag() -> None:
+    from pi_cli.cli_args import HELP_TEXT, parse_args
+    from pi_cli.errors import UsageError
+
+    assert parse_args(["--sandbox", "workspace", "-p", "hi"]).sandbox == "workspace"
+    assert parse_args(["-p", "hi"]).sandbox is None
+    with pytest.raises(UsageError, match=r'Invalid --sandbox "jail"\. Valid values: off, workspace, read-only'):
+        parse_args(["--sandbox", "jail"])
+    assert "--sandbox <mode>" in HELP_TEXT

@@ -123,3 +123,15 @@ def test_only_the_users_mcp_json_may_take_a_server_out(places: Places) -> None:
     config = load_mcp_config(places.home / ".pi" / "agent", places.project, trusted=True)
     assert "p" not in config.servers
     assert any("sandbox: only the user" in e for e in config.errors)
+
+
+def test_state_reports_the_sandbox_and_a_mode_switch_applies(places: Places, sandbox: Sandbox) -> None:
+    state = sandbox.state()
+    assert state["mode"] == "workspace" and state["network"] == "off"
+    assert str(places.project) in state["writable"] and str(places.temp) in state["writable"]
+    assert any(p.endswith("/.ssh") for p in state["denyRead"]) and state["landlockAbi"] >= 4
+    first = sandbox.confinement()
+    sandbox.set_mode("read-only")
+    assert sandbox.state()["writable"] == [] and sandbox.confinement() is not first
+    sandbox.set_mode("off")
+    assert sandbox.confinement() is None and not sandbox.runs_confined("bash")

@@ -93,9 +93,16 @@ class _Parser:
             m = token(s, self.i)
             kind = m.lastgroup if m is not None else None
             if kind == "word" and cur.words and not case and not cur.data:  # an argument: most tokens
-                text = m.group("word")  # type: ignore[union-attr]
-                cur.words.append(Word(text, text, text))
-                self.i = m.end()  # type: ignore[union-attr]
+                # Arguments in a row, in one tight loop: the common case of every command.
+                words = cur.words
+                while True:
+                    text = m.group("word")  # type: ignore[union-attr]
+                    words.append(Word(text, text, text))
+                    end = m.end()  # type: ignore[union-attr]
+                    m = token(s, end)
+                    if m is None or m.lastgroup != "word":
+                        break
+                self.i = end
                 continue
             if kind == "word":
                 if fresh:
