@@ -135,3 +135,19 @@ def test_state_reports_the_sandbox_and_a_mode_switch_applies(places: Places, san
     assert sandbox.state()["writable"] == [] and sandbox.confinement() is not first
     sandbox.set_mode("off")
     assert sandbox.confinement() is None and not sandbox.runs_confined("bash")
+
+
+async def test_timeout_and_abort_kill_a_confined_command(places: Places, sandbox: Sandbox) -> None:
+    import asyncio
+
+    from pi_cli.ai.abort import AbortController
+
+    tool = BashTool(str(places.project), sandbox=sandbox)
+    with pytest.raises(BashToolError, match=r"Command timed out after 0\.5 seconds"):
+        await tool.execute("t", {"command": "sleep 30 & sleep 30", "timeout": 0.5})
+    controller = AbortController()
+    task = asyncio.ensure_future(tool.execute("a", {"command": "echo started; sleep 30"}, controller.signal))
+    await asyncio.sleep(0.3)
+    controller.abort()
+    with pytest.raises(BashToolError, match="Command aborted"):
+        await asyncio.wait_for(task, 5)
