@@ -66,11 +66,19 @@ async def test_listed_host_through_the_proxy_others_refused(places: Places, upst
         assert "403" in refused and f"connecting to localhost:{upstream}" in refused
         direct = f'import socket; socket.create_connection(("127.0.0.1", {upstream}), 3)'
         assert "Permission denied" in await run(tool, direct)
-        tunnel = (
-            'import os, socket; p = int(os.environ["HTTPS_PROXY"].rsplit(":", 1)[1]); '
-            's = socket.create_connection(("127.0.0.1", p), 5); '
-            f's.sendall(b"CONNECT 127.0.0.1:{upstream} HTTP/1.1\\r\\n\\r\\n"); print(s.recv(100)); '
-            's.sendall(b"GET / HTTP/1.0\\r\\n\\r\\n"); print(s.recv(1000))'
+        tunnel = "\n".join(
+            [
+                "import os, socket",
+                'p = int(os.environ["HTTPS_PROXY"].rsplit(":", 1)[1])',
+                's = socket.create_connection(("127.0.0.1", p), 5)',
+                f's.sendall(b"CONNECT 127.0.0.1:{upstream} HTTP/1.1\\r\\n\\r\\n")',
+                "print(s.recv(100))",
+                's.sendall(b"GET / HTTP/1.0\\r\\n\\r\\n")',
+                'data = b""',
+                "while chunk := s.recv(1000):",
+                "    data += chunk",
+                "print(data)",
+            ]
         )
         assert "hello from upstream" in await run(tool, tunnel)
     finally:
