@@ -20,6 +20,7 @@ Mode = Literal["text", "json", "rpc", "acp"]
 THINKING_LEVEL_NAMES = ("off", "minimal", "low", "medium", "high", "xhigh")
 TOOL_NAMES_ALL = ("read", "bash", "edit", "write", "grep", "find", "ls")
 PERMISSION_MODES = ("auto", "ask", "read-only")
+SANDBOX_MODES = ("off", "workspace", "read-only")
 
 
 @dataclass(slots=True)
@@ -67,6 +68,7 @@ class CliArgs:
     inline: bool = False
     approve: bool | None = None  # --approve / --no-approve: project trust for this process
     permissions: str | None = None  # --permissions auto|ask|read-only
+    sandbox: str | None = None  # --sandbox off|workspace|read-only (None: settings decide)
     help: bool = False
     version: bool = False
     messages: list[str] = field(default_factory=list)
@@ -163,6 +165,13 @@ def _set_permissions(out: CliArgs, value: str) -> None:
         raise UsageError(f'Error: Invalid --permissions "{value}". Valid values: {", ".join(PERMISSION_MODES)}')
 
 
+def _set_sandbox(out: CliArgs, value: str) -> None:
+    if value in SANDBOX_MODES:
+        out.sandbox = value
+    else:
+        raise UsageError(f'Error: Invalid --sandbox "{value}". Valid values: {", ".join(SANDBOX_MODES)}')
+
+
 def _set_thinking(out: CliArgs, value: str) -> None:
     if value in THINKING_LEVEL_NAMES:
         out.thinking = value
@@ -179,6 +188,7 @@ _CHECKED_FLAGS: dict[str, Callable[[CliArgs, str], None]] = {
     "-t": _set_tools,
     "--thinking": _set_thinking,
     "--permissions": _set_permissions,
+    "--sandbox": _set_sandbox,
 }
 # Project trust overrides (pi 1.6.0): the last one given wins.
 _APPROVE_FLAGS = {"--approve": True, "-a": True, "--no-approve": False, "-na": False}
@@ -297,6 +307,9 @@ Options:
   --approve, -a                  Trust this project's .pi settings and resources for this run
   --no-approve, -na              Ignore trust-gated project settings and resources for this run
   --permissions <mode>           Tool approval: auto (default), ask, or read-only
+  --sandbox <mode>               Confine the processes tools start (Linux Landlock): off (default),
+                                 workspace (write only in the project and temp dir, no network),
+                                 or read-only (write nowhere); settings "sandbox" refine it
   --verbose                      Force verbose startup
   --offline                      Disable startup network probes (same as PI_OFFLINE=1)
   --help, -h                     Show this help

@@ -71,3 +71,9 @@ class AgentBusyError(PiError):
 class BashBusyError(PiError):
     def __init__(self) -> None:
         super().__init__("A bash command is already running. Press Esc to cancel it first.")
+
+
+class SandboxUnavailableError(PiError):
+    """A sandbox was asked for (``--sandbox``, settings ``sandbox.mode``, ``/sandbox``) but this system
+    cannot provide it (not Linux, no Landlock, or a Landlock too old for a requested feature). pi_cli
+    never falls back to running tools unconfined; the message names what is missing."""

@@ -4,7 +4,7 @@
   relative imports resolved) must form a DAG. Imports inside functions are checked too, with the
   few known exceptions below.
 * Layers point one way: cli → modes → session → {compaction, resources, models, store, extensions,
-  mcp, permissions, checkpoints, oauth, packages} → tools → agent → ai. ``config``, ``errors`` and the root
+  mcp, permissions, checkpoints, oauth, packages} → tools → sandbox → agent → ai. ``config``, ``errors`` and the root
   package (``__version__``) are usable by all and use nothing above them. Parts of one layer may
   import each other, but not in a circle.
 * No package holds more than MAX_MODULES modules directly, and every package says in its
@@ -47,6 +47,8 @@ LAYERS: list[frozenset[str]] = [
         }
     ),
     frozenset({"tools"}),
+    # The sandbox sits under tools: the bash runner and file tools take its seams at construction.
+    frozenset({"sandbox"}),
     frozenset({"agent"}),
     frozenset({"ai"}),
 ]

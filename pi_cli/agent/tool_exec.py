@@ -40,8 +40,8 @@ from pi_cli.ai.types import AssistantMessage, ToolCall, ToolResultMessage, now_m
 BeforeHook = Callable[[BeforeToolCallContext, AbortSignal | None], Any]
 AfterHook = Callable[[AfterToolCallContext, AbortSignal | None], Any]
 
-# The call being decided while the ``before_tool_call`` chain runs (``{toolCallId, toolName,
-# input}``), so a dialog an interceptor opens can name it (ACP's request_permission does).
+# The call being decided or run while the ``before_tool_call`` chain or the tool's ``execute`` runs
+# (``{toolCallId, toolName, input}``), so a dialog opened then can name it (ACP's request_permission).
 current_tool_call: ContextVar[dict[str, Any] | None] = ContextVar("current_tool_call", default=None)
 
 TRUNCATED_TEXT = (
@@ -150,6 +150,8 @@ async def _execute(
 
         chain = asyncio.ensure_future(deliver())
 
+    # A dialog the tool opens while it runs (e.g. "run this outside the sandbox?") names the call.
+    token = current_tool_call.set({"toolCallId": call["id"], "toolName": call["name"], "input": prepared.args})
     try:
         result = await resolve(prepared.tool.execute(call["id"], prepared.args, signal, on_update))
         accepting = False
@@ -160,6 +162,8 @@ async def _execute(
     except Exception as exc:
         accepting = False
         outcome = (error_result(exception_text(exc)), True, round((time.monotonic() - started) * 1000))
+    finally:
+        current_tool_call.reset(token)
     if chain is not None:
         await chain
     return outcome

@@ -174,6 +174,13 @@ def _read_json_object(path: Path) -> tuple[dict[str, Any], str | None]:
     return data, None
 
 
+def read_settings_file(path: Path) -> tuple[dict[str, Any], str | None]:
+    """One settings file's top-level object as written (no validation, nothing merged), or
+    ``({}, error line)``; for parts that must tell the user file from the project file (the
+    sandbox, where a project may only narrow the user's choice)."""
+    return _read_json_object(path)
+
+
 def _drop_path(data: dict[str, Any], loc: tuple[int | str, ...]) -> bool:
     """Remove the value at ``loc`` (stopping at the last key before a list index); True if removed."""
     keys: list[str] = []

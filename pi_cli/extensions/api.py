@@ -170,8 +170,12 @@ class ExtensionAPI:
 
     async def exec(self, command: str, args: list[str] | None = None, timeout: float | None = None) -> dict[str, Any]:
         """Run a program (no shell) in the session's cwd: ``{stdout, stderr, code, killed}``; a
-        killed process (timeout) has code 128+signal."""
-        proc = await asyncio.create_subprocess_exec(
+        killed process (timeout) has code 128+signal. With the session's sandbox on (the runner's
+        ``sandbox``) it runs confined, as the bash tool's commands do."""
+        sandbox = self._runner.sandbox
+        confinement = sandbox.confinement() if sandbox is not None else None
+        start = asyncio.create_subprocess_exec if confinement is None else confinement.create_subprocess_exec
+        proc = await start(
             command,
             *(args or []),
             cwd=self._runner.cwd,

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from pi_cli.agent.agent import Agent
 from pi_cli.ai.types import Model
+from pi_cli.sandbox.protocol import ToolSandbox
 
 
 class EntryWriter(Protocol):
@@ -37,6 +38,9 @@ class ExtensionHost(Protocol):
 
     @property
     def mcp(self) -> ToolInfoSource | None: ...
+
+    @property
+    def sandbox(self) -> ToolSandbox | None: ...
 
     @property
     def is_streaming(self) -> bool: ...

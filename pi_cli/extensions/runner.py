@@ -22,6 +22,7 @@ from pi_cli.agent.types import AfterToolCallContext, BeforeToolCallContext
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.extensions.host import ExtensionHost
 from pi_cli.extensions.ui import ExtensionUI, NoUI
+from pi_cli.sandbox.protocol import ToolSandbox
 
 ErrorSink = Callable[[dict[str, Any]], None]
 
@@ -54,8 +55,9 @@ class Flag:
 class ExtensionRunner:
     """Registries (handlers, tools, commands, flags) plus dispatch. One per session."""
 
-    def __init__(self, cwd: str, flag_values: dict[str, Any] | None = None) -> None:
+    def __init__(self, cwd: str, flag_values: dict[str, Any] | None = None, sandbox: ToolSandbox | None = None) -> None:
         self.cwd = cwd
+        self.sandbox = sandbox  # confines the processes extensions start with pi.exec
         self.handlers: dict[str, list[Registered]] = {}
         self.tools: list[Registered] = []
         self.commands: dict[str, Command] = {}
@@ -97,6 +99,8 @@ class ExtensionRunner:
         """Serve ``host`` (called once by the session's assembly): its tools are the built-ins
         extension tools join or replace, and its events reach the handlers."""
         self.host = host
+        if self.sandbox is None:  # loaded before the session (and its sandbox) existed
+            self.sandbox = host.sandbox
         self.base_tools = list(host.agent.state.tools)
         if self.tools:
             from pi_cli.extensions.tool_set import apply_tools

@@ -23,6 +23,7 @@ from pi_cli.mcp.transport.http import HttpTransport
 from pi_cli.mcp.transport.rpc import RpcPeer
 from pi_cli.mcp.transport.stdio import StdioTransport
 from pi_cli.mcp.values import McpValueError, resolve_map
+from pi_cli.sandbox.protocol import ToolSandbox
 
 PROTOCOL_VERSION = "2025-06-18"
 SUPPORTED_VERSIONS = frozenset({"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"})
@@ -39,8 +40,10 @@ class McpClient:
         log: McpLog,
         on_tools_changed: Callable[[McpClient], None] | None = None,
         on_closed: Callable[[McpClient, McpError], None] | None = None,
+        sandbox: ToolSandbox | None = None,
     ) -> None:
         self.config = config
+        self._sandbox = sandbox  # stdio servers start inside it unless their entry opts out
         self.name = config.name
         self._cwd = cwd
         self._log = log
@@ -61,6 +64,7 @@ class McpClient:
         try:
             if config.command is not None:
                 cwd = _server_cwd(config.cwd, self._cwd)
+                sandbox = self._sandbox if config.sandbox else None
                 self._transport = StdioTransport(
                     config.name,
                     config.command,
@@ -70,6 +74,7 @@ class McpClient:
                     self._log,
                     peer.receive,
                     self._closed,
+                    sandbox.confinement() if sandbox is not None else None,
                 )
             else:
                 assert config.url is not None

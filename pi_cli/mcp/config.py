@@ -4,8 +4,10 @@
 file is ``<agent dir>/mcp.json``; ``<cwd>/.pi/mcp.json`` is read only for a trusted project (the
 caller decides, with :func:`pi_cli.permissions.trust.is_project_trusted`). A
 project entry without ``command``/``url``/``type`` only overrides ``enabled``, ``exposure`` and
-``toolExposure`` of the user entry of that name. Every invalid entry becomes one line naming the
-file, the server and the field, and is skipped; the others are kept. Values are never quoted in
+``toolExposure`` of the user entry of that name. ``"sandbox": false`` lets a stdio server run
+outside pi_cli's sandbox; only the user file may say so (a project cannot take its servers out).
+Every invalid entry becomes one line naming the file, the server and the field, and is skipped;
+the others are kept. Values are never quoted in
 errors (they may hold secrets). Stdlib only: this module is imported to decide whether MCP is on.
 """
 
@@ -33,7 +35,7 @@ _OVERRIDE_KEYS = ("enabled", "exposure", "toolExposure")
 _NAME_RE = re.compile(r"^[A-Za-z0-9_-]+$")
 _KNOWN_KEYS = frozenset(
     {"type", "command", "args", "env", "cwd", "url", "headers", "timeout", "enabled", "description"}
-    | {"exposure", "toolExposure", "oauth", "auth"}
+    | {"exposure", "toolExposure", "oauth", "auth", "sandbox"}
 )
 
 
@@ -55,6 +57,7 @@ class ServerConfig:
     description: str | None = None
     exposure: Exposure = DEFAULT_EXPOSURE
     tool_exposure: dict[str, Exposure] = field(default_factory=dict)
+    sandbox: bool = True  # a stdio server runs inside the session's sandbox (when it is on)
     raw: dict[str, Any] = field(default_factory=dict)  # the entry as written (for overrides)
 
     @property
@@ -201,6 +204,9 @@ def _parse(name: str, entry: dict[str, Any], path: Path, scope: Literal["user", 
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
         raise _EntryError("timeout: must be a positive number of seconds")
     enabled = _opt(entry, "enabled", bool)
+    sandboxed = _opt(entry, "sandbox", bool)
+    if sandboxed is False and scope == "project":
+        raise _EntryError("sandbox: only the user's mcp.json may run a server outside the sandbox")
     exposure = _exposure(entry.get("exposure"), "exposure")
     tool_exposure = {
         str(k): _exposure(v, f"toolExposure.{k}") or DEFAULT_EXPOSURE
@@ -221,6 +227,7 @@ def _parse(name: str, entry: dict[str, Any], path: Path, scope: Literal["user", 
         description=_opt(entry, "description", str),
         exposure=exposure or DEFAULT_EXPOSURE,
         tool_exposure=tool_exposure,
+        sandbox=sandboxed is not False,
         raw=dict(entry),
     )
 

@@ -30,6 +30,7 @@ from pi_cli.mcp.log import McpLog
 from pi_cli.mcp.results import map_call_result
 from pi_cli.mcp.search import SearchDoc, rank
 from pi_cli.mcp.tools import TOOL_SEARCH_NAME, McpTool, ToolSearchTool, tool_names
+from pi_cli.sandbox.protocol import ToolSandbox
 
 # "disconnected": it was connected and dropped; its tools stay declared and the next call reconnects.
 Runner = Callable[[Coroutine[Any, Any, Any], AbortSignal | None], Awaitable[Any]]
@@ -63,8 +64,10 @@ class McpManager:
         *,
         runner: Runner | None = None,
         selection: list[str] | None = None,
+        sandbox: ToolSandbox | None = None,
     ) -> None:
         self.errors = list(config.errors)
+        self.sandbox = sandbox  # the session's: stdio servers start inside it
         self.cwd = cwd
         self.log = log
         self.on_change = on_change
@@ -96,7 +99,7 @@ class McpManager:
     async def _connect(self, state: ServerState) -> None:
         state.status, state.error = "connecting", None
         name = state.config.name
-        client = McpClient(state.config, self.cwd, self.log, self._tools_changed, self._client_closed)
+        client = McpClient(state.config, self.cwd, self.log, self._tools_changed, self._client_closed, self.sandbox)
         state.client = client
         try:
             await client.connect()

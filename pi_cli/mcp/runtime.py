@@ -38,6 +38,7 @@ from pi_cli.mcp.errors import McpError
 from pi_cli.mcp.log import McpLog
 from pi_cli.mcp.manager import McpManager
 from pi_cli.mcp.tools import TOOL_SEARCH_NAME, McpTool, ToolSearchTool
+from pi_cli.sandbox.protocol import ToolSandbox
 
 DIRECT_WAIT_S = 10.0
 _CLOSE_WAIT_S = 3.0
@@ -51,8 +52,17 @@ def is_mcp_tool(tool: Any) -> bool:
 class McpRuntime:
     """One session's MCP servers and the tools they add."""
 
-    def __init__(self, config: McpConfig, cwd: Path, log: McpLog, selection: list[str] | None = None) -> None:
-        self.manager = McpManager(config, cwd, log, self._changed, runner=self.run, selection=selection)
+    def __init__(
+        self,
+        config: McpConfig,
+        cwd: Path,
+        log: McpLog,
+        selection: list[str] | None = None,
+        sandbox: ToolSandbox | None = None,
+    ) -> None:
+        self.manager = McpManager(
+            config, cwd, log, self._changed, runner=self.run, selection=selection, sandbox=sandbox
+        )
         self.on_tools_changed: Callable[[], None] | None = None
         self._snapshot: list[Any] = []
         self._infos: list[dict[str, Any]] = []
@@ -65,14 +75,21 @@ class McpRuntime:
 
     @classmethod
     def load(
-        cls, cwd: Path, agent_dir: Path, trusted: bool, extra: Iterable[Any] = (), selection: list[str] | None = None
+        cls,
+        cwd: Path,
+        agent_dir: Path,
+        trusted: bool,
+        extra: Iterable[Any] = (),
+        selection: list[str] | None = None,
+        sandbox: ToolSandbox | None = None,
     ) -> McpRuntime:
         """Read the config files (the project one only when ``trusted``), plus ``extra`` server
         configs (e.g. an ACP client's, which win over a file's of the same name); ``selection`` is
-        the ``--tools`` list, when given (see ``McpManager._selected``). Connects nothing yet."""
+        the ``--tools`` list, when given (see ``McpManager._selected``); stdio servers start inside
+        ``sandbox`` (unless their entry opts out). Connects nothing yet."""
         config = load_mcp_config(agent_dir, cwd, trusted)
         config.servers.update({server.name: server for server in extra})
-        return cls(config, cwd, McpLog(agent_dir / "mcp.log"), selection)
+        return cls(config, cwd, McpLog(agent_dir / "mcp.log"), selection, sandbox)
 
     @property
     def notices(self) -> list[str]:

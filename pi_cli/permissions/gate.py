@@ -6,10 +6,16 @@ reads. Asking goes through an :class:`ApprovalUI` (the extension ``ctx.ui`` of t
 TUI dialog, inline prompt, RPC ``extension_ui_request`` ``select``); without one (print, json) a
 call that would ask is refused with a result saying why and how to allow it.
 
-The prompt's answers: allow once; allow always (saves the suggested pattern to the ``allow``
-list: the project's ``.pi/settings.json`` when the folder is trusted, else the user settings, and
-applies it at once); deny; deny with a message the model receives. An abort (Ctrl-C) while the
-prompt waits closes it and refuses the call.
+The prompt's answers: allow once; allow always (saves the suggested patterns — one per part of a
+compound command and one per file it writes, see :mod:`pi_cli.permissions.suggest` — to the
+``allow`` list: the project's ``.pi/settings.json`` when the folder is trusted, else the user
+settings, and applies them at once; not offered when no patterns can cover the call); deny; deny
+with a message the model receives. An abort (Ctrl-C) while the prompt waits closes it and refuses
+the call.
+
+With a sandbox (``sandbox``, the session's), ask mode lets a bash call that runs sandboxed through
+unasked (settings ``sandbox.autoAllowBashIfSandboxed``, default on); running a blocked call again
+outside the sandbox is always asked (:meth:`PermissionGate.approve_outside`).
 """
 
 from __future__ import annotations
@@ -28,13 +34,17 @@ from pi_cli.config import paths
 from pi_cli.config.settings import SettingsError, save_setting
 from pi_cli.permissions.policy import MODES, Decision, Mode, RuleSet, decide
 from pi_cli.permissions.preview import preview_lines
-from pi_cli.permissions.rules import parse_rule, suggest_rule
+from pi_cli.permissions.rules import parse_rule
+from pi_cli.permissions.suggest import suggest_rules
 from pi_cli.permissions.trust_store import TrustStore, TrustStoreError
+from pi_cli.sandbox.protocol import SandboxStatus
 
 ALLOW_ONCE = "Allow once"
 DENY = "Deny"
 DENY_WITH_MESSAGE = "Deny with a message to the model"
 DENIED = "Permission denied"
+RUN_OUTSIDE = "Run it once outside the sandbox"
+KEEP_SANDBOXED = "Keep it sandboxed"
 
 
 def allow_always_label(pattern: str) -> str:
@@ -60,6 +70,7 @@ class PermissionGate:
     agent_dir: str | None = None
     notices: list[str] = field(default_factory=list)  # saved rules, save failures (for the UI)
     ui: ApprovalUI | None = None  # set by an interactive front end; None refuses calls that ask
+    sandbox: SandboxStatus | None = None  # the session's sandbox, when there is one
 
     def cycle_mode(self) -> Mode:
         """Switch to the next mode (auto → ask → read-only → auto) and return it."""
@@ -67,7 +78,9 @@ class PermissionGate:
         return self.mode
 
     def decide(self, tool: str, args: dict[str, Any]) -> Decision:
-        return decide(tool, args, self.mode, self.rules, self.cwd)
+        sandbox = self.sandbox
+        sandboxed = sandbox is not None and sandbox.auto_allow_bash and sandbox.runs_confined(tool)
+        return decide(tool, args, self.mode, self.rules, self.cwd, sandboxed=sandboxed)
 
     async def tool_call(self, context: BeforeToolCallContext, signal: AbortSignal | None = None) -> Any:
         """Interceptor in the agent's ``tool_call`` chain, after extensions' handlers: it decides
@@ -86,25 +99,29 @@ class PermissionGate:
         if decision.action == "deny":
             return f"{DENIED}: {decision.reason}."
         if ui is None:
-            example = suggest_rule(tool, args, self.cwd)
-            return (
-                f"{DENIED}: {tool} needs approval ({decision.reason}) and nobody can be asked in this mode. "
-                f'Allow it with an allow rule such as "{example}" in settings "permissions", '
-                "or run with --permissions auto."
-            )
+            patterns = suggest_rules(tool, args, self.cwd, self.rules)
+            if not patterns:
+                fix = "No allow rule can cover this call; run with --permissions auto to allow it."
+            else:
+                kind = "rule" if len(patterns) == 1 else "rules"
+                listed = ", ".join(f'"{p}"' for p in patterns)
+                fix = f'Allow it with the allow {kind} {listed} in settings "permissions", '
+                fix += "or run with --permissions auto."
+            return f"{DENIED}: {tool} needs approval ({decision.reason}) and nobody can be asked in this mode. {fix}"
         return await self._ask(tool, args, decision, ui, signal)
 
     async def _ask(
         self, tool: str, args: dict[str, Any], decision: Decision, ui: ApprovalUI, signal: AbortSignal | None
     ) -> str | None:
-        pattern = suggest_rule(tool, args, self.cwd, absolute=not self.project_trusted)
-        always = allow_always_label(pattern)
+        patterns = suggest_rules(tool, args, self.cwd, self.rules, absolute=not self.project_trusted)
+        always = allow_always_label(", ".join(patterns)) if patterns else None
+        options = [ALLOW_ONCE, *([always] if always else []), DENY, DENY_WITH_MESSAGE]
         title = "\n".join([f"Allow {tool}?", *preview_lines(tool, args, self.cwd), "", f"({decision.reason})"])
-        answer = await _until_abort(ui.select(title, [ALLOW_ONCE, always, DENY, DENY_WITH_MESSAGE]), signal)
+        answer = await _until_abort(ui.select(title, options), signal)
         if answer == ALLOW_ONCE:
             return None
-        if answer == always:
-            self.allow_always(pattern)
+        if always is not None and answer == always:
+            self.allow_always(patterns)
             return None
         if answer == DENY_WITH_MESSAGE:
             message = await _until_abort(ui.input(f"Message to the model about this {tool} call", None), signal)
@@ -114,20 +131,42 @@ class PermissionGate:
             return "Operation aborted"
         return f"{DENIED}: the user declined this {tool} call. Do not retry it unchanged; ask the user what to do."
 
-    def allow_always(self, pattern: str) -> None:
-        """Apply ``pattern`` as an allow rule now and append it to the settings file's list."""
-        self.rules.add("allow", parse_rule(pattern))
+    def allow_always(self, patterns: str | list[str]) -> None:
+        """Apply ``patterns`` as allow rules now and append them to the settings file's list."""
+        wanted = [patterns] if isinstance(patterns, str) else list(patterns)
+        for pattern in wanted:
+            self.rules.add("allow", parse_rule(pattern))
         target = self._rule_file()
+        shown = ", ".join(wanted)
+        noun = "rule" if len(wanted) == 1 else "rules"
         try:
             current = _read_list(target, "allow")
-            if pattern not in current:
-                save_setting(target, "permissions.allow", [*current, pattern])
-            self.notices.append(f"Saved permission rule {pattern} to {target}")
+            missing = [p for p in wanted if p not in current]
+            if missing:
+                save_setting(target, "permissions.allow", [*current, *missing])
+            self.notices.append(f"Saved permission {noun} {shown} to {target}")
         except SettingsError as exc:
-            self.notices.append(f"Allowed {pattern} for this session only: {exc}")
+            self.notices.append(f"Allowed {shown} for this session only: {exc}")
             return
         if target != self._user_file():
             self._keep_project_trusted()
+
+    async def approve_outside(self, tool: str, command: str, note: str, signal: AbortSignal | None = None) -> bool:
+        """Ask whether one call the sandbox blocked may run again outside it (any approval mode;
+        the user chose the sandbox). False without a dialog (print, json) or on any other answer."""
+        ui = self.ui
+        if ui is None:
+            return False
+        title = "\n".join(
+            [
+                f"The sandbox blocked this {tool} call. Run it outside the sandbox?",
+                *preview_lines(tool, {"command": command}, self.cwd),
+                "",
+                note,
+            ]
+        )
+        answer = await _until_abort(ui.select(title, [RUN_OUTSIDE, KEEP_SANDBOXED]), signal)
+        return bool(answer == RUN_OUTSIDE)
 
     def _user_file(self) -> Path:
         return Path(self.agent_dir or paths.agent_dir()) / "settings.json"
@@ -183,8 +222,10 @@ def gate_for_session(
     settings_mode: str | None,
     project_trusted: bool,
     agent_dir: str | os.PathLike[str] | None = None,
+    sandbox: SandboxStatus | None = None,
 ) -> PermissionGate:
-    """A gate with the mode (``--permissions`` beats settings) and rules of the settings files."""
+    """A gate with the mode (``--permissions`` beats settings) and rules of the settings files;
+    ``sandbox`` is the session's (ask mode then lets sandboxed bash calls run unasked)."""
     from pi_cli.permissions.policy import load_rules, parse_mode
 
     rules, problems = load_rules(cwd, agent_dir, project_trusted=project_trusted)
@@ -202,6 +243,7 @@ def gate_for_session(
         rules=rules,
         project_trusted=project_trusted,
         agent_dir=os.fspath(agent_dir) if agent_dir is not None else None,
+        sandbox=sandbox,
     )
     gate.notices.extend(problems)
     return gate

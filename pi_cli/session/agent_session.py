@@ -8,7 +8,8 @@ runs, persistence through the session store, session-file operations, statistics
 is a component built here and given exactly what it uses.
 
 Optional parts are typed attributes fixed at construction: ``extensions`` (the ExtensionRunner),
-``permissions`` (the approval gate) and ``mcp`` (the MCP runtime), each None when absent. Build a
+``permissions`` (the approval gate), ``mcp`` (the MCP runtime) and ``sandbox``, each None when
+absent. Build a
 session with :func:`pi_cli.session.assembly.create_agent_session` (from options) or
 :func:`pi_cli.session.assembly.build_session` (from parts), which also put the parts into the
 agent's hook chains.
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from pi_cli.models.registry import ModelRegistry
     from pi_cli.permissions.gate import PermissionGate
     from pi_cli.resources.loader import Resources
+    from pi_cli.sandbox.controller import Sandbox
 
 Run = Coroutine[Any, Any, None]
 
@@ -79,6 +81,7 @@ class AgentSession:
         extensions: ExtensionRunner | None = None,
         permissions: PermissionGate | None = None,
         mcp: McpRuntime | None = None,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.agent = agent
         self.cwd = cwd
@@ -89,6 +92,7 @@ class AgentSession:
         self.extensions = extensions
         self.permissions = permissions
         self.mcp = mcp
+        self.sandbox = sandbox
         self.startup_notices: list[str] = []
         self.resume_requested = False  # ``pi -r``: the UI should offer its session picker
         self.model_source = "cli"  # cli | scope | session | settings | available | local | demo
@@ -100,7 +104,7 @@ class AgentSession:
         )  # fmt: skip
         self.retry = AutoRetry(agent, self._hub.emit, RetryPolicy.from_settings(self.settings))
         self.compactor = AutoCompactor(agent, self.store, self.models, self.settings, self._hub.emit, extensions)
-        self._bash = BashRunner(cwd, self.settings.shell_command_prefix)
+        self._bash = BashRunner(cwd, self.settings.shell_command_prefix, sandbox)
         self.files = SessionFiles(
             agent, self.store, model_registry, self.models, self._settle,
             settings=self.settings, extensions=extensions, busy=lambda: self.is_streaming,
@@ -510,4 +514,6 @@ class AgentSession:
             await self.abort()
         if self.extensions is not None:
             await self.extensions.shutdown()
+        if self.sandbox is not None:
+            self.sandbox.close()
         self._unsubscribe_agent()

@@ -4,15 +4,20 @@ A run goes through the bash tool's ``run_bash`` (same shell, process-group kill,
 with a temp file for the full output) and becomes a ``bashExecution`` message. The message joins
 the agent's transcript at once when idle, or after the current run when the agent is streaming
 (so it never lands between a tool call and its result). Only one user command runs at a time.
+With a sandbox (given at construction) the command runs confined like the bash tool's, and output
+that shows a blocked write, read or connection ends with the sandbox's note.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from pi_cli.errors import BashBusyError
+from pi_cli.sandbox.protocol import ToolSandbox
 from pi_cli.session.abort_slot import AbortSlot
 from pi_cli.store.entry_messages import bash_execution_message
 
@@ -21,11 +26,12 @@ class BashRunner:
     """Runs one user command at a time; ``abort()`` kills it. Messages of commands that finished
     while the agent ran are held (:meth:`hold`) until the session takes them (:meth:`take_held`)."""
 
-    __slots__ = ("_held", "_slot", "command_prefix", "cwd")
+    __slots__ = ("_held", "_slot", "command_prefix", "cwd", "sandbox")
 
-    def __init__(self, cwd: Path, command_prefix: str | None = None) -> None:
+    def __init__(self, cwd: Path, command_prefix: str | None = None, sandbox: ToolSandbox | None = None) -> None:
         self.cwd = cwd
         self.command_prefix = command_prefix
+        self.sandbox = sandbox
         self._slot = AbortSlot("Command aborted")
         self._held: list[dict[str, Any]] = []
 
@@ -56,8 +62,16 @@ class BashRunner:
         from pi_cli.tools.shell.bash import run_bash
 
         full = f"{self.command_prefix}\n{command}" if self.command_prefix else command
+        confinement = self.sandbox.confinement() if self.sandbox is not None else None
+        started = time.monotonic()
         with self._slot.hold() as signal:
-            raw = await run_bash(full, str(self.cwd), signal, on_chunk, None)
+            raw = await run_bash(full, str(self.cwd), signal, on_chunk, None, confinement=confinement)
+        if self.sandbox is not None and confinement is not None:
+            note = self.sandbox.explain_block(raw.output, str(self.cwd), started)
+            if note:
+                if on_chunk is not None:
+                    on_chunk(f"\n{note}\n")
+                raw = dataclasses.replace(raw, output=f"{raw.output}\n\n{note}" if raw.output else note)
         return self.record(command, raw, exclude_from_context, signal.aborted)
 
     @staticmethod

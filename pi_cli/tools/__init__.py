@@ -8,6 +8,7 @@ loop turns them into error tool results.
 from __future__ import annotations
 
 from pi_cli.agent.types import AgentTool
+from pi_cli.sandbox.protocol import OutsideApprover, ToolSandbox
 from pi_cli.tools.edit import EditTool
 from pi_cli.tools.find import FindTool
 from pi_cli.tools.grep import GrepTool
@@ -21,21 +22,28 @@ TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write", "grep", "find", 
 DEFAULT_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write")
 
 
-def create_coding_tools(cwd: str) -> list[AgentTool]:
+def create_coding_tools(
+    cwd: str, sandbox: ToolSandbox | None = None, approver: OutsideApprover | None = None
+) -> list[AgentTool]:
     """pi's default tool set, in order: read, bash, edit, write."""
-    return [ReadTool(cwd), BashTool(cwd), EditTool(cwd), WriteTool(cwd)]
+    bash = BashTool(cwd, sandbox=sandbox, approver=approver)
+    return [ReadTool(cwd, sandbox), bash, EditTool(cwd, sandbox), WriteTool(cwd, sandbox)]
 
 
-def create_all_tools(cwd: str) -> dict[str, AgentTool]:
-    """Every built-in tool by name, in :data:`TOOL_NAMES` order."""
+def create_all_tools(
+    cwd: str, sandbox: ToolSandbox | None = None, approver: OutsideApprover | None = None
+) -> dict[str, AgentTool]:
+    """Every built-in tool by name, in :data:`TOOL_NAMES` order. ``sandbox`` (the session's
+    :class:`~pi_cli.sandbox.controller.Sandbox`; None is pi's behaviour) confines them all;
+    ``approver`` (the approval gate) is asked before a blocked bash call runs again outside it."""
     tools: list[AgentTool] = [
-        ReadTool(cwd),
-        BashTool(cwd),
-        EditTool(cwd),
-        WriteTool(cwd),
-        GrepTool(cwd),
-        FindTool(cwd),
-        LsTool(cwd),
+        ReadTool(cwd, sandbox),
+        BashTool(cwd, sandbox=sandbox, approver=approver),
+        EditTool(cwd, sandbox),
+        WriteTool(cwd, sandbox),
+        GrepTool(cwd, sandbox),
+        FindTool(cwd, sandbox),
+        LsTool(cwd, sandbox),
     ]
     return {tool.name: tool for tool in tools}
 

@@ -7,6 +7,7 @@ from typing import Any, TypeAlias
 
 from pi_cli.agent.types import AgentToolResult, OnUpdate, ToolExecutionMode
 from pi_cli.ai.abort import AbortSignal
+from pi_cli.sandbox.protocol import ProcessConfinement, ToolSandbox
 from pi_cli.tools.files.ops import FileOps
 from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
 
@@ -78,7 +79,8 @@ class BuiltinTool:
     """Common attributes of the built-in tools; subclasses set the class attributes and :meth:`run`.
 
     Each instance is bound to one working directory, the session's cwd, against which relative
-    paths resolve.
+    paths resolve. ``sandbox`` (None: pi's behaviour) is the session's sandbox: file tools check its
+    policy on every path, and processes they start run confined.
     """
 
     name: str = ""
@@ -89,8 +91,25 @@ class BuiltinTool:
     # read/write/edit ask this first when set (an editor's buffers, see pi_cli.tools.files.ops)
     file_ops: FileOps | None = None
 
-    def __init__(self, cwd: str) -> None:
+    def __init__(self, cwd: str, sandbox: ToolSandbox | None = None) -> None:
         self.cwd = cwd
+        self.sandbox = sandbox
+
+    def guard_read(self, path: str) -> None:
+        """Raise the sandbox's refusal when it forbids reading ``path``."""
+        refusal = self.sandbox.check_read(path) if self.sandbox is not None else None
+        if refusal is not None:
+            raise PermissionError(refusal)
+
+    def guard_write(self, path: str) -> None:
+        """Raise the sandbox's refusal when it forbids writing ``path``."""
+        refusal = self.sandbox.check_write(path) if self.sandbox is not None else None
+        if refusal is not None:
+            raise PermissionError(refusal)
+
+    def confinement(self) -> ProcessConfinement | None:
+        """How a process this tool starts is confined (None: unsandboxed)."""
+        return self.sandbox.confinement() if self.sandbox is not None else None
 
     def prepare_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
         """Raw arguments are used as they are unless a tool overrides this."""

@@ -114,6 +114,8 @@ class EditTool(BuiltinTool):
             raise EditError("Edit tool input is invalid. edits must contain at least one replacement.")
         edits = [Edit(str(e["oldText"]), str(e["newText"])) for e in raw_edits]
         absolute = resolve_to_cwd(path_arg, self.cwd)
+        self.guard_read(absolute)  # the diff in the result shows the old text
+        self.guard_write(absolute)
         check_aborted(signal)
         async with file_mutation_lock(absolute):
             check_aborted(signal)

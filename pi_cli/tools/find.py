@@ -47,6 +47,7 @@ class FindTool(BuiltinTool):
     ) -> AgentToolResult:
         matcher = compile_glob(str(args["pattern"]))
         search_path = resolve_to_cwd(str(args.get("path") or "."), self.cwd)
+        self.guard_read(search_path)
         limit = max(1, as_int(args.get("limit"), "limit") or DEFAULT_FIND_LIMIT)
         check_aborted(signal)
         require_directory(search_path)
@@ -73,7 +74,7 @@ class FindTool(BuiltinTool):
             return len(results) < limit
 
         rg_args = ["--files", *SEARCH_FLAGS, "--sort=path"]
-        run = await run_rg_lines(rg_args, on_line, signal, cwd=search_path)
+        run = await run_rg_lines(rg_args, on_line, signal, cwd=search_path, confinement=self.confinement())
         run.raise_if_failed(found_any=bool(results))
         if not results:
             return text_result("No files found matching pattern")

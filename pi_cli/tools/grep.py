@@ -117,6 +117,7 @@ class GrepTool(BuiltinTool):
     ) -> AgentToolResult:
         pattern = str(args["pattern"])
         search_path = resolve_to_cwd(str(args.get("path") or "."), self.cwd)
+        self.guard_read(search_path)
         context = max(0, as_int(args.get("context"), "context") or 0)
         limit = max(1, as_int(args.get("limit"), "limit") or DEFAULT_GREP_LIMIT)
         check_aborted(signal)
@@ -141,7 +142,7 @@ class GrepTool(BuiltinTool):
             return os.path.basename(file_path)
 
         collected = _Collector(limit, context, display)
-        run = await run_rg_lines(rg_args, collected.on_line, signal)
+        run = await run_rg_lines(rg_args, collected.on_line, signal, confinement=self.confinement())
         run.raise_if_failed(found_any=collected.matches > 0)
         if not collected.matches:
             return text_result("No matches found")

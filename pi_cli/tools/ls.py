@@ -53,6 +53,7 @@ class LsTool(BuiltinTool):
         self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None
     ) -> AgentToolResult:
         path = resolve_to_cwd(str(args.get("path") or "."), self.cwd)
+        self.guard_read(path)
         limit = max(1, as_int(args.get("limit"), "limit") or DEFAULT_LS_LIMIT)
         check_aborted(signal)
         require_directory(path)

@@ -74,6 +74,7 @@ class ReadTool(BuiltinTool):
         limit = as_int(args.get("limit"), "limit")
         check_aborted(signal)
         absolute = resolve_read_path(path_arg, self.cwd)
+        self.guard_read(absolute)
         _check_readable(absolute)
         head, size = await asyncio.to_thread(_read_head, absolute)
         check_aborted(signal)

@@ -47,6 +47,7 @@ class WriteTool(BuiltinTool):
         path_arg = str(args["path"])
         content = str(args["content"])
         absolute = resolve_to_cwd(path_arg, self.cwd)
+        self.guard_write(absolute)
         check_aborted(signal)
         async with file_mutation_lock(absolute):
             check_aborted(signal)

@@ -32,6 +32,7 @@ class FakeSession:
         tools = [FakeTool("read"), FakeTool("bash")]
         self.agent = SimpleNamespace(state=SimpleNamespace(tools=tools, system_prompt="S"))
         self.mcp = None
+        self.sandbox = None
         self.listeners: list[Any] = []
         self.prompts: list[str] = []
         self.is_streaming = False

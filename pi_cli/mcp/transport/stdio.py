@@ -4,7 +4,7 @@ The child runs in its own process group (so wrappers such as ``npx``/``uvx`` and
 can be stopped together). Stopping closes stdin, then sends SIGTERM, then SIGKILL to the group, each
 after a short grace. stdout lines that are not JSON are written to the MCP log and skipped; stderr
 goes to the log line by line. When stdout ends every pending request fails naming the server and
-its exit code.
+its exit code. With a ``confinement`` the server starts inside the session's sandbox.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Any
 
 from pi_cli.mcp.errors import McpClosed, McpError
 from pi_cli.mcp.log import McpLog
+from pi_cli.sandbox.protocol import ProcessConfinement
 
 _LINE_LIMIT = 64 * 1024 * 1024  # one JSON-RPC message per line; results can be large
 GRACE_S = 0.5
@@ -38,8 +39,10 @@ class StdioTransport:
         log: McpLog,
         on_message: Callable[[Any], None],
         on_close: Callable[[McpError], None],
+        confinement: ProcessConfinement | None = None,
     ) -> None:
         self.server = server
+        self._confinement = confinement
         self._argv = [_home(command), *(_home(a) for a in args)]
         self._env = {**os.environ, **env}
         self._cwd = cwd
@@ -52,8 +55,11 @@ class StdioTransport:
         self._stopping = False
 
     async def start(self) -> None:
+        start = (
+            asyncio.create_subprocess_exec if self._confinement is None else self._confinement.create_subprocess_exec
+        )
         try:
-            self._proc = await asyncio.create_subprocess_exec(
+            self._proc = await start(
                 *self._argv,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,

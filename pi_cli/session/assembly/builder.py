@@ -67,13 +67,14 @@ def open_session_manager(options: SessionOptions, settings: Settings) -> Session
     return SessionManager.in_memory(options.cwd)  # pragma: no cover - unreachable
 
 
-def select_tools(options: SessionOptions, cwd: Path) -> list[Any]:
-    """The active tool objects in pi's order (``--tools`` allowlist, ``--no-tools``)."""
+def select_tools(options: SessionOptions, cwd: Path, sandbox: Any = None, approver: Any = None) -> list[Any]:
+    """The active tool objects in pi's order (``--tools`` allowlist, ``--no-tools``), built with the
+    session's sandbox and the approver of runs outside it."""
     if options.no_tools or options.no_builtin_tools:
         return []
     from pi_cli.tools import create_all_tools
 
-    available: dict[str, Any] = create_all_tools(str(cwd))
+    available: dict[str, Any] = create_all_tools(str(cwd), sandbox=sandbox, approver=approver)
     names = options.tools if options.tools is not None else list(DEFAULT_TOOLS)
     return [available[name] for name in names if name in available]
 
@@ -167,17 +168,17 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
     )
     thinking = clamp_level(model, level)
 
-    tools = select_tools(options, cwd)
+    parts = SessionParts(extensions=loaded[0] if loaded is not None else None)
+    parts.sandbox = _sandbox(options, cwd, project_trusted, parts.notices)
+    parts.mcp = _mcp_runtime(options, cwd, project_trusted, parts.sandbox, parts.notices)
+    parts.notices.extend(f"Warning: {line}" for line in (loaded[1] if loaded is not None else []))
+    parts.permissions = _gate(options, cwd, settings, project_trusted, parts.sandbox, parts.notices)
+    tools = select_tools(options, cwd, parts.sandbox, parts.permissions)
     resources = _resources(options, cwd, settings, project_trusted, notices, load_resources)
     if not project_trusted and options.interactive:
         from pi_cli.permissions.trust import untrusted_notice
 
         notices.extend(untrusted_notice(cwd))
-
-    parts = SessionParts(extensions=loaded[0] if loaded is not None else None)
-    parts.mcp = _mcp_runtime(options, cwd, project_trusted, parts.notices)
-    parts.notices.extend(f"Warning: {line}" for line in (loaded[1] if loaded is not None else []))
-    parts.permissions = _gate(options, cwd, settings, project_trusted, parts.notices)
 
     session = build_session(
         cwd=cwd,
@@ -244,7 +245,7 @@ def build_session(
     session = AgentSession(
         agent=agent, cwd=cwd, settings=settings, model_registry=registry, store=store, scoped_models=scoped_models,
         resources=resources, save_setting=save_setting, extensions=parts.extensions, permissions=parts.permissions,
-        mcp=parts.mcp,
+        mcp=parts.mcp, sandbox=parts.sandbox,
     )  # fmt: skip
     holder.append(session)
     session.startup_notices.extend(notices)
@@ -275,7 +276,20 @@ def _resources(
     return resources
 
 
-def _mcp_runtime(options: SessionOptions, cwd: Path, trusted: bool, notices: list[str]) -> Any:
+def _sandbox(options: SessionOptions, cwd: Path, trusted: bool, notices: list[str]) -> Any:
+    """The session's sandbox (``--sandbox`` beats user settings; a trusted project may narrow).
+    Built even when off, so ``/sandbox`` can turn it on; where an active one cannot be had
+    (no Landlock), :class:`~pi_cli.errors.SandboxUnavailableError` stops the start-up."""
+    from pi_cli.config.paths import agent_dir
+    from pi_cli.sandbox.controller import Sandbox
+    from pi_cli.sandbox.settings import load_sandbox_policy
+
+    policy, problems = load_sandbox_policy(cwd, flag=options.sandbox, project_trusted=trusted, agent_dir=agent_dir())
+    notices.extend(f"Warning: {line}" for line in problems)
+    return Sandbox(policy, str(cwd))
+
+
+def _mcp_runtime(options: SessionOptions, cwd: Path, trusted: bool, sandbox: Any, notices: list[str]) -> Any:
     """The MCP servers of ``mcp.json`` (and, in a trusted project, ``.pi/mcp.json``) plus
     ``options.mcp_servers``; None, with nothing imported beyond a stat of those files, when there
     are none. ``--no-mcp`` and ``--no-tools`` skip them."""
@@ -288,17 +302,19 @@ def _mcp_runtime(options: SessionOptions, cwd: Path, trusted: bool, notices: lis
         return None
     from pi_cli.mcp.runtime import McpRuntime
 
-    runtime = McpRuntime.load(cwd, agent_dir(), trusted, options.mcp_servers, options.tools)
+    runtime = McpRuntime.load(cwd, agent_dir(), trusted, options.mcp_servers, options.tools, sandbox)
     notices.extend(runtime.notices)
     return runtime
 
 
-def _gate(options: SessionOptions, cwd: Path, settings: Settings, trusted: bool, notices: list[str]) -> Any:
+def _gate(
+    options: SessionOptions, cwd: Path, settings: Settings, trusted: bool, sandbox: Any, notices: list[str]
+) -> Any:
     """The approval gate: ``--permissions`` beats settings; its problems become notices."""
     from pi_cli.permissions.gate import gate_for_session
 
     gate = gate_for_session(cwd, mode=options.permissions, settings_mode=settings.permissions.mode,
-                            project_trusted=trusted)  # fmt: skip
+                            project_trusted=trusted, sandbox=sandbox)  # fmt: skip
     notices.extend(f"Warning: {line}" for line in gate.notices)
     gate.notices.clear()
     return gate

@@ -48,6 +48,7 @@ class SessionOptions:
     extension_flags: dict[str, str | bool] = field(default_factory=dict)  # --name[=value] for them
     no_mcp: bool = False
     permissions: str | None = None  # --permissions auto|ask|read-only (beats settings)
+    sandbox: str | None = None  # --sandbox off|workspace|read-only (beats settings)
     # Tests and embedders: a stream function replacing pi_cli.ai.stream.stream.
     stream_fn: Any = None
     # MCP server configs from elsewhere (an ACP client's), beside mcp.json's.

@@ -13,6 +13,10 @@ Order of the chains (tests/sessions/test_hook_order.py states it):
 * ``tool_result``: extensions' ``tool_result`` handlers;
 * ``context``: extensions' ``context`` handlers;
 * ``turns``: the MCP runtime (tool set before each run, ``tool_search`` loads after each turn).
+
+The sandbox needs no interceptor: it confines the processes the tools, ``!`` commands, extension
+``exec`` and MCP stdio servers start, which are built with it; the gate asks it whether a bash
+call runs confined (ask mode then needs no approval for it).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ if TYPE_CHECKING:
     from pi_cli.extensions.runner import ExtensionRunner
     from pi_cli.mcp.runtime import McpRuntime
     from pi_cli.permissions.gate import PermissionGate
+    from pi_cli.sandbox.controller import Sandbox
     from pi_cli.session.agent_session import AgentSession
 
 
@@ -37,6 +42,7 @@ class SessionParts:
     extensions: ExtensionRunner | None = None
     permissions: PermissionGate | None = None
     mcp: McpRuntime | None = None
+    sandbox: Sandbox | None = None  # confines every process a tool starts (when its mode is not off)
     notices: list[str] = field(default_factory=list)  # the parts' start-up warnings, one line each
 
     def hooks(self) -> AgentHooks:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from pi_cli.ai.abort import AbortSignal
+from pi_cli.sandbox.protocol import ProcessConfinement
 from pi_cli.tools.base import ToolAborted
 
 RG_MISSING = (
@@ -65,16 +66,19 @@ async def run_rg_lines(
     on_line: Callable[[bytes], bool],
     signal: AbortSignal | None,
     cwd: str | None = None,
+    confinement: ProcessConfinement | None = None,
 ) -> RgRun:
     """Run rg and hand each stdout line (without its newline) to ``on_line``.
 
     ``on_line`` returns ``False`` to stop: rg is then killed and the rest of its output ignored.
-    Raises :class:`ToolAborted` if ``signal`` fires while rg runs.
+    Raises :class:`ToolAborted` if ``signal`` fires while rg runs. ``confinement`` runs rg inside
+    the sandbox (files under ``denyRead`` are then unreadable to it too).
     """
     rg = require_rg()
     if signal is not None and signal.aborted:
         raise ToolAborted()
-    proc = await asyncio.create_subprocess_exec(
+    start = asyncio.create_subprocess_exec if confinement is None else confinement.create_subprocess_exec
+    proc = await start(
         rg,
         *args,
         stdin=asyncio.subprocess.DEVNULL,

@@ -7,6 +7,11 @@ notice naming the temp file with the full output when anything was cut. A non-ze
 or an abort is raised as an error carrying the output and ``Command exited with code N`` /
 ``Command timed out after N seconds`` / ``Command aborted``. Process handling lives in
 :mod:`pi_cli.tools.shell.runner`; :func:`run_bash` is re-exported for the user's ``!cmd``.
+
+With a sandbox (``sandbox=``, the session's :class:`~pi_cli.sandbox.protocol.ToolSandbox`) the
+command runs confined; when its output shows the sandbox blocked something, the user is offered
+to run this one call outside it (where someone can be asked), and otherwise the result ends with a
+note saying what was blocked and what the user can allow. Without one, nothing differs from pi.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import Any
 
 from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
+from pi_cli.sandbox.protocol import OutsideApprover, ToolSandbox
 from pi_cli.tools.base import BuiltinTool, text_result
 from pi_cli.tools.shell.output import OutputCollector
 from pi_cli.tools.shell.runner import BashRunResult, default_shell, kill_tracked_process_groups, run_bash
@@ -53,13 +59,26 @@ class BashTool(BuiltinTool):
         "required": ["command"],
     }
 
-    def __init__(self, cwd: str, shell: str | None = None, command_prefix: str | None = None) -> None:
-        super().__init__(cwd)
+    def __init__(
+        self,
+        cwd: str,
+        shell: str | None = None,
+        command_prefix: str | None = None,
+        sandbox: ToolSandbox | None = None,
+        approver: OutsideApprover | None = None,
+    ) -> None:
+        super().__init__(cwd, sandbox)
         self.shell = shell
         self.command_prefix = command_prefix
+        self.approver = approver  # asked before a blocked call runs again outside the sandbox
 
     async def run(
         self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None
+    ) -> AgentToolResult:
+        return await self._run(args, signal, on_update)
+
+    async def _run(
+        self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None, outside: bool = False
     ) -> AgentToolResult:
         command = str(args["command"])
         timeout = args.get("timeout")
@@ -68,9 +87,12 @@ class BashTool(BuiltinTool):
         if self.command_prefix:
             command = f"{self.command_prefix}\n{command}"
 
+        sandbox = self.sandbox
+        confinement = sandbox.confinement() if sandbox is not None and not outside else None
         collector = OutputCollector()
         throttle = _UpdateThrottle(collector, on_update)
         throttle.send_start()  # pi sends an empty update as soon as the command starts
+        started = time.monotonic()
         try:
             result = await run_bash(
                 command,
@@ -80,10 +102,23 @@ class BashTool(BuiltinTool):
                 shell=self.shell,
                 collector=collector,
                 on_activity=throttle.poke if on_update is not None else None,
+                confinement=confinement,
             )
         finally:
             throttle.finish()
 
+        note = ""
+        if sandbox is not None and confinement is not None and not result.cancelled:
+            note = sandbox.explain_block(result.output, self.cwd, started) or ""
+            approver = self.approver
+            if (
+                note
+                and approver is not None
+                and await approver.approve_outside("bash", str(args["command"]), note, signal)
+            ):
+                return await self._run(args, signal, on_update, outside=True)
+        elif outside:
+            note = "[Ran outside the sandbox: the user approved this one call.]"
         text = result.output or "(no output)"
         if result.notice:
             text += f"\n\n{result.notice}"
@@ -92,14 +127,18 @@ class BashTool(BuiltinTool):
             raise BashToolError(_with_output(result.output, "Command aborted"))
         if result.timed_out:
             message = f"Command timed out after {_seconds(float(timeout or 0))} seconds"
-            raise BashToolError(_with_output(result.output, message))
+            raise BashToolError(_with_note(_with_output(result.output, message), note))
         if result.exit_code not in (0, None):
-            raise BashToolError(f"{text}\n\nCommand exited with code {result.exit_code}")
-        return text_result(text, details)
+            raise BashToolError(_with_note(f"{text}\n\nCommand exited with code {result.exit_code}", note))
+        return text_result(_with_note(text, note), details)
 
 
 def _with_output(output: str, message: str) -> str:
     return f"{output}\n\n{message}" if output else message
+
+
+def _with_note(text: str, note: str) -> str:
+    return f"{text}\n\n{note}" if note else text
 
 
 class _UpdateThrottle:

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from pi_cli.ai.abort import AbortSignal
+from pi_cli.sandbox.protocol import ProcessConfinement
 from pi_cli.tools.shell.output import OutputCollector
 from pi_cli.tools.truncate import TruncationResult
 
@@ -136,13 +137,15 @@ async def run_bash(
     env: dict[str, str] | None = None,
     collector: OutputCollector | None = None,
     on_activity: Callable[[], None] | None = None,
+    confinement: ProcessConfinement | None = None,
 ) -> BashRunResult:
     """Run ``command`` and collect its output; never raises for a failing command.
 
     ``on_chunk`` receives each piece of output decoded as UTF-8 (invalid bytes → U+FFFD), for
     live display. ``on_activity`` is called after every chunk (the bash tool throttles its updates
-    with it). ``timeout`` is in seconds. Raises ``OSError`` only if the shell cannot be started
-    (e.g. ``cwd`` does not exist).
+    with it). ``timeout`` is in seconds. ``confinement`` starts the shell inside the sandbox
+    (None: as pi does). Raises ``OSError`` only if the shell cannot be started (e.g. ``cwd`` does
+    not exist).
     """
     out = collector if collector is not None else OutputCollector()
     decoder = codecs.getincrementaldecoder("utf-8")("replace") if on_chunk is not None else None
@@ -162,7 +165,8 @@ async def run_bash(
 
     loop = asyncio.get_running_loop()
     protocol = _Protocol(on_data)
-    transport, _ = await loop.subprocess_exec(
+    start = loop.subprocess_exec if confinement is None else confinement.subprocess_exec
+    transport, _ = await start(
         lambda: protocol,
         shell or default_shell(),
         "-c",
