@@ -95,9 +95,7 @@ def session_options(args: CliArgs, mode: str, cwd: Path) -> Any:
 
 
 def _wants_inline(args: CliArgs, session: Any) -> bool:
-    if args.inline:
-        return True
-    return getattr(session.settings, "ui", "tui") == "inline"
+    return args.inline or session.settings.ui == "inline"
 
 
 def run_interactive_mode(args: CliArgs, session: Any, initial: list[str]) -> int:

@@ -8,9 +8,13 @@ and the inline front ends say the same things in the same words.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_cli.session.agent_session import AgentSession
 
 TOOL_OUTPUT_PREVIEW_LINES = 5
 
@@ -84,14 +88,17 @@ def footer_facts(
     *,
     cwd: Path,
     stats: dict[str, Any],
-    model: dict[str, Any] | None,
+    model: Mapping[str, Any] | None,
     thinking_level: str,
     session_name: str | None = None,
     auto_compaction: bool = True,
     branch: str | None = None,
     permission_mode: str | None = None,
+    sandbox: str | None = None,
 ) -> FooterFacts:
-    """pi's footer: cwd (+branch, +session name); tokens, cost and context %; model and thinking.
+    """pi's footer: cwd (+branch, +session name); tokens, cost and context %; the approval mode and
+    the sandbox beside them (when not pi's defaults: ``⏵ ask``, ``▣ workspace, network off``);
+    model and thinking.
 
     ``stats`` is the session's ``get_session_stats()`` payload (pi's field names), so the footer
     shows exactly the figures ``/session`` and RPC report.
@@ -115,6 +122,8 @@ def footer_facts(
         parts.append(f"{float(usage.get('percent') or 0.0):.1f}%/{format_tokens(usage['contextWindow'])}{auto}")
     if permission_mode and permission_mode != "auto":
         parts.append(f"⏵ {permission_mode}")  # the tool approval mode, when not pi's default
+    if sandbox:
+        parts.append(f"▣ {sandbox}")  # the sandbox, when on
     model_text = "no model"
     if model:
         model_text = str(model.get("id", "?"))
@@ -168,3 +177,27 @@ def preview_lines(text: str, keep: int = TOOL_OUTPUT_PREVIEW_LINES) -> tuple[lis
     if len(lines) <= keep:
         return lines, 0
     return lines[-keep:], len(lines) - keep
+
+
+def loaded_resource_lines(session: AgentSession, cwd: Path) -> list[str]:
+    """What the start header lists as loaded (as pi): context files, skills, prompt templates and
+    where each extension came from — one line each, only for what there is."""
+    lines: list[str] = []
+    loaded = session.resources
+    if loaded is not None and loaded.context_files:
+        lines.append("Context: " + ", ".join(_short_path(f.path, cwd) for f in loaded.context_files))
+    if loaded is not None and loaded.skills:
+        lines.append("Skills: " + ", ".join(s.name for s in loaded.skills))
+    if loaded is not None and loaded.templates:
+        lines.append("Prompts: " + ", ".join("/" + t.name for t in loaded.templates))
+    sources = list(session.extensions.sources) if session.extensions is not None else []
+    if sources:
+        lines.append("Extensions: " + ", ".join(_short_path(s, cwd) if "/" in s else s for s in sources))
+    return lines
+
+
+def _short_path(path: str, cwd: Path) -> str:
+    try:
+        return str(Path(path).relative_to(cwd))
+    except ValueError:
+        return home_relative(path)

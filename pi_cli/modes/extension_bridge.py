@@ -8,11 +8,14 @@ notices. Nothing is imported when the session has no extensions.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_cli.session.agent_session import AgentSession
 
 
 def bind_extension_ui(
-    session: Any,
+    session: AgentSession,
     dialogs: Any,
     notify: Callable[[str, str], None],
     set_editor_text: Callable[[str], None] | None = None,
@@ -20,7 +23,7 @@ def bind_extension_ui(
 ) -> Any:
     """Give the session's extension runner this front end's dialogs and notices; ``on_change(kind,
     key)`` is told of each status/widget change. Returns the runner (None without extensions)."""
-    runner = getattr(session, "extensions", None)
+    runner = session.extensions
     if runner is None:
         return None
     from pi_cli.extensions.ui import DialogUI
@@ -55,16 +58,3 @@ def widget_lines(lines: list[str]) -> list[str]:
     if len(rows) > MAX_WIDGET_LINES:
         shown.append("... (widget truncated)")
     return shown
-
-
-def queue_while_running(session: Any, text: str, follow_up: bool) -> Any:
-    """Text submitted while the agent runs (Enter steers, Alt+Enter follows up), as pi's
-    ``prompt(text, {streamingBehavior})``: when no extension cares (no such command, no ``input``
-    handler) it is queued now and None is returned; otherwise a coroutine to run as a task — a
-    registered ``/command`` runs at once (never queued), other text passes the ``input`` handlers
-    and is then queued."""
-    runner = getattr(session, "extensions", None)
-    if runner is None or not runner.wants_prompt(text):
-        (session.follow_up if follow_up else session.steer)(text)
-        return None
-    return session.prompt(text, streaming_behavior="followUp" if follow_up else "steer")

@@ -3,7 +3,8 @@
 The full-screen TUI and inline mode must treat input identically — Enter while the agent runs
 steers, Alt+Enter queues a follow-up, ``!cmd`` runs bash (``!!`` keeps it out of the context),
 ``/name`` may be a command, queued text restored into the editor is joined with blank lines, and
-a second Ctrl-C within a second quits — so those rules live here, free of any UI toolkit.
+a second Ctrl-C within a second on an empty editor quits — so those rules live here, free of any
+UI toolkit.
 """
 
 from __future__ import annotations
@@ -57,6 +58,30 @@ def restored_editor_text(queued: list[str], current: str) -> str:
     return "\n\n".join(parts)
 
 
+QUIT_HINT = "Press Ctrl+C again to quit"
+QuitAction = Literal["clear", "hint", "quit"]
+
+
+class QuitGuard:
+    """Ctrl-C while nothing runs, in both front ends. A press with text in the editor clears it;
+    a press on an empty editor within the window of the previous one quits (``draft``, Ctrl-C,
+    Ctrl-C quits, as pi). Text typed between the two presses is never lost: that press clears it
+    and starts the window again. Every press that does not quit shows :data:`QUIT_HINT`
+    (``clear``: clear the editor too; ``hint``: only the hint)."""
+
+    __slots__ = ("_press",)
+
+    def __init__(self, window: float = QUIT_WINDOW_S) -> None:
+        self._press = DoublePress(window)
+
+    def press(self, editor_text: str) -> QuitAction:
+        if editor_text.strip():
+            self._press.reset()
+            self._press.press()
+            return "clear"
+        return "quit" if self._press.press() else "hint"
+
+
 class DoublePress:
     """Detects a key pressed twice within ``window`` seconds (Ctrl-C twice quits)."""
 
@@ -72,3 +97,6 @@ class DoublePress:
         second = now - self._last < self.window
         self._last = float("-inf") if second else now
         return second
+
+    def reset(self) -> None:
+        self._last = float("-inf")

@@ -163,10 +163,13 @@ class AgentSession:
         return str(self.agent.follow_up_mode)
 
     def set_steering_mode(self, mode: str) -> None:
+        """Set the steering mode (``all`` | ``one-at-a-time``; checked) and save it (pi does)."""
         self.agent.steering_mode = mode  # type: ignore[assignment]  # checked by the agent
+        self.save_setting("steeringMode", mode)
 
     def set_follow_up_mode(self, mode: str) -> None:
         self.agent.follow_up_mode = mode  # type: ignore[assignment]  # checked by the agent
+        self.save_setting("followUpMode", mode)
 
     @property
     def steering_messages(self) -> list[str]:

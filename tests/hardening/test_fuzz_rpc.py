@@ -109,6 +109,8 @@ class _Capture:
 
 class _StubSession:
     is_streaming = False
+    permissions = None
+    extensions = None
 
     def subscribe(self, listener: Any) -> Any:
         return lambda: None

@@ -291,13 +291,15 @@ async def test_inline_slash_commands_switch_thinking_and_show_session(faux: Any,
 
     async def script(pipe: Any, app: InlineApp, out: io.StringIO) -> None:
         pipe.send_text("/session" + ENTER)
-        await wait_for(lambda: "Messages: user 0" in out.getvalue())
+        await wait_for(lambda: "User: 0" in out.getvalue() and "Session Info" in out.getvalue())
         pipe.send_text("/hotkeys" + ENTER)
         await wait_for(lambda: "alt+enter" in out.getvalue())
-        pipe.send_text("/not-a-command here" + ENTER)  # unknown: goes to the model verbatim
+        pipe.send_text("/not-a-command here" + ENTER)  # unknown: answered here (issue 33)
+        await wait_for(lambda: "Unknown command: /not-a-command" in out.getvalue())
+        pipe.send_text("/etc/hosts looks wrong" + ENTER)  # a path, not a command: sent
         await wait_for(lambda: "sent on" in out.getvalue() and not app.controller.running)
         pipe.send_text("/quit" + ENTER)
 
     code, _ = await drive(session, script)
     assert code == 0
-    assert user_texts(faux.requests[0].context) == ["/not-a-command here"]
+    assert user_texts(faux.requests[0].context) == ["/etc/hosts looks wrong"]

@@ -294,9 +294,13 @@ async def test_slash_commands(faux: Any, workdir: Path) -> None:
         assert any("Keyboard shortcuts" in n and "alt+enter" in n for n in notices)
         await send(pilot, app, "/thinking high")
         assert app.session.thinking_level in ("high", "off")  # clamped to the model's support
-        await send(pilot, app, "/unknown-thing please")
+        await send(pilot, app, "/unknown-thing please")  # answered here, never sent (issue 33)
+        await pilot.pause()
+        assert any("Unknown command: /unknown-thing" in str(n.render()) for n in app.query(Notice))
+        assert faux.call_count == 0
+        await send(pilot, app, "/usr/bin/env is missing, why?")  # a path, not a command
         await settle(pilot, app)
-        assert user_texts(faux.requests[0].context["messages"]) == ["/unknown-thing please"]
+        assert user_texts(faux.requests[0].context["messages"]) == ["/usr/bin/env is missing, why?"]
         await send(pilot, app, "/quit")
         await pilot.pause()
     assert app.return_value == 0

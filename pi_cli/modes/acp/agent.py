@@ -213,7 +213,7 @@ class PiAcpAgent:
 
         handle = AcpSession(session, send)
         holder["id"] = handle.session_id
-        gate = getattr(session, "permissions", None)  # tool approval asks through request_permission
+        gate = session.permissions  # tool approval asks through request_permission
         if gate is not None:
             from pi_cli.modes.acp.permissions import AcpApprovals
 
@@ -222,7 +222,7 @@ class PiAcpAgent:
             from pi_cli.modes.acp.file_ops import bind_client_fs
 
             bind_client_fs(session, lambda: self._conn, handle.session_id, self._client_capabilities)
-        extensions = getattr(session, "extensions", None)  # extensions' ctx.ui asks the same way
+        extensions = session.extensions  # extensions' ctx.ui asks the same way
         if extensions is not None:
             from pi_cli.modes.acp.extension_ui import acp_extension_ui
 

@@ -52,7 +52,7 @@ def bind_client_fs(session: Any, conn: Callable[[], Any], session_id: str, capab
     """Give the session's read/write/edit tools the client's file system; True when bound."""
     fs = getattr(capabilities, "fs", None)
     read, write = bool(getattr(fs, "read_text_file", False)), bool(getattr(fs, "write_text_file", False))
-    enabled = getattr(getattr(getattr(session, "settings", None), "acp", None), "client_fs", True)
+    enabled = session.settings.acp.client_fs
     if not (read or write) or not enabled:
         return False
     ops = AcpFileOps(conn, session_id, read=read, write=write)

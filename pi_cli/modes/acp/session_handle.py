@@ -62,7 +62,7 @@ class AcpSession:
             await self._compact(text[8:].strip() or None)
             return "end_turn"
         if self.busy:
-            runner: Any = getattr(self.session, "extensions", None)
+            runner = self.session.extensions
             found = runner.command_for(text) if runner is not None else None
             if found is not None:  # as pi: an extension command runs now, it is not steering text
                 await runner.run_command(*found)

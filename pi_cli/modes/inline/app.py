@@ -12,7 +12,7 @@ import io
 import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.application import Application, run_in_terminal
 from prompt_toolkit.buffer import Buffer
@@ -29,11 +29,16 @@ from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 from rich.console import Console, RenderableType
 
+from pi_cli.modes.commands import INLINE, completion_entries
 from pi_cli.modes.display import FooterFacts, footer_facts, git_branch
 from pi_cli.modes.inline.approvals import cycle_mode
-from pi_cli.modes.inline.commands import COMMANDS
 from pi_cli.modes.inline.completion import InlineCompleter
 from pi_cli.modes.inline.controller import InlineController
+
+if TYPE_CHECKING:
+    from pi_cli.session.agent_session import AgentSession
+
+DOUBLE_ESCAPE_S = 0.5  # pi's window for the double-Escape action on an empty editor
 
 STYLE = Style.from_dict(
     {
@@ -55,7 +60,7 @@ class InlineApp:
 
     def __init__(
         self,
-        session: Any,
+        session: AgentSession,
         *,
         input: Input | None = None,
         output: Output | None = None,
@@ -76,6 +81,8 @@ class InlineApp:
         self._footer_cache: tuple[tuple[Any, ...], FooterFacts] | None = None
         self.controller = InlineController(session, self.print, self.invalidate, self.exit)
         self.controller.on_editor_text = self._set_text
+        self.controller.on_copy = self.copy
+        self._last_escape = 0.0
         self._shortcut_lines: list[str] = []
         self.app: Application[int] = Application(
             layout=self._layout(),
@@ -117,6 +124,18 @@ class InlineApp:
 
         run_in_terminal(write, in_executor=False)
 
+    def copy(self, text: str) -> None:
+        """Put ``text`` on the system clipboard with OSC 52 (the terminal's own clipboard
+        escape, as the TUI does; it reaches the local clipboard over ssh too)."""
+        import base64
+
+        sequence = "\x1b]52;c;" + base64.b64encode(text.encode()).decode() + "\x07"
+        output = self.app.output
+        if self._scrollback is not None:
+            return
+        output.write_raw(sequence)
+        output.flush()
+
     def invalidate(self) -> None:
         if self.app.is_running:
             self.app.invalidate()
@@ -128,11 +147,7 @@ class InlineApp:
     # --- layout --------------------------------------------------------------------------
 
     def _command_names(self) -> list[tuple[str, str]]:
-        names = list(COMMANDS.items())
-        extra = getattr(self.session, "command_names", None)
-        if callable(extra):
-            names.extend(extra())
-        return names
+        return completion_entries(self.session, INLINE)
 
     def _live(self) -> StyleAndTextTuples:
         fragments: StyleAndTextTuples = []
@@ -144,9 +159,10 @@ class InlineApp:
         session = self.session
         # Redraws come at frame rate while text streams, but the figures only change when a
         # message ends or a setting changes: recompute them then, not on every frame.
-        mode = getattr(getattr(session, "permissions", None), "mode", None)
+        mode = session.permissions.mode if session.permissions is not None else None
+        sandbox = session.sandbox.describe() if session.sandbox is not None and session.sandbox.active else None
         count = len(session.message_view())  # not session.messages: a resumed huge session's stay on disk
-        key = (count, id(session.model), session.thinking_level, session.session_name, mode)
+        key = (count, id(session.model), session.thinking_level, session.session_name, mode, sandbox)
         if self._footer_cache is None or self._footer_cache[0] != key:
             facts = footer_facts(
                 cwd=Path(session.cwd),
@@ -157,6 +173,7 @@ class InlineApp:
                 auto_compaction=bool(session.auto_compaction_enabled),
                 branch=self._branch,
                 permission_mode=mode,
+                sandbox=sandbox,
             )
             self._footer_cache = (key, facts)
         facts = self._footer_cache[1]
@@ -261,6 +278,19 @@ class InlineApp:
         def _escape(event: KeyPressEvent) -> None:
             self._set_text(ctl.ctrl_c(self.buffer.text))
 
+        @keys.add("escape", filter=Condition(lambda: not ctl.running and not self.buffer.text), eager=False)
+        def _double_escape(event: KeyPressEvent) -> None:
+            self._double_escape()
+
+        @keys.add("escape", "/")
+        def _escape_slash(event: KeyPressEvent) -> None:
+            # prompt_toolkit reads Esc then "/" as Meta-/ (an emacs binding) and dropped the "/".
+            self.buffer.insert_text("/")
+
+        @keys.add("c-l")
+        def _select_model(event: KeyPressEvent) -> None:
+            ctl.run_line("/model")
+
         @keys.add("up", filter=Condition(lambda: self.buffer.document.cursor_position_row == 0))
         def _history_back(event: KeyPressEvent) -> None:
             self.buffer.history_backward()
@@ -276,7 +306,7 @@ class InlineApp:
         """Extension shortcuts, added last so they win over a non-reserved built-in key."""
         from pi_cli.modes.inline.extensions import resolve_inline_shortcuts
 
-        runner = getattr(self.session, "extensions", None)
+        runner = self.session.extensions
         if runner is None or not runner.shortcuts:
             return
         chosen, self._shortcut_lines = resolve_inline_shortcuts(runner)
@@ -288,6 +318,20 @@ class InlineApp:
             # eager: fire at once even where the key starts a longer built-in sequence (Ctrl-X
             # opens emacs-mode chords; without it the shortcut waited for the chord timeout).
             keys.add(*names, eager=True)(fire)
+
+    def _double_escape(self) -> None:
+        """pi's ``doubleEscapeAction``: a second Escape within 0.5 s on an empty, idle editor runs
+        ``/tree`` (default) or ``/fork``; ``none`` turns it off. A single Escape does nothing (it
+        used to leave prompt_toolkit waiting for a second key, which swallowed a ``/`` typed next)."""
+        import time
+
+        action = str(self.session.settings.double_escape_action or "tree")
+        now = time.monotonic()
+        if action == "none" or now - self._last_escape >= DOUBLE_ESCAPE_S:
+            self._last_escape = now
+            return
+        self._last_escape = 0.0
+        self.controller.run_line(f"/{action}")
 
     def _send(self, *, follow_up: bool) -> None:
         text = self.buffer.text

@@ -1,38 +1,32 @@
-"""Slash commands of inline mode: the ones that make sense in scrollback, printed as notices.
+"""Slash commands of inline mode: every built-in of :mod:`pi_cli.modes.commands`, shown in scrollback.
 
-``run_command`` returns False for a name it does not know, so the caller sends the text on —
-prompt templates and skills are expanded by the session, anything else reaches the model as is.
+:class:`InlineCommands` maps each name to its handler (an explicit table, as the TUI's). Where
+the TUI opens a picker, inline prints a numbered list and the next line chooses
+(:meth:`~pi_cli.modes.inline.approvals.InlineApprovals.pick`). Templates, skills and extension
+commands are the session's (the caller sends them on); any other ``/name`` gets a notice.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import RenderableType
 
 from pi_cli.ai.types import THINKING_LEVELS
-from pi_cli.modes.display import format_tokens
+from pi_cli.modes import command_actions as actions
+from pi_cli.modes.commands import INLINE, builtin_entries, command_name, is_session_command, unknown_command
 from pi_cli.modes.inline import render
-from pi_cli.modes.inline.approvals import permissions_command, trust_command
+from pi_cli.modes.inline.approvals import InlineApprovals
+from pi_cli.modes.inline.login import InlineLogin
 from pi_cli.modes.inline.rewind import rewind_command
+from pi_cli.modes.inline.session_commands import SessionCommands
 
-COMMANDS: dict[str, str] = {
-    "model": "Switch model: /model <provider/id or fuzzy name>[:thinking]",
-    "thinking": "Set the thinking level: /thinking off|minimal|low|medium|high|xhigh",
-    "session": "Show session file, messages, tokens and cost",
-    "name": "Name this session: /name <name>",
-    "new": "Start a new session",
-    "compact": "Summarise older context now: /compact [instructions]",
-    "hotkeys": "Show the keys",
-    "login": "Log in with a subscription: /login [anthropic|openai-codex|github-copilot]",
-    "logout": "Remove a stored login: /logout <provider>",
-    "mcp": "MCP servers: /mcp [reconnect|enable|disable <server>] [exposure <server> <mode>]",
-    "permissions": "Tool approval mode: /permissions auto|ask|read-only",
-    "trust": "Save a project trust decision: /trust yes|parent|no",
-    "rewind": "Restore files and/or conversation to before a message: /rewind [N [both|files|conversation]]",
-    "quit": "Quit pi",
-}
+if TYPE_CHECKING:
+    from pi_cli.session.agent_session import AgentSession
+
+Show = Callable[[RenderableType], None]
+Handler = Callable[[str], Awaitable[None]]
 
 HOTKEYS = (
     ("enter", "send; while the agent works: queue a steering message"),
@@ -40,128 +34,239 @@ HOTKEYS = (
     ("ctrl+j", "newline"),
     ("alt+up", "pull queued messages back into the editor"),
     ("alt+m", "cycle the tool approval mode (auto / ask / read-only)"),
+    ("ctrl+l", "select model"),
     ("ctrl+c / esc", "abort the run or a ! command; idle: clear, twice quits"),
+    ("esc esc", "open /tree (empty editor)"),
     ("ctrl+d", "quit on an empty editor"),
     ("up / down", "history"),
     ("@ / /", "complete a path / a command"),
 )
 
 
-async def run_command(
-    session: Any, text: str, show: Callable[[RenderableType], None], quit_app: Callable[[], None]
-) -> bool:
-    """Run ``/name args``; False when ``name`` is not an inline command."""
-    name, _, args = text[1:].partition(" ")
-    args = args.strip()
-    handler = _HANDLERS.get(name)
-    if handler is None:
-        return False
-    if name in ("quit", "exit"):
-        quit_app()
-        return True
-    try:
-        await handler(session, args, show)
-    except Exception as exc:  # a bad argument is reported in one line, the session goes on
-        show(render.error_block(str(exc)))
-    return True
+class InlineCommands:
+    """The inline command table, bound to one session and the inline front end's outputs."""
 
+    def __init__(
+        self,
+        session: AgentSession,
+        show: Show,
+        dialogs: InlineApprovals,
+        login: InlineLogin,
+        *,
+        quit_app: Callable[[], None],
+        set_editor_text: Callable[[str], None],
+        copy: Callable[[str], None],
+    ) -> None:
+        self.session = session
+        self._show = show
+        self._dialogs = dialogs
+        self._login = login
+        self._quit = quit_app
+        self._copy = copy
+        self.files = SessionCommands(session, show, dialogs, set_editor_text)
+        f = self.files
+        self.handlers: dict[str, Handler] = {
+            "model": self.model, "thinking": self.thinking, "settings": self.settings, "new": f.new,
+            "resume": f.resume, "tree": f.tree, "fork": f.fork, "clone": f.clone, "compact": self.compact,
+            "session": self.info, "name": self.name, "copy": self.copy, "export": f.export, "rewind": self.rewind,
+            "permissions": self.permissions, "trust": self.trust, "sandbox": self.sandbox, "mcp": self.mcp,
+            "login": self.login, "logout": self.logout, "hotkeys": self.hotkeys, "quit": self.quit,
+        }  # fmt: skip
+        assert {name for name, _ in builtin_entries(INLINE)} == set(self.handlers), "modes/commands.py lists them"
 
-async def _model(session: Any, args: str, show: Callable[[RenderableType], None]) -> None:
-    if not args:
-        names = ", ".join(f"{m['provider']}/{m['id']}" for m in session.available_models()[:20])
-        show(render.notice(f"Usage: /model <pattern>. Available: {names or 'none'}", "dim"))
-        return
-    model, level = session.model_registry.resolve(args)
-    session.set_model(model)
-    if level:
-        session.set_thinking_level(level)
-    show(render.notice(f"Model: {model['provider']}/{model['id']} • thinking {session.thinking_level}", "green"))
+    def knows(self, text: str) -> bool:
+        """Whether ``text`` is for this table: a built-in, or a ``/name`` nobody knows. False: not
+        a command, or one the session handles (a template, skill or extension command: send it)."""
+        name = command_name(text)
+        return name is not None and (name in self.handlers or not is_session_command(self.session, name))
 
+    async def run(self, text: str) -> None:
+        """Run a line :meth:`knows`; a failure is one line in scrollback, the session goes on."""
+        name = command_name(text)
+        assert name is not None
+        handler = self.handlers.get(name)
+        if handler is None:
+            self._show(render.notice(unknown_command(name), "yellow"))
+            return
+        try:
+            await handler(text.partition(" ")[2].strip())
+        except Exception as exc:  # a bad argument is reported in one line, the session goes on
+            self._show(render.error_block(f"/{name}: {exc}"))
 
-async def _thinking(session: Any, args: str, show: Callable[[RenderableType], None]) -> None:
-    if args not in THINKING_LEVELS:
-        show(render.notice(f"Usage: /thinking {'|'.join(THINKING_LEVELS)} (now {session.thinking_level})", "dim"))
-        return
-    show(render.notice(f"Thinking level: {session.set_thinking_level(args)}", "green"))
+    def _ok(self, text: str) -> None:
+        self._show(render.notice(text, "green"))
 
+    # -- models ------------------------------------------------------------------------------
 
-async def _session(session: Any, args: str, show: Callable[[RenderableType], None]) -> None:
-    stats = session.get_session_stats()
-    tokens = stats.get("tokens") or {}
-    lines = [
-        f"File: {stats.get('sessionFile') or 'in memory'}",
-        f"ID: {stats.get('sessionId')}",
-        f"Messages: user {stats.get('userMessages', 0)}, assistant {stats.get('assistantMessages', 0)}, "
-        f"tool calls {stats.get('toolCalls', 0)}, total {stats.get('totalMessages', 0)}",
-        f"Tokens: ↑{format_tokens(tokens.get('input', 0))} ↓{format_tokens(tokens.get('output', 0))} "
-        f"total {format_tokens(tokens.get('total', 0))}",
-        f"Cost: ${float(stats.get('cost', 0.0)):.4f}",
-    ]
-    show(render.notice("\n".join(lines), "default"))
+    async def model(self, args: str) -> None:
+        """``/model pattern[:thinking]`` switches at once; ``/model`` lists the models to pick from."""
+        session = self.session
+        registry = session.model_registry
+        if args and registry is not None:
+            model, level = registry.resolve(args)
+            session.set_model(model)
+            if level:
+                session.set_thinking_level(level)
+        else:
+            if registry is not None:
+                registry.refresh()  # a provider added while pi runs can be picked (as the TUI)
+            models = session.available_models()
+            if not models:
+                self._show(render.notice("No models available. Set an API key or add models.json.", "yellow"))
+                return
+            current: dict[str, object] = dict(session.model or {})
+            labels = [
+                f"{m['provider']}/{m['id']}"
+                + (" (current)" if (m["provider"], m["id"]) == (current.get("provider"), current.get("id")) else "")
+                for m in models
+            ]
+            picked = await self._dialogs.pick("Select model", labels)
+            if picked is None:
+                return
+            session.set_model(models[picked])
+        chosen = session.model
+        assert chosen is not None
+        self._ok(f"Model: {chosen['provider']}/{chosen['id']} • thinking {session.thinking_level}")
 
+    async def thinking(self, args: str) -> None:
+        if not args:
+            levels = list(THINKING_LEVELS)
+            current = self.session.thinking_level
+            picked = await self._dialogs.pick(
+                "Thinking level", [f"{level}{' (current)' if level == current else ''}" for level in levels]
+            )
+            if picked is None:
+                return
+            args = levels[picked]
+        if args not in THINKING_LEVELS:
+            raise ValueError(f"Unknown thinking level: {args} (use {', '.join(THINKING_LEVELS)})")
+        self._ok(f"Thinking level: {self.session.set_thinking_level(args)}")
 
-async def _name(session: Any, args: str, show: Callable[[RenderableType], None]) -> None:
-    if not args:
-        show(render.notice(f"Session name: {session.session_name or '(none)'}. Usage: /name <name>", "dim"))
-        return
-    session.set_session_name(args)
-    show(render.notice(f"Session name set: {args}", "green"))
+    # -- settings and access ---------------------------------------------------------------------
 
+    async def settings(self, args: str) -> None:
+        """The /settings rows; choosing one moves it to its next value and saves it (pi's /settings)."""
+        rows = actions.settings_rows(self.session, self.session.settings.theme or "dark")
+        picked = await self._dialogs.pick("Settings", [f"{r.label}: {r.value}" for r in rows])
+        if picked is None:
+            return
+        key = rows[picked].key
+        if key == "theme":
+            theme = "light" if rows[picked].value == "dark" else "dark"
+            self.session.save_setting("theme", theme)
+            self._ok(f"Theme: {theme} (saved)")
+            return
+        self._ok(actions.toggle_setting(self.session, key))
 
-async def _new(session: Any, args: str, show: Callable[[RenderableType], None]) -> None:
-    await session.new_session()
-    show(render.notice("✓ New session started", "green"))
+    async def permissions(self, args: str) -> None:
+        """``/permissions [auto|ask|read-only]``: show or set the approval mode for this session."""
+        from pi_cli.permissions.policy import MODE_DETAILS
 
+        gate = self.session.permissions
+        if gate is not None and not args:
+            modes = list(MODE_DETAILS)
+            labels = [f"{mode}{' (current)' if mode == gate.mode else ''} — {MODE_DETAILS[mode]}" for mode in modes]
+            picked = await self._dialogs.pick("Tool approval mode (Alt+M cycles)", labels)
+            if picked is None:
+                return
+            args = modes[picked]
+        self._ok(actions.set_permission_mode(self.session, args))
 
-async def _compact(session: Any, args: str, show: Callable[[RenderableType], None]) -> None:
-    result = await session.compact_now(args or None)
-    before = result.get("tokensBefore") if isinstance(result, dict) else None
-    show(render.notice(f"Compacted ({format_tokens(before)} tokens before)." if before else "Compacted.", "green"))
+    async def sandbox(self, args: str) -> None:
+        """``/sandbox [off|workspace|read-only]``: show or change the sandbox for this session."""
+        from pi_cli.sandbox.policy import MODE_DETAILS
 
+        if not args and self.session.sandbox is not None:
+            modes = list(MODE_DETAILS)
+            current = self.session.sandbox.policy.mode
+            labels = [f"{mode}{' (current)' if mode == current else ''} — {MODE_DETAILS[mode]}" for mode in modes]
+            picked = await self._dialogs.pick(f"Sandbox · now: {actions.sandbox_status(self.session)}", labels)
+            if picked is None:
+                return
+            args = modes[picked]
+        self._ok(actions.set_sandbox_mode(self.session, args))
 
-async def _hotkeys(session: Any, args: str, show: Callable[[RenderableType], None]) -> None:
-    text = "\n".join(f"{key:14} {what}" for key, what in HOTKEYS)
-    runner = getattr(session, "extensions", None)
-    if runner is not None and runner.shortcuts:
-        from pi_cli.modes.inline.extensions import resolve_inline_shortcuts
+    async def trust(self, args: str) -> None:
+        """``/trust``: the saved decision; ``/trust yes|parent|no`` saves one for future pi processes."""
+        from pi_cli.config.paths import agent_dir
+        from pi_cli.permissions.trust import is_project_trusted, trust_options
+        from pi_cli.permissions.trust_store import TrustStore
 
-        bound = resolve_inline_shortcuts(runner)[0]
-        if bound:
-            rows = [(s.canonical, s.description or s.source) for _keys, s in bound]
-            text += "\n\nExtensions\n" + "\n".join(f"{key:14} {what}" for key, what in rows)
-    show(render.notice(text, "default"))
+        cwd = str(self.session.cwd)
+        store = TrustStore(agent_dir())
+        options = trust_options(cwd)
+        choice = {"yes": options[0], "no": options[-1]}
+        if len(options) == 3:
+            choice["parent"] = options[1]
+        if args in choice:
+            store.set_many(choice[args].updates)
+            verdict = "trusted" if choice[args].trusted else "untrusted"
+            self._ok(f"Saved trust decision: {verdict}. Restart pi for this to take effect.")
+            return
+        saved = store.entry(cwd)
+        saved_text = "none" if saved is None else f"{'trusted' if saved.decision else 'untrusted'} ({saved.path})"
+        current = "trusted" if is_project_trusted(cwd) else "untrusted"
+        usage = " | ".join(f"/trust {key}" for key in choice)
+        lines = [f"Project trust: {cwd}", f"Saved decision: {saved_text}", f"Current session: {current}", usage]
+        self._show(render.notice("\n".join(lines), "default"))
 
+    async def mcp(self, args: str) -> None:
+        runtime = self.session.mcp
+        if runtime is None:
+            self._show(render.notice("No MCP servers configured (~/.pi/agent/mcp.json, see `pi mcp add`).", "yellow"))
+            return
+        from pi_cli.mcp.status import run_action
 
-async def _mcp(session: Any, args: str, show: Callable[[RenderableType], None]) -> None:
-    manager = getattr(getattr(session, "mcp", None), "manager", None)
-    if manager is None:
-        show(render.notice("No MCP servers configured (~/.pi/agent/mcp.json, see `pi mcp add`).", "yellow"))
-        return
-    from pi_cli.mcp.status import run_action
+        self._show(render.notice(await run_action(runtime.manager, args), "default"))
 
-    try:
-        show(render.notice(await run_action(manager, args), "default"))
-    except ValueError as exc:
-        show(render.notice(f"/mcp: {exc}", "red"))
+    async def login(self, args: str) -> None:
+        self._login.run("login", args)
 
+    async def logout(self, args: str) -> None:
+        self._login.run("logout", args)
 
-async def _quit(session: Any, args: str, show: Callable[[RenderableType], None]) -> None:
-    return None  # handled by run_command, which owns the app's exit
+    # -- the session -------------------------------------------------------------------------------
 
+    async def compact(self, args: str) -> None:
+        result = await self.session.compact(args or None)
+        before = result.get("tokensBefore") if isinstance(result, dict) else None
+        from pi_cli.modes.display import format_tokens
 
-_Handler = Callable[[Any, str, Callable[[RenderableType], None]], Awaitable[None]]
-_HANDLERS: dict[str, _Handler] = {
-    "model": _model,
-    "thinking": _thinking,
-    "session": _session,
-    "name": _name,
-    "new": _new,
-    "compact": _compact,
-    "hotkeys": _hotkeys,
-    "mcp": _mcp,
-    "permissions": permissions_command,
-    "trust": trust_command,
-    "rewind": rewind_command,
-    "quit": _quit,
-    "exit": _quit,
-}
+        self._ok(f"Compacted ({format_tokens(before)} tokens before)." if before else "Compacted.")
+
+    async def info(self, args: str) -> None:
+        self._show(render.notice(actions.session_info_text(self.session), "default"))
+
+    async def name(self, args: str) -> None:
+        if not args:
+            name = self.session.session_name
+            self._show(render.notice(f"Session name: {name or '(none)'}. Usage: /name <name>", "dim"))
+            return
+        self.session.set_session_name(args)
+        self._ok(f"Session name set: {args}")
+
+    async def copy(self, args: str) -> None:
+        text = self.session.get_last_assistant_text()
+        if not text:
+            self._show(render.notice("No agent messages to copy yet.", "yellow"))
+            return
+        self._copy(text)
+        self._ok("Copied last agent message to clipboard")
+
+    async def rewind(self, args: str) -> None:
+        await rewind_command(self.session, args, self._show, self._dialogs, self.files.set_editor_text)
+
+    async def hotkeys(self, args: str) -> None:
+        text = "\n".join(f"{key:14} {what}" for key, what in HOTKEYS)
+        runner = self.session.extensions
+        if runner is not None and runner.shortcuts:
+            from pi_cli.modes.inline.extensions import resolve_inline_shortcuts
+
+            bound = resolve_inline_shortcuts(runner)[0]
+            if bound:
+                rows = [(s.canonical, s.description or s.source) for _keys, s in bound]
+                text += "\n\nExtensions\n" + "\n".join(f"{key:14} {what}" for key, what in rows)
+        self._show(render.notice(text, "default"))
+
+    async def quit(self, args: str) -> None:
+        self._quit()

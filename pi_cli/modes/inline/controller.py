@@ -10,19 +10,22 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import RenderableType
 
-from pi_cli.modes.display import preview_lines, result_text, tool_call_title
+from pi_cli.modes.display import loaded_resource_lines, preview_lines, result_text, tool_call_title
 from pi_cli.modes.extension_bridge import bind_extension_ui
 from pi_cli.modes.inline import render
 from pi_cli.modes.inline.approvals import InlineApprovals
-from pi_cli.modes.inline.commands import run_command
+from pi_cli.modes.inline.commands import InlineCommands
 from pi_cli.modes.inline.extensions import ExtensionView
 from pi_cli.modes.inline.login import InlineLogin
-from pi_cli.modes.input_routing import DoublePress, restored_editor_text, route_input
+from pi_cli.modes.input_routing import QUIT_HINT, QuitGuard, restored_editor_text, route_input
 from pi_cli.tools.sanitize import strip_control_sequences as safe
+
+if TYPE_CHECKING:
+    from pi_cli.session.agent_session import AgentSession
 
 LIVE_TEXT_LINES = 12
 STREAM_FRAME_S = 0.1  # redraw interval while text streams
@@ -56,7 +59,7 @@ class InlineController:
 
     def __init__(
         self,
-        session: Any,
+        session: AgentSession,
         print_renderable: Callable[[RenderableType], None],
         invalidate: Callable[[], None] = lambda: None,
         exit_app: Callable[[], None] = lambda: None,
@@ -66,7 +69,7 @@ class InlineController:
         self._invalidate = invalidate
         self._exit = exit_app
         self.live = LiveState()
-        self._ctrl_c = DoublePress()
+        self._ctrl_c = QuitGuard()
         self._side_task: asyncio.Future[None] | None = None
         self._run: asyncio.Future[None] | None = None  # the prompt run started from the editor
         self._bash_run: asyncio.Future[None] | None = None  # the user's ``!cmd``
@@ -75,11 +78,15 @@ class InlineController:
         self.exit_code = 0
         self.login = InlineLogin(print_renderable, invalidate)  # /login, /logout
         self.approvals = InlineApprovals(print_renderable, invalidate)  # tool approval questions
-        gate = getattr(session, "permissions", None)
-        if gate is not None:
-            gate.ui = self.approvals
+        if session.permissions is not None:
+            session.permissions.ui = self.approvals
         self.on_editor_text: Callable[[str], None] | None = None  # the app's prompt-buffer setter
-        self.extension_view = ExtensionView(getattr(session, "extensions", None))
+        self.on_copy: Callable[[str], None] = lambda text: None  # the app's clipboard writer (OSC 52)
+        self.commands = InlineCommands(
+            session, print_renderable, self.approvals, self.login, quit_app=exit_app,
+            set_editor_text=self._set_editor_text, copy=lambda text: self.on_copy(text),
+        )  # fmt: skip
+        self.extension_view = ExtensionView(session.extensions)
         bind_extension_ui(session, self.approvals, self.notify, self._set_editor_text, self._extension_changed)
         self.unsubscribe = session.subscribe(self.on_event)
 
@@ -108,7 +115,8 @@ class InlineController:
 
     def show_startup(self, version: str) -> None:
         """The start header: version, key hints and the session's startup notices."""
-        self._print(render.header(version, list(getattr(self.session, "startup_notices", []))))
+        resources = loaded_resource_lines(self.session, self.session.cwd)
+        self._print(render.header(version, self.session.startup_notices, resources))
 
     def queued(self) -> tuple[list[str], list[str]]:
         """Pending (steering, follow-up) texts."""
@@ -273,17 +281,20 @@ class InlineController:
         else:
             self._run = task
 
+    def run_line(self, text: str) -> None:
+        """A command a key stands for (Ctrl-L: ``/model``, Esc Esc: ``/tree``), as if typed."""
+        self._run_command(text, False)
+
     def _run_command(self, text: str, follow_up: bool) -> None:
-        """A known inline command runs at once; anything else is sent (templates expand in the session)."""
-        name, _, args = text[1:].partition(" ")
-        if self.login.run(name, args.strip()):
+        """A built-in (or unknown) ``/name`` runs here, never reaching the model; a template, skill
+        or extension command is the session's and is sent on."""
+        if not self.commands.knows(text):
+            self.send(text, follow_up=follow_up)
             return
 
         async def go() -> None:
-            if await run_command(self.session, text, self._print, self._exit):
-                self._invalidate()
-            else:
-                self.send(text, follow_up=follow_up)
+            await self.commands.run(text)
+            self._invalidate()
 
         # A command is not an agent run: it must not make the next Enter count as steering.
         self._side_task = asyncio.ensure_future(go())
@@ -334,15 +345,19 @@ class InlineController:
         if self.login.waiting:
             self.login.cancel()
             return current
-        if getattr(self.session, "is_bash_running", False):
+        if self.session.is_bash_running:
             self.session.abort_bash()
             return current
         if self.running:
             restored = self.restore_queue(current)
             self._abort_task = asyncio.ensure_future(self.session.abort())
             return restored
-        if self._ctrl_c.press() and not current:
+        if self.approvals.cancel():  # a command's pick (or an extension's question) was waiting
+            return current
+        if self._ctrl_c.press(current) == "quit":
             self._exit()
+        else:
+            self._print(render.notice(QUIT_HINT, "dim"))
         return ""
 
     def ctrl_d(self, current: str) -> bool:

@@ -67,8 +67,9 @@ def bash_run_block(command: str, output: str, exit_code: int | None, cancelled: 
     return Padding(Group(*parts), (1, 0, 0, 0))
 
 
-def header(version: str, notices: list[str]) -> RenderableType:
-    """Start header: name and version, the key hints, then any startup notices."""
+def header(version: str, notices: list[str], resources: list[str] | None = None) -> RenderableType:
+    """Start header: name and version, the key hints, what was loaded (context files, skills,
+    prompts, extensions: the TUI's lines), then any startup notices."""
     parts: list[RenderableType] = [
         Text.assemble(("pi_cli", "bold cyan"), f" v{version}  (inline)"),
         Text(
@@ -77,5 +78,6 @@ def header(version: str, notices: list[str]) -> RenderableType:
             style="dim",
         ),
     ]
+    parts.extend(Text(safe(line), style="dim") for line in resources or [])
     parts.extend(Text(safe(line), style="yellow") for line in notices)
     return Group(*parts)

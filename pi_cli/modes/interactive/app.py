@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from rich.theme import Theme
@@ -24,7 +24,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 
 from pi_cli.modes.display import footer_facts, git_branch
-from pi_cli.modes.input_routing import DoublePress, Route, restored_editor_text, route_input
+from pi_cli.modes.input_routing import QUIT_HINT, QuitGuard, Route, restored_editor_text, route_input
 from pi_cli.modes.interactive.keys import APP_KEYS, describe
 from pi_cli.modes.interactive.pump import EventPump
 from pi_cli.modes.interactive.render import EventRenderer
@@ -36,6 +36,10 @@ from pi_cli.modes.interactive.widgets.messages import Notice, ThinkingBlock
 from pi_cli.modes.interactive.widgets.status import FooterBar, QueueArea, WorkingLine
 from pi_cli.modes.interactive.widgets.tool_card import ToolCard
 from pi_cli.modes.interactive.widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from pi_cli.modes.interactive.extension_ui.bridge import ExtensionChrome
+    from pi_cli.session.agent_session import AgentSession
 
 # Rich's inline-code style is bold cyan on black: fine on a dark screen, a black blot on a light one.
 LIGHT_MARKDOWN = Theme({"markdown.code": "bold dark_cyan", "markdown.link_url": "blue underline"})
@@ -69,7 +73,7 @@ class PiApp(App[int]):
 
     def __init__(
         self,
-        session: Any,
+        session: AgentSession,
         initial_messages: list[str] | None = None,
         *,
         keymap: dict[str, str] | None = None,
@@ -78,7 +82,7 @@ class PiApp(App[int]):
     ) -> None:
         super().__init__()
         self.session = session
-        self.cwd = Path(getattr(session, "cwd", None) or Path.cwd())
+        self.cwd = Path(session.cwd)
         self.initial_messages = list(initial_messages or [])
         self.user_keymap = dict(keymap or {})
         self.startup_warnings = list(warnings or [])
@@ -93,16 +97,23 @@ class PiApp(App[int]):
         self.renderer = EventRenderer(self.transcript, self._after_event)
         self.pump = EventPump(self._render_frame)
         self.commands = CommandRunner(self)
+        if session.permissions is not None:  # a call that asks opens the approval dialog
+            from pi_cli.modes.interactive.slash.permissions import TuiApprovalUI
+
+            session.permissions.ui = TuiApprovalUI(self)
+        if session.resume_requested:  # ``pi -r``: the session picker first; cancelling it quits
+            session.resume_requested = False
+            self.call_later(self.commands.session_commands.open_resume, True)
         self._unsubscribe: Any = None
         self.after_first_paint: list[Callable[[], None]] = []  # run by _warm_up, in idle time
-        self.extension_ui: Any = None  # extension_ui.bridge.ExtensionChrome when there are extensions
+        self.extension_ui: ExtensionChrome | None = None  # when the session has extensions
         self._run_task: asyncio.Task[None] | None = None
         self._bash_task: asyncio.Task[None] | None = None
-        self._ctrl_c = DoublePress()
+        self._ctrl_c = QuitGuard()
         self._last_escape = 0.0
         self._light_markdown = False
         self._branch = git_branch(self.cwd)
-        theme = str(getattr(getattr(session, "settings", None), "theme", "") or "dark")
+        theme = session.settings.theme or "dark"
         self.theme = "textual-light" if theme == "light" else "textual-dark"
 
     # --- layout -----------------------------------------------------------------------------
@@ -126,18 +137,17 @@ class PiApp(App[int]):
         self.editor.commands = self.commands.completion_entries
         await self.transcript.add(startup_header(self.session, self.cwd, self.user_keymap))
         demo = is_demo_model(self.session)
-        for warning in [*self.startup_warnings, *getattr(self.session, "startup_notices", [])]:
+        for warning in [*self.startup_warnings, *self.session.startup_notices]:
             if demo and "demo model" in str(warning):
                 continue  # the panel below says it, with more detail
             await self.renderer.notice(str(warning), "warning")
         if demo:
             await self.renderer.notice(NO_MODEL_TEXT, "panel")
-        view = getattr(self.session, "message_view", None)  # a huge session's stay in its file
-        history = view() if callable(view) else list(getattr(self.session, "messages", []) or [])
+        history = self.session.message_view()  # a huge session's stay in its file
         if history:
             await self.renderer.load_history(history)
         self._unsubscribe = self.session.subscribe(self.pump.push)
-        if getattr(self.session, "extensions", None) is not None:
+        if self.session.extensions is not None:
             from pi_cli.modes.interactive.extension_ui.bridge import attach_extension_ui
 
             self.extension_ui = attach_extension_ui(self)
@@ -170,8 +180,8 @@ class PiApp(App[int]):
         markdown-it, pygments: it stalled the first streamed frame by ~150 ms) and the provider's
         HTTP stack (~150 ms before the first request). A thread, so keys typed meanwhile still
         echo; ``_warmed_up`` follows on the app's loop."""
-        model = getattr(self.session, "model", None)
-        api = model.get("api") if isinstance(model, dict) else None
+        model = self.session.model
+        api = model.get("api") if model is not None else None
         threading.Thread(target=self._preload, args=(api,), name="pi-preload", daemon=True).start()
 
     def _preload(self, api: object) -> None:
@@ -241,27 +251,26 @@ class PiApp(App[int]):
 
     def refresh_footer(self) -> None:
         session = self.session
-        model = getattr(session, "model", None)
         stats = session.get_session_stats()
         facts = footer_facts(
             cwd=self.cwd,
             stats=stats,
-            model=model,
-            thinking_level=str(getattr(session, "thinking_level", "off")),
-            session_name=getattr(session, "session_name", None),
-            auto_compaction=bool(getattr(session, "auto_compaction_enabled", True)),
+            model=session.model,
+            thinking_level=session.thinking_level,
+            session_name=session.session_name,
+            auto_compaction=session.auto_compaction_enabled,
             branch=self._branch,
-            permission_mode=getattr(getattr(session, "permissions", None), "mode", None),
+            permission_mode=session.permissions.mode if session.permissions is not None else None,
+            sandbox=session.sandbox.describe() if session.sandbox is not None and session.sandbox.active else None,
         )
         usage = stats.get("contextUsage") or {}
         fraction = float(usage.get("percent") or 0.0) / 100
         self.footer_bar.set_facts(facts, fraction)
-        level = str(getattr(session, "thinking_level", "off"))
+        level = session.thinking_level
         self.editor.set_class(level in ("high", "xhigh"), "-thinking-high")
 
     def queued(self) -> tuple[list[str], list[str]]:
-        session = self.session
-        return list(getattr(session, "steering_messages", [])), list(getattr(session, "follow_up_messages", []))
+        return self.session.steering_messages, self.session.follow_up_messages
 
     def refresh_queue(self) -> None:
         steering, follow_up = self.queued()
@@ -405,8 +414,7 @@ class PiApp(App[int]):
     async def _double_escape(self) -> None:
         """pi's ``doubleEscapeAction``: a second Escape within 0.5 s on an empty, idle editor
         opens ``/tree`` (default) or ``/fork``; ``none`` turns it off."""
-        settings = getattr(self.session, "settings", None)
-        action = str(getattr(settings, "double_escape_action", "tree") or "tree")
+        action = str(self.session.settings.double_escape_action or "tree")
         if action == "none":
             return
         now = time.monotonic()
@@ -441,9 +449,10 @@ class PiApp(App[int]):
         if self._bash_task is not None and not self._bash_task.done():
             self.session.abort_bash()
             return
-        if self._ctrl_c.press():
+        if self._ctrl_c.press(self.editor.text) == "quit":
             await self.quit()
             return
+        self.notify(QUIT_HINT)
         self.editor.close_menu()
         self.editor.load_text("")
 
@@ -494,8 +503,8 @@ class PiApp(App[int]):
         if not result:
             self.notify("Only one model available")
         else:
-            model = getattr(self.session, "model", None) or {}
-            self.notify(f"Model: {model.get('provider')}/{model.get('id')}")
+            model = self.session.model
+            self.notify(f"Model: {model['provider']}/{model['id']}" if model is not None else "Model: none")
         self.refresh_footer()
 
     def action_extension_shortcut(self, key: str) -> None:

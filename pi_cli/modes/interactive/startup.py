@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pi_cli import __version__
-from pi_cli.modes.display import home_relative
+from pi_cli.modes.display import loaded_resource_lines
 from pi_cli.modes.interactive.keys import describe
 from pi_cli.modes.interactive.widgets.status import StartHeader
+
+if TYPE_CHECKING:
+    from pi_cli.session.agent_session import AgentSession
 
 DEMO_PROVIDER = "faux"
 
@@ -21,37 +24,17 @@ NO_MODEL_TEXT = (
 )
 
 
-def is_demo_model(session: Any) -> bool:
+def is_demo_model(session: AgentSession) -> bool:
     """True when no real model is configured (none, or the offline demo)."""
-    model = getattr(session, "model", None)
+    model = session.model
     return model is None or (model.get("provider") == DEMO_PROVIDER and model.get("id") == "demo")
 
 
-def startup_header(session: Any, cwd: Path, keymap: dict[str, str]) -> StartHeader:
+def startup_header(session: AgentSession, cwd: Path, keymap: dict[str, str]) -> StartHeader:
     """Version, key hints (after keybindings.json overrides) and loaded resources."""
     hints = (
         f"{describe('app.interrupt', keymap)} interrupt · {describe('app.clear', keymap)} abort/clear (twice: exit) · "
         f"{describe('app.exit', keymap)} exit · / commands · ! bash · {describe('app.tools.expand', keymap)} more"
     )
-    resources: list[str] = []
-    loaded = getattr(session, "resources", None)
-    files = [str(getattr(f, "path", f)) for f in getattr(loaded, "context_files", []) or []]
-    if files:
-        resources.append("Context: " + ", ".join(_short_path(p, cwd) for p in files))
-    skills = [str(getattr(s, "name", s)) for s in getattr(loaded, "skills", []) or []]
-    if skills:
-        resources.append("Skills: " + ", ".join(skills))
-    templates = [str(getattr(t, "name", t)) for t in getattr(loaded, "templates", []) or []]
-    if templates:
-        resources.append("Prompts: " + ", ".join("/" + t for t in templates))
-    sources = list(getattr(getattr(session, "extensions", None), "sources", None) or [])
-    if sources:  # as pi lists them: where each loaded extension came from
-        resources.append("Extensions: " + ", ".join(_short_path(s, cwd) if "/" in s else s for s in sources))
+    resources = loaded_resource_lines(session, cwd)
     return StartHeader(__version__, hints, resources)
-
-
-def _short_path(path: str, cwd: Path) -> str:
-    try:
-        return str(Path(path).relative_to(cwd))
-    except ValueError:
-        return home_relative(path)

@@ -7,12 +7,16 @@ responses with the command's id).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_cli.errors import PiError
 from pi_cli.modes.rpc import protocol as p
 from pi_cli.modes.rpc import rewind_commands
 from pi_cli.modes.rpc.host import CommandHost
+
+if TYPE_CHECKING:
+    from pi_cli.session.agent_session import AgentSession
+    from pi_cli.store.manager import SessionManager
 
 Handler = Callable[[CommandHost, Any], Awaitable[dict[str, Any]]]
 
@@ -68,7 +72,7 @@ async def _steer(server: CommandHost, cmd: p.SteerCommand) -> dict[str, Any]:
     session = server.session
     text, images = cmd.message, _images(cmd.images)
     behavior = "steer" if cmd.type == "steer" else "followUp"
-    extensions: Any = getattr(session, "extensions", None)
+    extensions = session.extensions
     found = extensions.command_for(text) if extensions is not None else None
     if found is not None:
         return p.failure(cmd.id, cmd.type, f'Extension command "/{found[0].name}" cannot be queued. '
@@ -107,8 +111,8 @@ async def _clear_queue(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
     return p.success(cmd.id, "clear_queue", {"steering": steering, "followUp": follow_up})
 
 
-def _manager(server: CommandHost) -> Any:
-    manager = getattr(server.session.store, "manager", None)
+def _manager(server: CommandHost) -> SessionManager:
+    manager = server.session.store.manager
     if manager is None:
         raise PiError("This session keeps no entries")
     return manager
@@ -177,10 +181,9 @@ async def _get_state(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
     return p.success(cmd.id, "get_state", state_of(server.session))
 
 
-def _message_view(session: Any) -> Any:
+def _message_view(session: AgentSession) -> Any:
     """The session's messages as held: a resumed huge session's stay in its file (LazyMessages)."""
-    view = getattr(session, "message_view", None)
-    return view() if callable(view) else session.messages
+    return session.message_view()
 
 
 async def _get_messages(server: CommandHost, cmd: p.Command) -> dict[str, Any]:

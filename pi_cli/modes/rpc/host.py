@@ -7,7 +7,10 @@ without an import cycle.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from pi_cli.session.agent_session import AgentSession
 
 
 class CommandHost(Protocol):
@@ -15,7 +18,7 @@ class CommandHost(Protocol):
     coroutine in the background."""
 
     @property
-    def session(self) -> Any: ...
+    def session(self) -> AgentSession: ...
 
     def respond(self, obj: dict[str, Any]) -> None: ...
 

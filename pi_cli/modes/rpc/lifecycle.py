@@ -12,15 +12,18 @@ import contextlib
 import signal
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_cli.session.agent_session import AgentSession
 
 EXIT_SIGTERM = 143
 EXIT_SIGHUP = 129
 
 
-def write_notices(session: Any) -> None:
+def write_notices(session: AgentSession) -> None:
     """Start-up notices (warnings, the demo-model note) to stderr, so stdout stays the mode's own."""
-    for notice in getattr(session, "startup_notices", []):
+    for notice in session.startup_notices:
         sys.stderr.write(notice + "\n")
     sys.stderr.flush()
 

@@ -77,10 +77,9 @@ class RpcServer:
         self._tasks: set[asyncio.Task[None]] = set()
         self._unsubscribe = session.subscribe(self.coalescer.push)
         self.dialogs = RpcDialogs(self.respond)
-        gate = getattr(session, "permissions", None)  # the tool approval gate asks through RPC dialogs
-        if gate is not None:
-            gate.ui = self.dialogs
-        self.extensions = getattr(session, "extensions", None)
+        if session.permissions is not None:  # the tool approval gate asks through RPC dialogs
+            session.permissions.ui = self.dialogs
+        self.extensions = session.extensions
         if self.extensions is not None:  # ctx.ui as extension_ui_request; handler errors as extension_error
             from pi_cli.modes.rpc.extension_ui import RpcExtensionUI
 

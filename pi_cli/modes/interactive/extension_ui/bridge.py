@@ -94,7 +94,7 @@ def textual_key(canonical: str) -> str:
 
 def attach_extension_ui(app: Any) -> ExtensionChrome | None:
     """Mount the status line and widget area, bind ``ctx.ui`` and shortcuts, start the runner."""
-    runner = getattr(app.session, "extensions", None)
+    runner = app.session.extensions
     if runner is None:
         return None
     from pi_cli.modes.interactive.slash.permissions import TuiApprovalUI

@@ -4,13 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_cli.modes.interactive.completions import add_completions
-
-LOGIN_COMMANDS: list[tuple[str, str]] = [
-    ("login", "Log in with a subscription (Claude Pro/Max, ChatGPT, GitHub Copilot)"),
-    ("logout", "Remove a stored login"),
-]
-
 
 class LoginCommands:
     """Handlers attached to the app's ``CommandRunner`` by :func:`register_login_commands`."""
@@ -67,16 +60,7 @@ class LoginCommands:
         self.app.push_screen(PickerScreen("Log out of", [PickItem(p, p) for p in stored]), chosen)
 
     def _reload_models(self) -> None:
-        registry = getattr(self.app.session, "model_registry", None)
-        refresh = getattr(registry, "refresh", None)
+        registry = self.app.session.model_registry
+        refresh = registry.refresh if registry is not None else None
         if callable(refresh):
             refresh()
-
-
-def register_login_commands(runner: Any) -> LoginCommands:
-    """Attach ``cmd_login``/``cmd_logout`` to a ``CommandRunner`` and list them for completion."""
-    commands = LoginCommands(runner.app)
-    runner.cmd_login = commands.cmd_login
-    runner.cmd_logout = commands.cmd_logout
-    add_completions(runner, LOGIN_COMMANDS)
-    return commands

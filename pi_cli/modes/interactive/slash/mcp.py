@@ -9,10 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_cli.modes.interactive.completions import add_completions
-
-MCP_COMMANDS: list[tuple[str, str]] = [("mcp", "MCP servers: state, tools, reconnect, enable/disable, exposure")]
-
 
 class McpCommands:
     """Handlers attached to the app's ``CommandRunner`` by :func:`register_mcp_commands`."""
@@ -21,8 +17,8 @@ class McpCommands:
         self.app = app
 
     def _manager(self) -> Any:
-        runtime = getattr(self.app.session, "mcp", None)
-        return getattr(runtime, "manager", None)
+        runtime = self.app.session.mcp
+        return runtime.manager if runtime is not None else None
 
     async def cmd_mcp(self, args: str) -> None:
         from pi_cli.mcp import status
@@ -96,11 +92,3 @@ def _belongs(lines: list[str], index: int, name: str) -> bool:
         if not lines[j].startswith("  "):
             return lines[j].startswith(f"{name}:")
     return False
-
-
-def register_mcp_commands(runner: Any) -> McpCommands:
-    """Attach ``cmd_mcp`` to a ``CommandRunner`` and list it for completion."""
-    commands = McpCommands(runner.app)
-    runner.cmd_mcp = commands.cmd_mcp
-    add_completions(runner, MCP_COMMANDS)
-    return commands

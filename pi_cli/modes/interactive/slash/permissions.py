@@ -1,8 +1,6 @@
-"""Permissions in the TUI: the approval dialogs, ``/permissions``, ``/trust`` and the mode key.
-
-:func:`register_permission_commands` attaches ``cmd_permissions`` / ``cmd_trust`` to the app's
-``CommandRunner`` and gives the session's gate (``session.permissions``) a :class:`TuiApprovalUI`,
-so a call that asks opens :class:`~pi_cli.modes.interactive.screens.approval.ApprovalScreen`.
+"""Permissions in the TUI: the approval dialogs, ``/permissions``, ``/trust``, ``/sandbox`` and the
+mode key. The app gives the session's gate (``session.permissions``) a :class:`TuiApprovalUI`, so
+a call that asks opens :class:`~pi_cli.modes.interactive.screens.approval.ApprovalScreen`.
 """
 
 from __future__ import annotations
@@ -10,18 +8,13 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from pi_cli.modes.interactive.completions import add_completions
+from pi_cli.modes.command_actions import permission_mode_text, sandbox_status, set_permission_mode, set_sandbox_mode
 from pi_cli.permissions.policy import MODE_DETAILS
 
-if TYPE_CHECKING:  # the dialogs themselves are imported when first shown, not with the app
-    from pi_cli.modes.interactive.screens.picker import PickItem
+if TYPE_CHECKING:
+    from pi_cli.permissions.gate import PermissionGate
 
-PERMISSION_COMMANDS: list[tuple[str, str]] = [
-    ("permissions", "Tool approval mode: auto, ask or read-only"),
-    ("trust", "Save a project trust decision for future pi processes"),
-]
 ABORT_GRACE_S = 5.0
-TRUST_DEFAULT_LABELS = {"ask": "Ask", "always": "Always trust", "never": "Never trust"}  # pi's labels
 
 
 class TuiApprovalUI:
@@ -74,34 +67,28 @@ class TuiApprovalUI:
 
 
 class PermissionCommands:
-    """``/permissions`` and ``/trust``; ``cycle`` is the mode key's action."""
+    """``/permissions``, ``/trust`` and ``/sandbox``; ``cycle`` is the mode key's action."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
 
     @property
-    def gate(self) -> Any:
-        return getattr(self.app.session, "permissions", None)
+    def gate(self) -> PermissionGate | None:
+        gate: PermissionGate | None = self.app.session.permissions
+        return gate
 
     def cycle(self) -> None:
         gate = self.gate
         if gate is None:
             return
-        mode = gate.cycle_mode()
-        self.app.notify(f"Permissions: {mode} — {MODE_DETAILS[mode]}")
+        self.app.notify(permission_mode_text(gate.cycle_mode()))
         self.app.refresh_footer()
 
     async def cmd_permissions(self, args: str) -> None:
         from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
 
         gate = self.gate
-        if gate is None:
-            await self.app.show_notice("Permissions are not available in this session.", "warning")
-            return
-        if args:
-            if args not in MODE_DETAILS:
-                await self.app.show_notice(f"Unknown permissions mode: {args} (use auto, ask or read-only)", "error")
-                return
+        if gate is None or args:
             self._set(args)
             return
         items = [PickItem(mode, mode, detail, mode == gate.mode) for mode, detail in MODE_DETAILS.items()]
@@ -112,39 +99,36 @@ class PermissionCommands:
 
         self.app.push_screen(PickerScreen("Tool approval mode", items), chosen)
 
-    def settings_items(self) -> list[PickItem]:
-        """Rows for /settings: the session's approval mode and the user's ``defaultProjectTrust``."""
-        from pi_cli.modes.interactive.screens.picker import PickItem
-        from pi_cli.permissions.trust import default_project_trust
-
-        rows = [PickItem("trust-default", "Default project trust", TRUST_DEFAULT_LABELS[default_project_trust()])]
-        if self.gate is not None:
-            rows.insert(0, PickItem("permissions", "Tool approval mode", str(self.gate.mode)))
-        return rows
-
-    def apply_setting(self, key: str) -> bool:
-        """Toggle the /settings row ``key`` if it is one of ours; False otherwise."""
-        if key == "permissions" and self.gate is not None:
-            self.cycle()
-            return True
-        if key != "trust-default":
-            return False
-        from pi_cli.config.settings import SettingsError, save_global_setting
-        from pi_cli.permissions.trust import default_project_trust
-
-        order = list(TRUST_DEFAULT_LABELS)
-        value = order[(order.index(default_project_trust()) + 1) % len(order)]
-        try:
-            save_global_setting("defaultProjectTrust", value)
-        except SettingsError as exc:
-            self.app.notify(str(exc), severity="error")
-            return True
-        self.app.notify(f"Default project trust: {TRUST_DEFAULT_LABELS[value]} (applies from the next start)")
-        return True
-
     def _set(self, mode: str) -> None:
-        self.gate.mode = mode
-        self.app.notify(f"Permissions: {mode} — {MODE_DETAILS[mode]}")
+        try:
+            self.app.notify(set_permission_mode(self.app.session, mode))
+        except ValueError as exc:
+            self.app.notify(str(exc), severity="error")
+        self.app.refresh_footer()
+
+    async def cmd_sandbox(self, args: str) -> None:
+        """``/sandbox``: the sandbox of this session; ``/sandbox MODE`` (or the picker) changes it."""
+        from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
+        from pi_cli.sandbox.policy import MODE_DETAILS as SANDBOX_MODES
+
+        sandbox = self.app.session.sandbox
+        if sandbox is None or args:
+            self._set_sandbox(args)
+            return
+        current = sandbox.policy.mode
+        items = [PickItem(mode, mode, detail, mode == current) for mode, detail in SANDBOX_MODES.items()]
+
+        def chosen(mode: str | None) -> None:
+            if mode:
+                self._set_sandbox(mode)
+
+        self.app.push_screen(PickerScreen(f"Sandbox · now: {sandbox_status(self.app.session)}", items), chosen)
+
+    def _set_sandbox(self, mode: str) -> None:
+        try:
+            self.app.notify(set_sandbox_mode(self.app.session, mode))
+        except Exception as exc:  # an unknown mode, or one this system cannot enforce
+            self.app.notify(str(exc), severity="error")
         self.app.refresh_footer()
 
     async def cmd_trust(self, args: str) -> None:
@@ -188,15 +172,3 @@ def _agent_dir() -> Any:
     from pi_cli.config.paths import agent_dir
 
     return agent_dir()
-
-
-def register_permission_commands(runner: Any) -> PermissionCommands:
-    """Attach the commands to ``runner``, list them for completion, and give the gate its dialogs."""
-    commands = PermissionCommands(runner.app)
-    runner.cmd_permissions = commands.cmd_permissions
-    runner.cmd_trust = commands.cmd_trust
-    add_completions(runner, PERMISSION_COMMANDS)
-    gate = commands.gate
-    if gate is not None:
-        gate.ui = TuiApprovalUI(runner.app)
-    return commands

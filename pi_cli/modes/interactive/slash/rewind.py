@@ -12,10 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_cli.modes.interactive.completions import add_completions
 from pi_cli.session.checkpointing import change_summary
 
-REWIND_COMMANDS: list[tuple[str, str]] = [("rewind", "Restore files and/or conversation to before a message")]
 _MODES = {"both": (True, True), "files": (True, False), "conversation": (False, True)}
 
 
@@ -36,7 +34,7 @@ class RewindCommands:
         if self.app.running:
             await self._notice("Cannot rewind while the agent is running", "warning")
             return
-        if getattr(session.store, "manager", None) is None:
+        if session.store.manager is None:
             await self._notice("/rewind needs a saved session (this one is in memory only).", "warning")
             return
         checkpoints = session.checkpoints
@@ -94,7 +92,7 @@ class RewindCommands:
         from the files now, ask whether to restore the files too (nothing is asked otherwise)."""
         from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
 
-        checkpoints = getattr(self.app.session, "checkpoints", None)
+        checkpoints = self.app.session.checkpoints
         if checkpoints is None or not checkpoints.checkpoint_for(entry_id):
             return
         try:
@@ -111,11 +109,3 @@ class RewindCommands:
                 self.app.run_worker(self._rewind(entry_id, "files"), exclusive=True, group="rewind")
 
         self.app.push_screen(PickerScreen("Restore files to this point?", items), chosen)
-
-
-def register_rewind_commands(runner: Any) -> RewindCommands:
-    """Attach ``cmd_rewind`` to a ``CommandRunner`` and list it for completion."""
-    commands = RewindCommands(runner.app, runner)
-    runner.cmd_rewind = commands.cmd_rewind
-    add_completions(runner, REWIND_COMMANDS)
-    return commands

@@ -1,29 +1,39 @@
-"""Slash commands of the interactive mode.
-
-Built-ins are handled here; ``/template`` and ``/skill:name`` entries come from the session's
-resources and are sent as prompts (the session expands them). Unknown ``/xyz`` text goes to the
-model verbatim, as in pi. Session features that the session object lacks (compaction, export,
-new session) answer with a one-line notice instead of failing.
+"""Slash commands of the interactive mode: the built-ins of :mod:`pi_cli.modes.commands`, each
+mapped to its handler here (:attr:`CommandRunner.handlers`, an explicit table). ``/template``,
+``/skill:name`` and extension commands are the session's and are sent to it; any other ``/name``
+is answered with a notice and never reaches the model.
 """
 
 from __future__ import annotations
 
-import inspect
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.text import Text
 
+from pi_cli.modes.commands import (
+    TUI,
+    builtin_entries,
+    command_name,
+    completion_entries,
+    is_session_command,
+    unknown_command,
+)
 from pi_cli.modes.interactive.keys import APP_KEYS, EDITOR_KEYS
 from pi_cli.modes.interactive.render import EventRenderer
-from pi_cli.modes.interactive.slash.login import register_login_commands
-from pi_cli.modes.interactive.slash.mcp import register_mcp_commands
-from pi_cli.modes.interactive.slash.permissions import register_permission_commands
-from pi_cli.modes.interactive.slash.rewind import register_rewind_commands
-from pi_cli.modes.interactive.slash.session import register_session_commands
+from pi_cli.modes.interactive.slash.login import LoginCommands
+from pi_cli.modes.interactive.slash.mcp import McpCommands
+from pi_cli.modes.interactive.slash.permissions import PermissionCommands
+from pi_cli.modes.interactive.slash.rewind import RewindCommands
+from pi_cli.modes.interactive.slash.session import SessionCommands
 from pi_cli.modes.interactive.startup import startup_header
 from pi_cli.modes.interactive.widgets.status import WorkingLine
 from pi_cli.modes.interactive.widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from pi_cli.modes.interactive.extension_ui.bridge import ExtensionChrome
+    from pi_cli.session.agent_session import AgentSession
 
 
 class CommandHost(Protocol):
@@ -33,10 +43,13 @@ class CommandHost(Protocol):
     theme: str
 
     @property
-    def session(self) -> Any: ...
+    def session(self) -> AgentSession: ...
 
     @property
     def cwd(self) -> Path: ...
+
+    @property
+    def extension_ui(self) -> ExtensionChrome | None: ...
 
     @property
     def user_keymap(self) -> dict[str, Any]: ...
@@ -70,24 +83,8 @@ class CommandHost(Protocol):
     def copy_to_clipboard(self, text: str) -> None: ...
 
 
-BUILTINS: list[tuple[str, str]] = [
-    ("model", "Select model (opens selector)"),
-    ("thinking", "Set thinking level"),
-    ("settings", "Open settings menu"),
-    ("new", "Start a new session"),
-    ("compact", "Manually compact the session context"),
-    ("session", "Show session info and stats"),
-    ("name", "Set session display name"),
-    ("copy", "Copy last agent message to clipboard"),
-    ("export", "Export session to HTML file"),
-    ("hotkeys", "Show all keyboard shortcuts"),
-    ("quit", "Quit pi"),
-]
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
-
-
-async def _maybe_await(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
+Handler = Callable[[str], Awaitable[None]]
 
 
 class CommandRunner:
@@ -95,36 +92,49 @@ class CommandRunner:
 
     def __init__(self, app: CommandHost) -> None:
         self.app = app
-        # /resume, /tree, /fork, /clone, /export (session_commands.py)
-        self.session_commands = register_session_commands(self)
-        self.login_commands = register_login_commands(self)  # /login, /logout
-        self.permission_commands = register_permission_commands(self)  # /permissions, /trust, dialogs
-        self.mcp_commands = register_mcp_commands(self)  # /mcp
-        self.rewind_commands = register_rewind_commands(self)  # /rewind
+        self.session_commands = SessionCommands(app)  # /resume, /tree, /fork, /clone, /export
+        self.login_commands = LoginCommands(app)  # /login, /logout
+        self.permission_commands = PermissionCommands(app)  # /permissions, /trust, /sandbox, dialogs
+        self.mcp_commands = McpCommands(app)  # /mcp
+        self.rewind_commands = RewindCommands(app, self)  # /rewind
+        s, p = self.session_commands, self.permission_commands
+        self.handlers: dict[str, Handler] = {
+            "model": self.cmd_model, "thinking": self.cmd_thinking, "settings": self.cmd_settings,
+            "new": self.cmd_new, "resume": s.cmd_resume, "tree": s.cmd_tree, "fork": s.cmd_fork,
+            "clone": s.cmd_clone, "compact": self.cmd_compact, "session": self.cmd_session, "name": self.cmd_name,
+            "copy": self.cmd_copy, "export": s.cmd_export, "rewind": self.rewind_commands.cmd_rewind,
+            "permissions": p.cmd_permissions, "trust": p.cmd_trust, "sandbox": p.cmd_sandbox,
+            "mcp": self.mcp_commands.cmd_mcp, "login": self.login_commands.cmd_login,
+            "logout": self.login_commands.cmd_logout, "hotkeys": self.cmd_hotkeys, "quit": self.cmd_quit,
+        }  # fmt: skip
+        assert {name for name, _ in builtin_entries(TUI)} == set(self.handlers), "modes/commands.py lists them"
 
     @property
-    def session(self) -> Any:
+    def session(self) -> AgentSession:
         return self.app.session
 
     def completion_entries(self) -> list[tuple[str, str]]:
-        entries = list(BUILTINS)
-        getter = getattr(self.session, "get_commands", None)
-        if callable(getter):
-            for command in getter() or []:
-                entries.append((str(command.get("name")), str(command.get("description", ""))))
-        return entries
+        return completion_entries(self.session, TUI)
+
+    def knows(self, text: str) -> bool:
+        """Whether ``text`` is for this runner: a built-in, or a ``/name`` nobody knows (which it
+        answers with a notice). False: not a command, or one the session handles (send it)."""
+        name = command_name(text)
+        return name is not None and (name in self.handlers or not is_session_command(self.session, name))
 
     async def run(self, text: str) -> bool:
-        """Handle a built-in command; False means "not ours, send it as a prompt"."""
-        name, _, args = text[1:].partition(" ")
-        args = args.strip()
-        handler = getattr(self, f"cmd_{name}", None)
-        if name == "exit":
-            handler = self.cmd_quit
-        if handler is None:
+        """Handle a built-in command (an unknown ``/name`` gets a notice); False means "not ours,
+        send it as a prompt" (not a command, or a template, skill or extension command)."""
+        if not self.knows(text):
             return False
+        name = command_name(text)
+        assert name is not None
+        handler = self.handlers.get(name)
+        if handler is None:
+            await self._notice(unknown_command(name), "warning")
+            return True
         try:
-            await handler(args)
+            await handler(text.partition(" ")[2].strip())
         except Exception as exc:  # a failing command is reported, never allowed to end the app
             await self._notice(f"/{name}: {exc}", "error")
         return True
@@ -146,17 +156,16 @@ class CommandRunner:
         which the no-model notice promises."""
         from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
 
-        registry = getattr(self.session, "model_registry", None)
-        refresh = getattr(registry, "refresh", None)
-        if callable(refresh):
+        registry = self.session.model_registry
+        if registry is not None:
             try:
-                refresh()
+                registry.refresh()
             except Exception as exc:  # a broken file must not stop the picker from opening
                 self.app.notify(f"Could not reload models: {exc}", severity="warning")
-            for problem in list(getattr(registry, "errors", []) or [])[:3]:
+            for problem in list(registry.errors)[:3]:
                 self.app.notify(str(problem), severity="warning")
-        models = list(self.session.available_models() or [])
-        current = getattr(self.session, "model", None) or {}
+        models = list(self.session.available_models())
+        current: dict[str, Any] = dict(self.session.model or {})
         if not models:
             self.app.notify("No models available. Set an API key or add models.json.", severity="warning")
             return
@@ -190,7 +199,7 @@ class CommandRunner:
             self.app.notify(f"Thinking level: {level}")
             self.app.refresh_footer()
             return
-        current = str(getattr(self.session, "thinking_level", "off"))
+        current = self.session.thinking_level
         items = [PickItem(level, level, "", level == current) for level in THINKING_LEVELS]
 
         def chosen(level: str | None) -> None:
@@ -202,41 +211,26 @@ class CommandRunner:
         self.app.push_screen(PickerScreen("Thinking level", items), chosen)
 
     async def cmd_settings(self, args: str, row: str | None = None) -> None:
-        """The settings list; after a toggle it reopens on the same ``row`` (not the top)."""
+        """The settings list; a choice is saved (pi's /settings) and the list reopens on the same
+        ``row`` (not the top)."""
+        from pi_cli.modes.command_actions import settings_rows, toggle_setting
         from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
 
-        s = self.session
-        items = [
-            PickItem("steering", "Steering mode", str(s.steering_mode)),
-            PickItem("followup", "Follow-up mode", str(s.follow_up_mode)),
-            PickItem("compaction", "Auto-compaction", "on" if s.auto_compaction_enabled else "off"),
-            PickItem("retry", "Auto-retry", "on" if s.auto_retry_enabled else "off"),
-            PickItem("theme", "Theme", "light" if self.app.theme == "textual-light" else "dark"),
-            *self.permission_commands.settings_items(),
-        ]
+        theme = "light" if self.app.theme == "textual-light" else "dark"
+        items = [PickItem(r.key, r.label, r.value) for r in settings_rows(self.session, theme)]
 
         def chosen(key: str | None) -> None:
             if not key:
                 return
-            flip = {"all": "one-at-a-time", "one-at-a-time": "all"}
-            if self.permission_commands.apply_setting(key):
-                pass
-            elif key == "steering":
-                s.set_steering_mode(flip.get(str(s.steering_mode), "all"))
-                self.app.notify(f"Steering mode: {s.steering_mode}")
-            elif key == "followup":
-                s.set_follow_up_mode(flip.get(str(s.follow_up_mode), "all"))
-                self.app.notify(f"Follow-up mode: {s.follow_up_mode}")
-            elif key == "compaction":
-                s.set_auto_compaction_enabled(not s.auto_compaction_enabled)
-                self.app.notify(f"Auto-compaction: {'on' if s.auto_compaction_enabled else 'off'}")
-            elif key == "retry":
-                s.set_auto_retry_enabled(not s.auto_retry_enabled)
-                self.app.notify(f"Auto-retry: {'on' if s.auto_retry_enabled else 'off'}")
-            elif key == "theme":
+            if key == "theme":
                 light = self.app.theme != "textual-light"
                 self.app.theme = "textual-light" if light else "textual-dark"
-                _save_setting(s, "theme", "light" if light else "dark")
+                self.session.save_setting("theme", "light" if light else "dark")
+            else:
+                try:
+                    self.app.notify(toggle_setting(self.session, key))
+                except Exception as exc:  # e.g. a sandbox mode this system cannot enforce
+                    self.app.notify(str(exc), severity="error")
             self.app.refresh_footer()
             self.app.call_later(self.app.run_worker, self.cmd_settings("", key), exclusive=True, group="settings")
 
@@ -246,11 +240,7 @@ class CommandRunner:
         if self.app.running:
             await self._notice("Cannot start a new session while the agent is running (Esc aborts).", "warning")
             return
-        method = getattr(self.session, "new_session", None)
-        if not callable(method):
-            await self._notice("/new is not available in this build.", "warning")
-            return
-        await _maybe_await(method())
+        await self.session.new_session()
         await self.app.transcript.clear_entries()
         self.app.renderer.forget()
         await self.app.transcript.add(startup_header(self.session, self.app.cwd, self.app.user_keymap))
@@ -264,13 +254,9 @@ class CommandRunner:
         if len(list(self.session.messages)) < 2:
             await self._notice("Nothing to compact (no messages yet)")
             return
-        method = getattr(self.session, "compact", None)
-        if not callable(method):
-            await self._notice("/compact is not available in this build.", "warning")
-            return
         self.app.working.start("Compacting context...")
         try:
-            await _maybe_await(method(args or None))  # compaction_end renders the outcome
+            await self.session.compact(args or None)  # compaction_end renders the outcome
         except Exception as exc:
             await self._notice(f"Compaction failed: {exc}", "error")
         finally:
@@ -292,7 +278,7 @@ class CommandRunner:
             out.append(f"{value}\n")
 
         heading("Session Info")
-        name = getattr(self.session, "session_name", None)
+        name = self.session.session_name
         if name:
             fact("Name", name)
         fact("File", stats.get("sessionFile") or "In-memory")
@@ -319,7 +305,7 @@ class CommandRunner:
 
     async def cmd_name(self, args: str) -> None:
         if not args:
-            current = getattr(self.session, "session_name", None)
+            current = self.session.session_name
             await self._notice(f"Session name: {current}" if current else "Usage: /name <name>")
             return
         self.session.set_session_name(args)
@@ -334,22 +320,10 @@ class CommandRunner:
         self.app.copy_to_clipboard(text)
         self.app.notify("Copied last agent message to clipboard")
 
-    async def cmd_export(self, args: str) -> None:
-        method = getattr(self.session, "export_html", None)
-        if not callable(method):
-            await self._notice("/export is not available in this build.", "warning")
-            return
-        try:
-            path = await _maybe_await(method(args or None))
-        except Exception as exc:
-            await self._notice(f"Export failed: {exc}", "error")
-            return
-        await self._notice(f"Session exported to: {path}")
-
     async def cmd_hotkeys(self, args: str) -> None:
         keymap = self.app.user_keymap
         rows = [(keymap.get(s.id, s.keys).replace(",", " / "), s.description) for s in (*EDITOR_KEYS, *APP_KEYS)]
-        action = str(getattr(getattr(self.session, "settings", None), "double_escape_action", "tree") or "tree")
+        action = str(self.session.settings.double_escape_action or "tree")
         if action != "none":
             rows.append(("escape escape", f"Open /{action} (empty editor)"))
         rows += [
@@ -358,16 +332,10 @@ class CommandRunner:
             ("@", "Path completion"),
             ("/", "Commands"),
         ]
-        chrome = getattr(self.app, "extension_ui", None)
+        chrome = self.app.extension_ui
         extension_rows = chrome.hotkey_rows() if chrome is not None else []
         width = max(len(key) for key, _ in [*rows, *extension_rows]) + 2
         text = "Keyboard shortcuts\n" + "\n".join(f"{key.ljust(width)}{desc}" for key, desc in rows)
         if extension_rows:  # as pi: the bound extension shortcuts in a section of their own
             text += "\n\nExtensions\n" + "\n".join(f"{key.ljust(width)}{desc}" for key, desc in extension_rows)
         await self._notice(text)
-
-
-def _save_setting(session: Any, key: str, value: Any) -> None:
-    save = getattr(session, "save_setting", None)
-    if callable(save):
-        save(key, value)

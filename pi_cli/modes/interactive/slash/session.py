@@ -1,32 +1,26 @@
 """Session commands of the interactive mode: ``/resume``, ``/tree``, ``/fork``, ``/clone``, and a
-JSONL-aware ``/export``; plus the ``pi -r`` picker at start.
+JSONL-aware ``/export``; plus the ``pi -r`` picker at start (:meth:`SessionCommands.open_resume`).
 
-:func:`register_session_commands` attaches them to the app's ``CommandRunner`` (which dispatches
-``/name`` to a ``cmd_name`` attribute) and adds them to command completion. Each command works
-on the AgentSession's session manager (``session.store.manager``): the session file operations
-are the AgentSession's own (``switch_session``, ``fork``, ``clone``); tree navigation uses
-``AgentSession.navigate_tree`` (extensions' tree events included). After any of them the transcript is rebuilt
-from the session's messages. Commands refuse to run while the agent is working.
+The app's ``CommandRunner`` maps the names to these handlers. Each command works on the
+AgentSession's session manager (``session.store.manager``): the session file operations are the
+AgentSession's own (``switch_session``, ``fork``, ``clone``); tree navigation uses
+``AgentSession.navigate_tree`` (extensions' tree events included). After any of them the
+transcript is rebuilt from the session's messages. Commands refuse to run while the agent works.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # The screens and the branch summariser are imported by the commands that show them, not with the
 # app: the first frame needs none of them (tests/test_layers.py keeps it so).
 from pi_cli.ai.abort import AbortController
-from pi_cli.modes.interactive.completions import add_completions
+from pi_cli.modes.command_actions import BUSY, NO_STORAGE, export_session
 
-SESSION_COMMANDS: list[tuple[str, str]] = [
-    ("resume", "Resume a different session"),
-    ("tree", "Navigate the session tree (switch branches)"),
-    ("fork", "Create a new fork from a previous message"),
-    ("clone", "Duplicate the current session at the current position"),
-]
-BUSY = "Wait for the agent to finish (Esc aborts) before using /{name}."
-NO_STORAGE = "/{name} needs a saved session (this one is in memory only)."
+if TYPE_CHECKING:
+    from pi_cli.session.agent_session import AgentSession
+    from pi_cli.store.manager import SessionManager
 
 
 class SessionCommands:
@@ -36,13 +30,13 @@ class SessionCommands:
         self.app = app
 
     @property
-    def session(self) -> Any:
-        return self.app.session
+    def session(self) -> AgentSession:
+        session: AgentSession = self.app.session
+        return session
 
     @property
-    def manager(self) -> Any:
-        store = getattr(self.session, "store", None)
-        return getattr(store, "manager", None)
+    def manager(self) -> SessionManager | None:
+        return self.session.store.manager
 
     async def _notice(self, text: str, kind: str = "info") -> None:
         await self.app.show_notice(text, kind)
@@ -51,7 +45,7 @@ class SessionCommands:
         if self.app.running:
             await self._notice(BUSY.format(name=name), "warning")
             return False
-        if needs_file and (self.manager is None or not getattr(self.manager, "persist", True)):
+        if needs_file and (self.manager is None or not self.manager.persist):
             await self._notice(NO_STORAGE.format(name=name), "warning")
             return False
         return True
@@ -72,7 +66,7 @@ class SessionCommands:
         await app.transcript.clear_entries()
         app.renderer.forget()
         await app.transcript.add(startup_header(self.session, app.cwd, app.user_keymap))
-        messages = list(getattr(self.session, "messages", []) or [])
+        messages = self.session.messages
         if messages:
             await app.renderer.load_history(messages)
         app.refresh_footer()
@@ -89,7 +83,7 @@ class SessionCommands:
         from pi_cli.modes.interactive.screens.resume import ResumeScreen, default_loader
 
         manager = self.manager
-        session_dir = getattr(manager, "session_dir", None)
+        session_dir = manager.session_dir if manager is not None else None
         loader = default_loader(self.app.cwd, session_dir)
 
         async def chosen(path: str | None) -> None:
@@ -98,10 +92,10 @@ class SessionCommands:
             else:
                 await self._resume_chosen(path)
 
-        self._ask(ResumeScreen(loader, getattr(self.session, "session_file", None)), chosen)
+        self._ask(ResumeScreen(loader, self.session.session_file), chosen)
 
     async def _resume_chosen(self, path: str | None) -> None:
-        if not path or path == getattr(self.session, "session_file", None):
+        if not path or path == self.session.session_file:
             return
         try:
             await self.session.switch_session(path)
@@ -122,7 +116,7 @@ class SessionCommands:
         from pi_cli.modes.interactive.screens.tree import TreeScreen, flatten, initial_index
 
         manager = self.manager
-        if manager is None or not hasattr(manager, "get_tree"):
+        if manager is None:
             await self._notice(NO_STORAGE.format(name="tree"), "warning")
             return
         leaf = manager.get_leaf_id()
@@ -144,8 +138,7 @@ class SessionCommands:
             await self._notice("Already at this point")
             return
         leaving, _ = collect_entries_for_branch_summary(manager, manager.get_leaf_id(), entry_id)
-        settings = getattr(getattr(self.session, "settings", None), "branch_summary", None)
-        if not leaving or getattr(settings, "skip_prompt", False):
+        if not leaving or self.session.settings.branch_summary.skip_prompt:
             await self.navigate(entry_id, summarize=False)
         else:
             self.ask_summary(entry_id)
@@ -184,7 +177,7 @@ class SessionCommands:
         controller = AbortController()
         busy: SummarizingScreen | None = None
         if summarize:
-            if getattr(session, "model", None) is None:
+            if session.model is None:
                 await self._notice("No model available for summarization", "error")
                 return
             busy = SummarizingScreen(controller.abort)
@@ -210,9 +203,7 @@ class SessionCommands:
         if result.editor_text is not None and not self.app.editor.text.strip():
             self.app.editor.set_text(result.editor_text)
         await self._notice("Navigated to selected point")
-        rewind = getattr(getattr(self.app, "commands", None), "rewind_commands", None)
-        if rewind is not None:  # issue 18: offer to restore the files of that point too
-            await rewind.offer_file_restore(entry_id)
+        await self.app.commands.rewind_commands.offer_file_restore(entry_id)  # issue 18: the files too
 
     # --- /fork and /clone ---------------------------------------------------------------------
 
@@ -256,38 +247,9 @@ class SessionCommands:
 
     async def cmd_export(self, args: str) -> None:
         """HTML by default; a ``.jsonl`` path writes the active branch as a standalone session."""
-        target = args.strip()
         try:
-            if target.endswith(".jsonl"):
-                if self.manager is None:
-                    await self._notice(NO_STORAGE.format(name="export"), "warning")
-                    return
-                path = str(self.manager.export_branch_jsonl(target))
-            else:
-                path = await self.session.export_html(target or None)
+            path = await export_session(self.session, args)
         except Exception as exc:
             await self._notice(f"Export failed: {exc}", "error")
             return
         await self._notice(f"Session exported to: {path}")
-
-
-def register_session_commands(target: Any) -> SessionCommands:
-    """Attach the session commands to a ``CommandRunner`` (or to an app holding one as
-    ``commands``): ``cmd_resume``/``cmd_tree``/``cmd_fork``/``cmd_clone``/``cmd_export`` become
-    its handlers, completion lists them, and ``session.resume_requested`` (``pi -r``) opens the
-    picker once the app has started (cancelling it there quits with ``No session selected``).
-    Call it before the app mounts. Returns the command object."""
-    runner = getattr(target, "commands", target)
-    app = runner.app
-    commands = SessionCommands(app)
-    for name in ("resume", "tree", "fork", "clone", "export"):
-        setattr(runner, f"cmd_{name}", getattr(commands, f"cmd_{name}"))
-    add_completions(runner, SESSION_COMMANDS)
-    runner.session_commands = commands
-    if getattr(app.session, "resume_requested", False):
-        app.session.resume_requested = False
-        app.call_later(commands.open_resume, True)
-    return commands
-
-
-__all__ = ["SESSION_COMMANDS", "SessionCommands", "register_session_commands"]

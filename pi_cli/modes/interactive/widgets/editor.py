@@ -19,7 +19,7 @@ from textual.message import Message
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
-from pi_cli.modes.interactive.completion import (
+from pi_cli.modes.completion import (
     Completion,
     apply_completion,
     command_completions,

@@ -77,7 +77,7 @@ class ThinkingBlock(Static):
         return "".join(self._parts)
 
     def on_mount(self) -> None:
-        self._expanded = bool(getattr(self.app, "show_thinking", False))
+        self._expanded = bool(getattr(self.app, "show_thinking", False))  # the host app's preference
         self._redraw()
 
     def append(self, text: str) -> None:

@@ -117,7 +117,7 @@ class ToolCard(Static):
             self._redraw()
 
     def on_mount(self) -> None:
-        self._expanded = bool(getattr(self.app, "tools_expanded", False))
+        self._expanded = bool(getattr(self.app, "tools_expanded", False))  # the host app's preference
         # Not _redraw(): ``is_mounted`` turns true only after this handler, and a card built
         # finished (a resumed session) gets no later update that would draw it.
         self.update(self.build())

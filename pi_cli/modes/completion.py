@@ -1,4 +1,8 @@
-"""Completion candidates for the editor: ``/`` commands and ``@`` paths. No Textual here."""
+"""Completion candidates for the editor, the one rule set of both front ends: ``/`` commands and
+``@`` paths. Matching is case-insensitive, prefix matches before substring matches, at most
+:data:`MAX_ITEMS`; path completion skips hidden entries (unless the stem starts with a dot) and
+the folders no one edits (``.git``, ``node_modules``, caches). No UI toolkit here: the TUI's editor
+menu and inline's prompt_toolkit completer show the same :class:`Completion` items."""
 
 from __future__ import annotations
 
