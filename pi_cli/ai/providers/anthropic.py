@@ -18,9 +18,7 @@ terminal event, partial content kept on error/abort. Event handling (spec/ai-lay
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import AsyncIterator
 from typing import Any, Literal
 
 import httpx
@@ -29,9 +27,10 @@ from pi_cli.ai.event_stream import AssistantMessageEventStream
 from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.partial_json import StreamingArgs, repair_json
 from pi_cli.ai.requests.anthropic import build_request, is_oauth_token
-from pi_cli.ai.transport.http_client import AbortedError, ProviderError, sse_batches
-from pi_cli.ai.transport.provider_call import ProviderCall
-from pi_cli.ai.transport.provider_common import apply_cost, done_event, error_event
+from pi_cli.ai.transport.http_client import ProviderError
+from pi_cli.ai.transport.provider_common import apply_cost
+from pi_cli.ai.transport.provider_run import run_sse
+from pi_cli.ai.transport.sse import SSEEvent
 from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model, StopReason
 
 REDACTED_TEXT = "[Reasoning redacted]"
@@ -69,7 +68,8 @@ class _Block:
 
 
 class EventParser:
-    """Applies decoded Anthropic events to ``output`` and returns stream events."""
+    """Applies decoded Anthropic events to ``output`` and returns stream events (an
+    :class:`~pi_cli.ai.transport.provider_run.EventParser` for :func:`run_sse`)."""
 
     def __init__(self, output: AssistantMessage, model: Model, tool_names: dict[str, str] | None = None) -> None:
         self.output = output
@@ -80,7 +80,46 @@ class EventParser:
         self.blocks: dict[int, _Block] = {}
         self.started = False
         self.stopped = False
-        self.stop_error: str | None = None
+        self.problem: str | None = None
+
+    # -- EventParser ------------------------------------------------------------------------
+
+    def feed(self, sse: SSEEvent) -> list[AssistantMessageEvent]:
+        name = sse.event
+        if name == "error":
+            raise ProviderError(f"{sse.data[:1000]} (provider: {self.model['provider']})")
+        if name and name not in _MESSAGE_EVENTS:
+            return []  # ping and unknown events
+        data = _parse_event_data(name or "message", sse.data)
+        if not name and data.get("type") not in _MESSAGE_EVENTS:
+            if data.get("type") == "error":
+                raise ProviderError(f"{sse.data[:1000]} (provider: {self.model['provider']})")
+            return []
+        return self.handle(name, data)
+
+    def complete(self) -> bool:
+        return self.stopped
+
+    def answered(self) -> bool:
+        return False  # a body that breaks before message_stop is an error, even after the text
+
+    def finish(self) -> list[AssistantMessageEvent]:
+        provider = self.model["provider"]
+        if not self.started:
+            raise ProviderError(f"Anthropic stream ended without message_start (provider: {provider})")
+        if not self.stopped:
+            raise ProviderError(f"Anthropic stream ended before message_stop (provider: {provider})")
+        return self.close_open_blocks()
+
+    def stop_error(self) -> str | None:
+        return self.problem
+
+    def describe_failure(self, exc: Exception, message: str) -> str:
+        if isinstance(exc, httpx.TransportError) and self.started and not self.stopped:
+            return f"Anthropic stream ended before message_stop ({message})"
+        return message
+
+    # -- events -----------------------------------------------------------------------------
 
     def handle(self, name: str, data: dict[str, Any]) -> list[AssistantMessageEvent]:
         kind = data.get("type") or name
@@ -95,7 +134,7 @@ class EventParser:
         elif kind == "message_delta":
             reason = (data.get("delta") or {}).get("stop_reason")
             if reason:
-                self.output["stopReason"], self.stop_error = map_stop_reason(reason)
+                self.output["stopReason"], self.problem = map_stop_reason(reason)
             self._usage(data.get("usage") or {})
         elif kind == "message_stop":
             self.stopped = True
@@ -254,61 +293,21 @@ def _parse_event_data(name: str, data: str) -> dict[str, Any]:
 
 def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
     """Stream one messages request; see the module docstring for the contract."""
-    return AssistantMessageEventStream(_run(model, context, options or StreamOptions()))
-
-
-async def _run(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
-    call = ProviderCall(model, options)
-    output = call.output
-    yield {"type": "start", "partial": output}
-    provider = call.provider
-    scope = call.scope
+    options = options or StreamOptions()
     renamed = is_oauth_token(options.api_key)
-    parser = EventParser(
-        output, model, {t["name"].lower(): t["name"] for t in context.get("tools") or []} if renamed else None
+    names = {t["name"].lower(): t["name"] for t in context.get("tools") or []} if renamed else None
+
+    def make_parser(output: AssistantMessage, model: Model) -> EventParser:
+        return EventParser(output, model, names)
+
+    return AssistantMessageEventStream(
+        run_sse(
+            model,
+            context,
+            options,
+            api="anthropic-messages",
+            build_request=build_request,
+            error_style="anthropic",
+            make_parser=make_parser,
+        )
     )
-
-    def describe(exc: Exception) -> str:
-        message = call.describe(exc)
-        if isinstance(exc, httpx.TransportError) and parser.started and not parser.stopped:
-            return f"Anthropic stream ended before message_stop ({message})"
-        return message
-
-    try:
-        response = await call.open("anthropic-messages", build_request, context, error_style="anthropic")
-        async for batch in sse_batches(response, scope):
-            for sse in batch:
-                if scope.aborted:  # aborted while the consumer held an event
-                    raise AbortedError()
-                name = sse.event
-                if name == "error":
-                    raise ProviderError(f"{sse.data[:1000]} (provider: {provider})")
-                if name and name not in _MESSAGE_EVENTS:
-                    continue  # ping and unknown events
-                data = _parse_event_data(name or "message", sse.data)
-                if not name and data.get("type") not in _MESSAGE_EVENTS:
-                    if data.get("type") == "error":
-                        raise ProviderError(f"{sse.data[:1000]} (provider: {provider})")
-                    continue
-                for event in parser.handle(name, data):
-                    yield event
-            if parser.stopped:
-                break
-        if not parser.started:
-            raise ProviderError(f"Anthropic stream ended without message_start (provider: {provider})")
-        if not parser.stopped:
-            raise ProviderError(f"Anthropic stream ended before message_stop (provider: {provider})")
-        for event in parser.close_open_blocks():
-            yield event
-        if parser.stop_error is not None:
-            yield error_event(output, parser.stop_error, aborted=False)
-        else:
-            yield done_event(output)
-    except asyncio.CancelledError:
-        if not scope.absorb_cancel():
-            raise
-        yield call.failure(None, parser.finalize_args)
-    except Exception as exc:
-        yield call.failure(exc, parser.finalize_args, describe)
-    finally:
-        await call.close()

@@ -90,6 +90,9 @@ class GeminiParser:
             return f"Provider stopped with: {self.finish_reason}"
         return None
 
+    def describe_failure(self, exc: Exception, message: str) -> str:
+        return message
+
     def finalize_args(self) -> None:
         """Calls arrive whole, so there is nothing half-parsed to settle."""
 

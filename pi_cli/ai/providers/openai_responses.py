@@ -117,6 +117,9 @@ class ResponsesParser:
     def stop_error(self) -> str | None:
         return self.problem
 
+    def describe_failure(self, exc: Exception, message: str) -> str:
+        return message
+
     def finalize_args(self) -> None:
         for slot in self.calls:
             if slot.args is not None and slot.args.text:
