@@ -8,10 +8,14 @@ chunks (~138 kB of text; ~20,000 tokens at ~7 characters each). Figures, best of
 * the provider's own CPU: the same recorded bytes replayed through the SSE decoder and chunk parser
   without a socket (budget ≤ 0.3 s);
 * peak RSS of this process.
+
+``--stages`` instead reports CPU µs per event, stage by stage, on issue 29's paced stream (4,000
+characters/s in 4-character events) and ``pi -p`` beside pi 1.6.0; see ``tools/stream_stages.py``.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import resource
@@ -24,6 +28,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
 
 NAME = "stream"
 BUDGET = "provider adds <= 0.3 s CPU for ~23,000 chunks"
@@ -97,7 +102,7 @@ def _replay(body: bytes) -> float:
     for piece in pieces:
         for sse in decoder.feed(piece):
             if sse.data != "[DONE]":
-                for _event in parser.feed(loads(sse.data)):
+                for _event in parser.feed_chunk(loads(sse.data)):
                     pass
     parser.end_events()
     return time.process_time() - cpu
@@ -151,6 +156,24 @@ def run() -> list[tuple[str, str, str, bool]]:
     ]
 
 
-if __name__ == "__main__":
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="bench_stream.py", description=__doc__.split("\n")[0])
+    parser.add_argument("--stages", action="store_true", help="µs per event, stage by stage (tools/stream_stages.py)")
+    parser.add_argument("--events", type=int, default=3000, help="events per in-process round (--stages)")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--window", type=float, default=4.0, help="seconds of pi -p measured per round (--stages)")
+    parser.add_argument("--reference-pi", action="store_true", help="also pi 1.6.0 (--stages)")
+    args = parser.parse_args(argv)
+    if args.stages:
+        from stream_stages import report
+
+        for line in report(args.events, args.rounds, args.window, args.reference_pi):
+            print(line, flush=True)
+        return 0
     for row in run():
         print(*row, sep="\t")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
