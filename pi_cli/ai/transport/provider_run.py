@@ -78,7 +78,7 @@ async def run_sse(
     parser = make_parser(output, model)
     try:
         response = await call.open(api, build_request, context, error_style=error_style)
-        async for batch in sse_batches(response, scope, parser.answered):
+        async for batch in sse_batches(response, scope, parser.answered, options.gather_ms / 1000):
             for sse in batch:
                 if scope.aborted:  # aborted while the consumer held an event
                     raise AbortedError()
