@@ -19,6 +19,7 @@ terminal event, partial content kept on error/abort. Event handling (spec/ai-lay
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, Literal
 
 import httpx
@@ -28,12 +29,19 @@ from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.partial_json import StreamingArgs, repair_json
 from pi_cli.ai.requests.anthropic import build_request, is_oauth_token
 from pi_cli.ai.transport.http_client import ProviderError
+from pi_cli.ai.transport.json_templates import TemplateDecoder
 from pi_cli.ai.transport.provider_common import apply_cost
 from pi_cli.ai.transport.provider_run import run_sse
 from pi_cli.ai.transport.sse import SSEEvent
 from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model, StopReason
 
 REDACTED_TEXT = "[Reasoning redacted]"
+# Strings that change from one delta event to the next (see json_templates).
+_HOLES = [
+    ('"text":"', ("delta", "text")),
+    ('"thinking":"', ("delta", "thinking")),
+    ('"partial_json":"', ("delta", "partial_json")),
+]
 _MESSAGE_EVENTS = {
     "message_start",
     "content_block_start",
@@ -81,6 +89,7 @@ class EventParser:
         self.started = False
         self.stopped = False
         self.problem: str | None = None
+        self._json = TemplateDecoder(_HOLES)
 
     # -- EventParser ------------------------------------------------------------------------
 
@@ -90,7 +99,7 @@ class EventParser:
             raise ProviderError(f"{sse.data[:1000]} (provider: {self.model['provider']})")
         if name and name not in _MESSAGE_EVENTS:
             return []  # ping and unknown events
-        data = _parse_event_data(name or "message", sse.data)
+        data = _parse_event_data(name or "message", sse.data, self._json.loads)
         if not name and data.get("type") not in _MESSAGE_EVENTS:
             if data.get("type") == "error":
                 raise ProviderError(f"{sse.data[:1000]} (provider: {self.model['provider']})")
@@ -278,9 +287,9 @@ class EventParser:
                 state.block["arguments"] = state.args.final()
 
 
-def _parse_event_data(name: str, data: str) -> dict[str, Any]:
+def _parse_event_data(name: str, data: str, loads: Callable[[str], Any] = json.loads) -> dict[str, Any]:
     try:
-        value = json.loads(data)
+        value = loads(data)
     except ValueError:
         try:
             value = json.loads(repair_json(data), strict=False)

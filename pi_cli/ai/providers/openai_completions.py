@@ -9,7 +9,8 @@ Chunk handling follows pi (see spec/ai-layer.md §2.2): one text block and one t
 most (later text appends to the text block), tool calls keyed by ``index`` (then ``id``, then the
 last open call), arguments re-parsed best-effort with a throttle, usage from the ``choices: []``
 chunk or ``choices[0].usage``, a stream with no ``finish_reason`` is an error unless the compat flag
-``supportsFinishReason`` is false. The hot path per text chunk is one ``json.loads``, a few dict
+``supportsFinishReason`` is false. The hot path per text chunk is one string scan (the chunk repeats
+the previous one but for its text, see :mod:`~pi_cli.ai.transport.json_templates`), a few dict
 reads, an in-place string append and one event dict.
 """
 
@@ -25,12 +26,19 @@ from pi_cli.ai.requests.openai_compat import resolve_compat
 from pi_cli.ai.requests.openai_completions import build_request
 from pi_cli.ai.transport.http_client import ProviderError
 from pi_cli.ai.transport.http_errors import format_stream_error
+from pi_cli.ai.transport.json_templates import TemplateDecoder
 from pi_cli.ai.transport.provider_common import apply_cost
 from pi_cli.ai.transport.provider_run import run_sse
 from pi_cli.ai.transport.sse import SSEEvent
 from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model, StopReason
 
 _REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
+# Strings that change from one chunk to the next (see json_templates): text first, the hot path.
+_HOLES = [
+    ('"content":"', ("choices", 0, "delta", "content")),
+    *((f'"{name}":"', ("choices", 0, "delta", name)) for name in _REASONING_FIELDS),
+    ('"arguments":"', ("choices", 0, "delta", "tool_calls", 0, "function", "arguments")),
+]
 
 
 def map_finish_reason(reason: str) -> tuple[StopReason, str | None]:
@@ -68,6 +76,7 @@ class ChunkParser:
         self.output = output
         self.model = model
         self.done = False  # ``data: [DONE]`` arrived
+        self._json = TemplateDecoder(_HOLES)
         self.content: list[Any] = output["content"]
         self.text_block: dict[str, Any] | None = None
         self.text_index = -1
@@ -90,13 +99,17 @@ class ChunkParser:
         if data == "[DONE]":
             self.done = True
             return []
+        chunk = self.decode(data)
+        return self.feed_chunk(chunk) if isinstance(chunk, dict) else []
+
+    def decode(self, data: str) -> Any:
+        """One event's JSON (the object may be reused for the next event: see json_templates)."""
         try:
-            chunk = json.loads(data)
+            return self._json.loads(data)
         except ValueError as exc:
             raise ProviderError(
                 f"Could not parse SSE chunk from {self.model['provider']}: {exc}: {data[:200]}"
             ) from None
-        return self.feed_chunk(chunk) if isinstance(chunk, dict) else []
 
     def complete(self) -> bool:
         return self.done
