@@ -151,7 +151,9 @@ async def stream_assistant_response(
         elif partial is not None:  # content events count only after ``start``
             partial = event["partial"]
             transcript[-1] = partial
-            _track_block(open_blocks, event)
+            opens = _BLOCK_EVENTS.get(kind)  # None for the deltas, the bulk of the events
+            if opens is not None:
+                _track_block(open_blocks, event, *opens)
             await emit({"type": "message_update", "message": {**partial}, "assistantMessageEvent": event})
     if final is None:
         final = await response.result()
@@ -173,15 +175,21 @@ async def stream_assistant_response(
     return final
 
 
-def _track_block(open_blocks: dict[int, str], event: Any) -> None:
-    kind = str(event.get("type", ""))
-    block, _, phase = kind.rpartition("_")
+# A block's start and end events → (block kind, True when it opens the block).
+_BLOCK_EVENTS: dict[str, tuple[str, bool]] = {
+    f"{block}_{phase}": (block, phase == "start")
+    for block in ("text", "thinking", "toolcall")
+    for phase in ("start", "end")
+}
+
+
+def _track_block(open_blocks: dict[int, str], event: Any, block: str, opens: bool) -> None:
     index = event.get("contentIndex")
-    if not isinstance(index, int) or block not in ("text", "thinking", "toolcall"):
+    if not isinstance(index, int):
         return
-    if phase == "start":
+    if opens:
         open_blocks[index] = block
-    elif phase == "end":
+    else:
         open_blocks.pop(index, None)
 
 
