@@ -30,7 +30,7 @@ from pi_cli.ai.partial_json import StreamingArgs, repair_json
 from pi_cli.ai.requests.anthropic import build_request, is_oauth_token
 from pi_cli.ai.transport.http_client import ProviderError
 from pi_cli.ai.transport.json_templates import TemplateDecoder
-from pi_cli.ai.transport.provider_common import apply_cost
+from pi_cli.ai.transport.provider_common import apply_cost, apply_reported_cost, is_openrouter
 from pi_cli.ai.transport.provider_run import run_sse
 from pi_cli.ai.transport.sse import SSEEvent
 from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model, StopReason
@@ -143,6 +143,7 @@ class EventParser:
         elif kind == "message_delta":
             reason = (data.get("delta") or {}).get("stop_reason")
             if reason:
+                self.output["rawStopReason"] = reason
                 self.output["stopReason"], self.problem = map_stop_reason(reason)
             self._usage(data.get("usage") or {})
         elif kind == "message_stop":
@@ -155,7 +156,10 @@ class EventParser:
             self.output["responseId"] = message["id"]
         if message.get("model") and message["model"] != self.model["id"]:
             self.output["responseModel"] = message["model"]
-        self._usage(message.get("usage") or {})
+        raw = message.get("usage") or {}
+        long_write = (raw.get("cache_creation") or {}).get("ephemeral_1h_input_tokens")
+        self.output["usage"]["cacheWrite1h"] = int(long_write or 0)  # pi 1.6 always records it here
+        self._usage(raw)
 
     def _usage(self, raw: dict[str, Any]) -> None:
         usage = self.output["usage"]
@@ -168,7 +172,15 @@ class EventParser:
             value = raw.get(wire)
             if value is not None:
                 usage[ours] = int(value)  # type: ignore[literal-required]
+        long_write = (raw.get("cache_creation") or {}).get("ephemeral_1h_input_tokens")
+        if long_write is not None:
+            usage["cacheWrite1h"] = int(long_write)
+        thinking = (raw.get("output_tokens_details") or {}).get("thinking_tokens")
+        if thinking is not None:  # reported only by some (a subset of output_tokens)
+            usage["reasoning"] = int(thinking)
         apply_cost(self.model, usage)
+        if raw and is_openrouter(self.model):
+            apply_reported_cost(usage, raw)
 
     def _block_start(self, data: dict[str, Any]) -> list[AssistantMessageEvent]:
         raw = data.get("content_block") or {}
