@@ -137,7 +137,7 @@ async def _execute(
         duration = round((time.monotonic() - started) * 1000)
         if not isinstance(result, AgentToolResult):
             result = _result_from(result)
-        outcome = (result, False, duration)
+        outcome = (result, result.is_error is True, duration)
     except Exception as exc:
         accepting = False
         outcome = (error_result(exception_text(exc)), True, round((time.monotonic() - started) * 1000))
@@ -155,6 +155,8 @@ def _result_from(value: Any) -> AgentToolResult:
             terminate=value.get("terminate"),
             usage=value.get("usage"),
             added_tool_names=value.get("addedToolNames"),
+            structured_content=value.get("structuredContent"),
+            is_error=value.get("isError"),
         )
     return AgentToolResult(content=[{"type": "text", "text": "" if value is None else str(value)}])
 
@@ -166,22 +168,22 @@ def _pick(new: Any, old: Any) -> Any:
 def tool_result_message(final: _Final) -> ToolResultMessage:
     """pi's toolResult message for a finished call (optional fields only when set)."""
     result = final.result
-    message: dict[str, Any] = {
+    message: dict[str, Any] = {  # pi 1.6's key order
         "role": "toolResult",
         "toolCallId": final.call["id"],
         "toolName": final.call["name"],
         "content": result.content or [],
-        "isError": final.is_error,
-        "timestamp": now_ms(),
     }
     if result.details is not None:
         message["details"] = result.details
     if result.usage is not None:
         message["usage"] = result.usage
+    message["isError"] = final.is_error
     if result.added_tool_names:
         message["addedToolNames"] = result.added_tool_names
     if final.duration_ms is not None:
         message["durationMs"] = final.duration_ms
+    message["timestamp"] = now_ms()
     return cast(ToolResultMessage, message)
 
 
@@ -272,12 +274,19 @@ class _Batch:
             return _Final(prepared.call, error_result(exception_text(exc)), True, duration)
         if override is None:
             return _Final(prepared.call, result, is_error, duration)
+        content = _get(override, "content")
+        # As pi 1.6: structured content not replaced along with the content may no longer match it.
+        structured = _get(override, "structured_content", "structuredContent")
+        if structured is None and content is None:
+            structured = result.structured_content
         merged = AgentToolResult(
-            content=_pick(_get(override, "content"), result.content),
+            content=_pick(content, result.content),
             details=_pick(_get(override, "details"), result.details),
             terminate=_pick(_get(override, "terminate"), result.terminate),
             usage=_pick(_get(override, "usage"), result.usage),
             added_tool_names=result.added_tool_names,
+            structured_content=structured,
+            is_error=result.is_error,
         )
         flag = _get(override, "is_error", "isError")
         return _Final(prepared.call, merged, is_error if flag is None else bool(flag), duration)

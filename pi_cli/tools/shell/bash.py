@@ -3,8 +3,11 @@
 Output (stdout and stderr merged) streams to ``on_update`` as the accumulated, tail-truncated
 text — one empty update at the start, then at most one every ``UPDATE_INTERVAL_SECONDS``. The
 final text is the last ``DEFAULT_MAX_LINES`` lines / ``DEFAULT_MAX_BYTES`` bytes, followed by a
-notice naming the temp file with the full output when anything was cut. A non-zero exit, a timeout
-or an abort is raised as an error carrying the output and ``Command exited with code N`` /
+notice naming the temp file with the full output when anything was cut. A finished command's result
+also carries pi 1.6's ``structuredContent`` ``{output, truncated, full_output_path?, exit_code,
+wall_time_seconds}`` (the whole output up to 1 MiB, then its first and last halves); a non-zero
+exit is returned, as pi 1.6 does, as an error result (``is_error``) whose text ends ``Command
+exited with code N``. A timeout or an abort is raised as an error carrying the output and
 ``Command timed out after N seconds`` / ``Command aborted``. Process handling lives in
 :mod:`pi_cli.tools.shell.runner`; :func:`run_bash` is re-exported for the user's ``!cmd``.
 """
@@ -12,12 +15,13 @@ or an abort is raised as an error carrying the output and ``Command exited with 
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from typing import Any
 
 from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
-from pi_cli.tools.base import BuiltinTool, text_result
+from pi_cli.tools.base import BuiltinTool
 from pi_cli.tools.shell.output import OutputCollector
 from pi_cli.tools.shell.runner import BashRunResult, default_shell, kill_tracked_process_groups, run_bash
 from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
@@ -25,6 +29,7 @@ from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
 __all__ = ["BashRunResult", "BashTool", "BashToolError", "default_shell", "kill_tracked_process_groups", "run_bash"]
 
 UPDATE_INTERVAL_SECONDS = 0.1
+STRUCTURED_OUTPUT_MAX_BYTES = 1024 * 1024  # pi 1.6's limit on structuredContent.output
 
 
 class BashToolError(RuntimeError):
@@ -71,6 +76,7 @@ class BashTool(BuiltinTool):
         collector = OutputCollector()
         throttle = _UpdateThrottle(collector, on_update)
         throttle.send_start()  # pi sends an empty update as soon as the command starts
+        started = time.monotonic()
         try:
             result = await run_bash(
                 command,
@@ -93,9 +99,19 @@ class BashTool(BuiltinTool):
         if result.timed_out:
             message = f"Command timed out after {_seconds(float(timeout or 0))} seconds"
             raise BashToolError(_with_output(result.output, message))
-        if result.exit_code not in (0, None):
-            raise BashToolError(f"{text}\n\nCommand exited with code {result.exit_code}")
-        return text_result(text, details)
+        if result.exit_code is None:
+            raise BashToolError(_with_output(result.output, "Command terminated without an exit code"))
+        full, cut = collector.full_text(STRUCTURED_OUTPUT_MAX_BYTES)
+        structured: dict[str, Any] = {"output": full, "truncated": cut}
+        if cut and collector.full_output_path:
+            structured["full_output_path"] = collector.full_output_path
+        structured["exit_code"] = result.exit_code
+        structured["wall_time_seconds"] = math.floor((time.monotonic() - started) * 10 + 0.5) / 10
+        failed = result.exit_code != 0
+        if failed:
+            text = f"{text}\n\nCommand exited with code {result.exit_code}"
+        content: list[Any] = [{"type": "text", "text": text}]
+        return AgentToolResult(content, details, structured_content=structured, is_error=True if failed else None)
 
 
 def _with_output(output: str, message: str) -> str:
