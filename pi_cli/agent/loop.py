@@ -205,11 +205,17 @@ def _block_end(block: str, index: int, message: AssistantMessage) -> Any:
     return {"type": f"{block}_end", "contentIndex": index, "content": text, "partial": message}
 
 
-def aborted_reply(model: Model) -> AssistantMessage:
-    """The assistant message of a turn whose request an abort stopped before it was sent."""
+def aborted_reply(model: Model, reasoning: str | None = None) -> AssistantMessage:
+    """The assistant message of a turn whose request an abort stopped before it was sent.
+
+    pi 1.6 makes that request and its already-aborted signal fails it at once, so the message
+    carries the AbortError's text, a ``durationMs`` of about nothing and the thinking level.
+    """
     reply = new_output(model)
     reply["stopReason"] = "aborted"
-    reply["errorMessage"] = "Request was aborted"  # what a provider says when the abort stops it
+    reply["errorMessage"] = "This operation was aborted"
+    reply["durationMs"] = 0
+    reply["thinkingLevel"] = reasoning or "off"
     return reply
 
 
@@ -293,7 +299,7 @@ async def run_loop(
                 # so the run's last message says "aborted". We make that turn without any request,
                 # and without polling the queues: queued messages stay queued (never lost).
                 await emit({"type": "turn_start"})
-                reply = aborted_reply(config.model)
+                reply = aborted_reply(config.model, config.stream_options.reasoning)
                 context.messages.append(reply)
                 new_messages.append(reply)
                 await emit({"type": "message_start", "message": {**reply}})
