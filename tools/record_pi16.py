@@ -7,7 +7,8 @@ program against tools/fake_llm_server.py (in this process) and writes what it sa
   ``http://FAKE``), so tests can replay it against pi_cli;
 * ``requests``: one ``--mode json`` prompt per model of :data:`MODELS` (completions, Responses,
   Anthropic, Gemini; reasoning or not; provider ``openai``; ``compat.supportsDeveloperRole``;
-  OpenRouter): the request body the fake server received and the assistant ``message_end``;
+  OpenRouter): the request body the fake server received (long strings cut) and the assistant
+  ``message_end``;
 * ``tool_run``: an RPC prompt whose first turn calls read, bash (exit 3), bash (ok) and edit, and
   whose second answers: every ``tool_execution_end`` and toolResult ``message_end``;
 * ``stream_abort``: an RPC prompt on a reasoning model at thinking level ``high``, aborted mid-stream:
@@ -185,6 +186,15 @@ def _settled(item: dict[str, Any]) -> bool:
     return item.get("type") in ("agent_settled", "agent_end")
 
 
+def _clip(value: Any) -> Any:
+    """``value`` with strings past 120 characters cut (system prompts, tool descriptions)."""
+    if isinstance(value, dict):
+        return {k: _clip(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clip(v) for v in value]
+    return value[:120] + "…" if isinstance(value, str) and len(value) > 120 else value
+
+
 def record_requests(prefix: list[str], env: dict[str, str], cwd: Path, server: FakeLLMServer) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, extra in MODELS.items():
@@ -197,7 +207,7 @@ def record_requests(prefix: list[str], env: dict[str, str], cwd: Path, server: F
         events = [json.loads(line) for line in done.stdout.splitlines() if line.strip().startswith(b"{")]
         ends = [e["message"] for e in events if e.get("type") == "message_end" and e["message"]["role"] == "assistant"]
         body = server.requests[before]["body"] if len(server.requests) > before else None
-        out[name] = {"body": body, "message": ends[-1] if ends else None}
+        out[name] = {"body": _clip(body), "message": ends[-1] if ends else None}
     return out
 
 
