@@ -306,3 +306,13 @@ async def test_gather_ms_takes_a_trickling_body_in_a_few_reads(server: FakeLLMSe
         assert text == "abcd" * 20
         if gather_s:  # the first read, then everything that arrived while it was held
             assert len([b for b in batches if b]) <= 3
+
+
+async def test_httpx_own_transport_still_streams_when_asked_for(server: FakeLLMServer, monkeypatch: Any) -> None:
+    # PI_HTTP_BACKEND (or a proxy) routes provider streams through httpx's transport instead of pi_cli's
+    monkeypatch.setenv("PI_HTTP_BACKEND", "httpcore")
+    server.add_turns([{"text": "through httpx", "chunk_size": 3}, {"text": "slow", "stall_after": 2}])
+    _, final = await run(openai_model(server))
+    assert final["stopReason"] == "stop" and final["content"][0]["text"] == "through httpx"
+    _, final = await run(openai_model(server), opts=options(timeout_s=0.5))
+    assert final["stopReason"] == "error" and "timed out" in final["errorMessage"]
