@@ -28,6 +28,7 @@ from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.requests.google import build_request
 from pi_cli.ai.transport.http_client import ProviderError
 from pi_cli.ai.transport.http_errors import format_stream_error
+from pi_cli.ai.transport.provider_common import new_usage
 from pi_cli.ai.transport.provider_run import run_sse
 from pi_cli.ai.transport.sse import SSEEvent
 from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model, StopReason
@@ -184,15 +185,14 @@ class GeminiParser:
     def _usage(self, raw: dict[str, Any]) -> None:
         cached = int(raw.get("cachedContentTokenCount") or 0)
         thoughts = int(raw.get("thoughtsTokenCount") or 0)
-        self.output["usage"] = {  # a new object in pi 1.6's key order; the total is Google's own
-            "input": int(raw.get("promptTokenCount") or 0) - cached,
-            "output": int(raw.get("candidatesTokenCount") or 0) + thoughts,
-            "cacheRead": cached,
-            "cacheWrite": 0,
-            "reasoning": thoughts,
-            "totalTokens": int(raw.get("totalTokenCount") or 0),
-            "cost": {"input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0, "total": 0.0},
-        }
+        self.output["usage"] = new_usage(  # the total is Google's own, as pi 1.6 keeps it
+            int(raw.get("promptTokenCount") or 0) - cached,
+            int(raw.get("candidatesTokenCount") or 0) + thoughts,
+            cached,
+            0,
+            thoughts,
+            int(raw.get("totalTokenCount") or 0),
+        )
         calculate_cost(self.model, self.output["usage"])
 
 

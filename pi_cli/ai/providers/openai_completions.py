@@ -27,10 +27,10 @@ from pi_cli.ai.requests.openai_completions import build_request
 from pi_cli.ai.transport.http_client import ProviderError
 from pi_cli.ai.transport.http_errors import format_stream_error
 from pi_cli.ai.transport.json_templates import TemplateDecoder
-from pi_cli.ai.transport.provider_common import apply_cost, apply_reported_cost, is_openrouter
+from pi_cli.ai.transport.provider_common import apply_cost, apply_reported_cost, is_openrouter, new_usage
 from pi_cli.ai.transport.provider_run import run_sse
 from pi_cli.ai.transport.sse import SSEEvent
-from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model, StopReason, Usage
+from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model, StopReason
 
 _REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
 # Strings that change from one chunk to the next (see json_templates): text first, the hot path.
@@ -257,15 +257,14 @@ class ChunkParser:
         if cache_write > 0:
             cache_read = max(0, cache_read - cache_write)
         completion = raw.get("completion_tokens_details") or {}
-        usage: Usage = {  # a new object in pi 1.6's key order
-            "input": max(0, int(raw.get("prompt_tokens") or 0) - cache_read - cache_write),
-            "output": int(raw.get("completion_tokens") or 0),
-            "cacheRead": cache_read,
-            "cacheWrite": cache_write,
-            "reasoning": int(completion.get("reasoning_tokens") or raw.get("reasoning_tokens") or 0),
-            "totalTokens": 0,
-            "cost": {"input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0, "total": 0.0},
-        }
+        usage = new_usage(  # a new object, as pi 1.6 makes one per usage chunk
+            max(0, int(raw.get("prompt_tokens") or 0) - cache_read - cache_write),
+            int(raw.get("completion_tokens") or 0),
+            cache_read,
+            cache_write,
+            int(completion.get("reasoning_tokens") or raw.get("reasoning_tokens") or 0),
+            0,  # apply_cost sums it
+        )
         apply_cost(self.model, usage)
         if is_openrouter(self.model):
             apply_reported_cost(usage, raw)

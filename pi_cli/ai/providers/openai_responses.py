@@ -30,6 +30,7 @@ from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.partial_json import StreamingArgs
 from pi_cli.ai.requests.openai_responses import build_request
 from pi_cli.ai.transport.http_client import ProviderError
+from pi_cli.ai.transport.provider_common import new_usage
 from pi_cli.ai.transport.provider_run import run_sse
 from pi_cli.ai.transport.sse import SSEEvent
 from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model, StopReason
@@ -283,15 +284,14 @@ class ResponsesParser:
             details = raw.get("input_tokens_details") or {}
             cached = int(details.get("cached_tokens") or 0)
             written = int(details.get("cache_write_tokens") or 0)
-            self.output["usage"] = {  # a new object in pi 1.6's key order; the total is the provider's
-                "input": max(0, int(raw.get("input_tokens") or 0) - cached - written),
-                "output": int(raw.get("output_tokens") or 0),
-                "cacheRead": cached,
-                "cacheWrite": written,
-                "reasoning": int((raw.get("output_tokens_details") or {}).get("reasoning_tokens") or 0),
-                "totalTokens": int(raw.get("total_tokens") or 0),
-                "cost": {"input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0, "total": 0.0},
-            }
+            self.output["usage"] = new_usage(  # the total is the provider's own, as pi 1.6 keeps it
+                max(0, int(raw.get("input_tokens") or 0) - cached - written),
+                int(raw.get("output_tokens") or 0),
+                cached,
+                written,
+                int((raw.get("output_tokens_details") or {}).get("reasoning_tokens") or 0),
+                int(raw.get("total_tokens") or 0),
+            )
         calculate_cost(self.model, self.output["usage"])
         details = response.get("incomplete_details") or {}
         reason = details.get("reason") if isinstance(details, dict) else None

@@ -26,6 +26,19 @@ def new_output(model: Model) -> AssistantMessage:
     }
 
 
+def new_usage(input: int, output: int, cache_read: int, cache_write: int, reasoning: int, total: int) -> Usage:
+    """A usage record with reasoning tokens, in pi 1.6's key order (cost not yet computed)."""
+    return {
+        "input": input,
+        "output": output,
+        "cacheRead": cache_read,
+        "cacheWrite": cache_write,
+        "reasoning": reasoning,
+        "totalTokens": total,
+        "cost": {"input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0, "total": 0.0},
+    }
+
+
 def apply_cost(model: Model, usage: Usage) -> None:
     """Fill ``usage.totalTokens`` and ``usage.cost`` (see :func:`calculate_cost`), in place."""
     usage["totalTokens"] = usage["input"] + usage["output"] + usage["cacheRead"] + usage["cacheWrite"]
