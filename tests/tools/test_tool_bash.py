@@ -62,7 +62,10 @@ async def test_nonzero_exit_is_an_error_result_with_output(tools: dict[str, Agen
     structured = result.structured_content
     assert isinstance(structured["wall_time_seconds"], float)
     assert {**structured, "wall_time_seconds": 0} == {
-        "output": "partial\n", "truncated": False, "exit_code": 3, "wall_time_seconds": 0
+        "output": "partial\n",
+        "truncated": False,
+        "exit_code": 3,
+        "wall_time_seconds": 0,
     }
     result = await tools["bash"].execute("t", {"command": "false"}, None, None)
     assert result.is_error and result.content[0]["text"] == "(no output)\n\nCommand exited with code 1"
