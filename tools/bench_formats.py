@@ -76,7 +76,7 @@ def _replay(api: str, writes: list[bytes]) -> tuple[float, int]:
         for write in writes:
             for sse in decoder.feed(write):
                 if sse.data != "[DONE]":
-                    deltas += sum(e["type"] == "text_delta" for e in chunk_parser.feed(json.loads(sse.data)))
+                    deltas += sum(e["type"] == "text_delta" for e in chunk_parser.feed_chunk(json.loads(sse.data)))
     elif api == "anthropic-messages":
         event_parser = EventParser(output, model)
         for write in writes:

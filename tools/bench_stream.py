@@ -4,14 +4,18 @@ The fake server runs as a subprocess (its CPU is not ours) and streams ~23,000 s
 chunks (~138 kB of text; ~20,000 tokens at ~7 characters each). Figures, best of several runs:
 
 * wall and process CPU seconds from ``stream()`` to the final event over real HTTP (our provider
-  plus httpx's HTTP/1.1 machinery), and the CPU of just reading the same body with httpx;
+  plus the HTTP/1.1 transport), and the CPU of just reading the same body the way providers do;
 * the provider's own CPU: the same recorded bytes replayed through the SSE decoder and chunk parser
   without a socket (budget ≤ 0.3 s);
 * peak RSS of this process.
+
+``--stages`` instead reports CPU µs per event, stage by stage, on issue 29's paced stream (4,000
+characters/s in 4-character events) and ``pi -p`` beside pi 1.6.0; see ``tools/stream_stages.py``.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import resource
@@ -24,6 +28,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
 
 NAME = "stream"
 BUDGET = "provider adds <= 0.3 s CPU for ~23,000 chunks"
@@ -65,19 +70,24 @@ async def _through_provider(base_url: str) -> tuple[float, float, int]:
 
 
 async def _transport_only(base_url: str) -> tuple[float, bytes]:
-    from pi_cli.ai.transport.http_client import get_client
+    """CPU of reading the same body the way providers do (their client, their body reader)."""
+    from pi_cli.ai.options import StreamOptions
+    from pi_cli.ai.transport.http_client import AbortScope, open_stream
 
-    client = get_client()
-    cpu = time.process_time()
     body = bytearray()
-    async with client.stream(
-        "POST",
-        base_url + "/chat/completions",
-        json={"model": "bench", "messages": []},
-        headers={"accept-encoding": "identity"},
-    ) as response:
+    cpu = time.process_time()
+    headers = {"content-type": "application/json"}
+    request = b'{"model": "bench", "messages": []}'
+    url = base_url + "/chat/completions"
+    response = await open_stream(url, headers, request, StreamOptions(), AbortScope(None), "bench")
+    reader = response.extensions.get("pi_body")
+    if reader is None:  # httpx's own transport (a proxy, PI_HTTP_BACKEND)
         async for raw in response.aiter_raw():
             body += raw
+    else:
+        while raw := await reader.read_some():
+            body += raw
+    await response.aclose()
     return time.process_time() - cpu, bytes(body)
 
 
@@ -93,12 +103,10 @@ def _replay(body: bytes) -> float:
     output = new_output(model)
     parser = ChunkParser(output, model)
     decoder = SSEDecoder()
-    loads = json.loads
     for piece in pieces:
         for sse in decoder.feed(piece):
-            if sse.data != "[DONE]":
-                for _event in parser.feed(loads(sse.data)):
-                    pass
+            for _event in parser.feed(sse):
+                pass
     parser.end_events()
     return time.process_time() - cpu
 
@@ -138,8 +146,8 @@ def run() -> list[tuple[str, str, str, bool]]:
     return [
         ("stream: text deltas", f"{deltas}", f"{CHUNKS}", deltas == CHUNKS),
         ("stream: wall, HTTP end to end", f"{wall:.3f} s", "-", True),
-        ("stream: CPU, provider + httpx", f"{cpu:.3f} s", "-", True),
-        ("stream: CPU, httpx body read only", f"{transport_cpu:.3f} s", "-", True),
+        ("stream: CPU, provider + HTTP", f"{cpu:.3f} s", "-", True),
+        ("stream: CPU, HTTP body read only", f"{transport_cpu:.3f} s", "-", True),
         (
             "stream: CPU, provider added (HTTP)",
             f"{max(0.0, cpu - transport_cpu):.3f} s",
@@ -151,6 +159,24 @@ def run() -> list[tuple[str, str, str, bool]]:
     ]
 
 
-if __name__ == "__main__":
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="bench_stream.py", description=__doc__.split("\n")[0])
+    parser.add_argument("--stages", action="store_true", help="µs per event, stage by stage (tools/stream_stages.py)")
+    parser.add_argument("--events", type=int, default=3000, help="events per in-process round (--stages)")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--window", type=float, default=4.0, help="seconds of pi -p measured per round (--stages)")
+    parser.add_argument("--reference-pi", action="store_true", help="also pi 1.6.0 (--stages)")
+    args = parser.parse_args(argv)
+    if args.stages:
+        from stream_stages import report
+
+        for line in report(args.events, args.rounds, args.window, args.reference_pi):
+            print(line, flush=True)
+        return 0
     for row in run():
         print(*row, sep="\t")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

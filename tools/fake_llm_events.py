@@ -36,7 +36,18 @@ def _usage_numbers(turn: Turn, request_bytes: int, answer_chars: int) -> dict[st
         "output": int(given.get("output", (answer_chars + 3) // 4)),
         "cache_read": int(given.get("cache_read", 0)),
         "cache_write": int(given.get("cache_write", 0)),
+        "reasoning": int(given.get("reasoning", -1)),  # -1: not reported (OpenAI and Anthropic shapes)
     }
+
+
+def _raw_usage_extras(turn: Turn, u: dict[str, int], details_key: str, tokens_key: str) -> dict[str, Any]:
+    """Reasoning tokens (when the turn gives them) and the turn's ``usage_extra`` fields (e.g.
+    OpenRouter's ``cost``/``is_byok``), to merge into a raw usage object."""
+    extra: dict[str, Any] = {}
+    if u["reasoning"] >= 0:
+        extra[details_key] = {tokens_key: u["reasoning"]}
+    extra.update(turn.get("usage_extra") or {})
+    return extra
 
 
 def _answer_chars(turn: Turn) -> int:
@@ -101,6 +112,7 @@ def openai_events(turn: Turn, request: dict[str, Any], number: int, request_byte
                 "cached_tokens": u["cache_read"] + u["cache_write"],
                 "cache_write_tokens": u["cache_write"],
             },
+            **_raw_usage_extras(turn, u, "completion_tokens_details", "reasoning_tokens"),
         }
         out.append(head + f'"choices":[],"usage":{dumps(usage)}}}')
     if turn.get("done", True):
@@ -191,7 +203,13 @@ def anthropic_events(turn: Turn, request: dict[str, Any], number: int, request_b
     stop = turn.get("finish_reason", "tool_use" if calls else "end_turn")
     emit(
         "message_delta",
-        {"delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": u["output"]}},
+        {
+            "delta": {"stop_reason": stop, "stop_sequence": None},
+            "usage": {
+                "output_tokens": u["output"],
+                **_raw_usage_extras(turn, u, "output_tokens_details", "thinking_tokens"),
+            },
+        },
     )
     emit("message_stop", {})
     return out

@@ -45,9 +45,11 @@ key                  meaning
 ``chunk_size``       characters per delta (default 8)
 ``finish_reason``    OpenAI ``finish_reason`` / Anthropic ``stop_reason``; default ``tool_calls``/
                      ``tool_use`` with tool calls, else ``stop``/``end_turn``; ``null`` = none sent
-``usage``            ``{"input", "output", "cache_read", "cache_write"}`` (defaults: input =
-                     request bytes // 4, output = answer chars // 4, caches 0); ``null`` = OpenAI
-                     sends no usage chunk
+``usage``            ``{"input", "output", "cache_read", "cache_write", "reasoning"}`` (defaults:
+                     input = request bytes // 4, output = answer chars // 4, caches 0, reasoning
+                     not reported by OpenAI/Anthropic); ``null`` = OpenAI sends no usage chunk
+``usage_extra``      fields merged into the raw OpenAI usage / Anthropic ``message_delta`` usage
+                     (e.g. OpenRouter's ``{"cost": 0.5, "is_byok": false}``)
 ``done``             OpenAI: send ``data: [DONE]`` at the end (default true)
 ``error_event``      mid-stream error after the content instead of finishing. OpenAI: sent as
                      ``data: {"error": <value>}``; Anthropic: ``event: error`` with
@@ -374,7 +376,7 @@ class FakeLLMServer:
         elif ":streamGenerateContent" in path:
             named = {**request, "model": path.split("/models/", 1)[-1].split(":", 1)[0]}  # the id is in the path
             writes = [f"data: {data}{nl}{nl}".encode() for data in google_events(turn, named, number, nbytes)]
-        elif path.rstrip("/").endswith("/messages"):
+        elif path.split("?", 1)[0].rstrip("/").endswith("/messages"):  # pi 1.6 adds ?beta=true
             writes = [
                 f"event: {name}{nl}data: {data}{nl}{nl}".encode()
                 for name, data in anthropic_events(turn, request, number, nbytes)

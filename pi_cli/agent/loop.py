@@ -151,7 +151,9 @@ async def stream_assistant_response(
         elif partial is not None:  # content events count only after ``start``
             partial = event["partial"]
             transcript[-1] = partial
-            _track_block(open_blocks, event)
+            opens = _BLOCK_EVENTS.get(kind)  # None for the deltas, the bulk of the events
+            if opens is not None:
+                _track_block(open_blocks, event, *opens)
             await emit({"type": "message_update", "message": {**partial}, "assistantMessageEvent": event})
     if final is None:
         final = await response.result()
@@ -173,15 +175,21 @@ async def stream_assistant_response(
     return final
 
 
-def _track_block(open_blocks: dict[int, str], event: Any) -> None:
-    kind = str(event.get("type", ""))
-    block, _, phase = kind.rpartition("_")
+# A block's start and end events → (block kind, True when it opens the block).
+_BLOCK_EVENTS: dict[str, tuple[str, bool]] = {
+    f"{block}_{phase}": (block, phase == "start")
+    for block in ("text", "thinking", "toolcall")
+    for phase in ("start", "end")
+}
+
+
+def _track_block(open_blocks: dict[int, str], event: Any, block: str, opens: bool) -> None:
     index = event.get("contentIndex")
-    if not isinstance(index, int) or block not in ("text", "thinking", "toolcall"):
+    if not isinstance(index, int):
         return
-    if phase == "start":
+    if opens:
         open_blocks[index] = block
-    elif phase == "end":
+    else:
         open_blocks.pop(index, None)
 
 
@@ -197,11 +205,17 @@ def _block_end(block: str, index: int, message: AssistantMessage) -> Any:
     return {"type": f"{block}_end", "contentIndex": index, "content": text, "partial": message}
 
 
-def aborted_reply(model: Model) -> AssistantMessage:
-    """The assistant message of a turn whose request an abort stopped before it was sent."""
+def aborted_reply(model: Model, reasoning: str | None = None) -> AssistantMessage:
+    """The assistant message of a turn whose request an abort stopped before it was sent.
+
+    pi 1.6 makes that request and its already-aborted signal fails it at once, so the message
+    carries the AbortError's text, a ``durationMs`` of about nothing and the thinking level.
+    """
     reply = new_output(model)
     reply["stopReason"] = "aborted"
-    reply["errorMessage"] = "Request was aborted"  # what a provider says when the abort stops it
+    reply["errorMessage"] = "This operation was aborted"
+    reply["durationMs"] = 0
+    reply["thinkingLevel"] = reasoning or "off"
     return reply
 
 
@@ -285,7 +299,7 @@ async def run_loop(
                 # so the run's last message says "aborted". We make that turn without any request,
                 # and without polling the queues: queued messages stay queued (never lost).
                 await emit({"type": "turn_start"})
-                reply = aborted_reply(config.model)
+                reply = aborted_reply(config.model, config.stream_options.reasoning)
                 context.messages.append(reply)
                 new_messages.append(reply)
                 await emit({"type": "message_start", "message": {**reply}})

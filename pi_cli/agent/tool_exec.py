@@ -89,12 +89,19 @@ def field_of(obj: Any, name: str, json_name: str | None = None) -> Any:
 
 def merge_override(result: AgentToolResult, is_error: bool, override: Any) -> tuple[AgentToolResult, bool]:
     """``result`` with the fields ``override`` sets (``None`` keeps a field), and the error flag."""
+    content = field_of(override, "content")
+    # As pi 1.6: structured content not replaced along with the content may no longer match it.
+    structured = field_of(override, "structured_content", "structuredContent")
+    if structured is None and content is None:
+        structured = result.structured_content
     merged = AgentToolResult(
-        content=_pick(field_of(override, "content"), result.content),
+        content=_pick(content, result.content),
         details=_pick(field_of(override, "details"), result.details),
         terminate=_pick(field_of(override, "terminate"), result.terminate),
         usage=_pick(field_of(override, "usage"), result.usage),
         added_tool_names=result.added_tool_names,
+        structured_content=structured,
+        is_error=result.is_error,
     )
     flag = field_of(override, "is_error", "isError")
     return merged, is_error if flag is None else bool(flag)
@@ -158,7 +165,7 @@ async def _execute(
         duration = round((time.monotonic() - started) * 1000)
         if not isinstance(result, AgentToolResult):
             result = _result_from(result)
-        outcome = (result, False, duration)
+        outcome = (result, result.is_error is True, duration)
     except Exception as exc:
         accepting = False
         outcome = (error_result(exception_text(exc)), True, round((time.monotonic() - started) * 1000))
@@ -178,6 +185,8 @@ def _result_from(value: Any) -> AgentToolResult:
             terminate=value.get("terminate"),
             usage=value.get("usage"),
             added_tool_names=value.get("addedToolNames"),
+            structured_content=value.get("structuredContent"),
+            is_error=value.get("isError"),
         )
     return AgentToolResult(content=[{"type": "text", "text": "" if value is None else str(value)}])
 
@@ -189,22 +198,22 @@ def _pick(new: Any, old: Any) -> Any:
 def tool_result_message(final: _Final) -> ToolResultMessage:
     """pi's toolResult message for a finished call (optional fields only when set)."""
     result = final.result
-    message: dict[str, Any] = {
+    message: dict[str, Any] = {  # pi 1.6's key order
         "role": "toolResult",
         "toolCallId": final.call["id"],
         "toolName": final.call["name"],
         "content": result.content or [],
-        "isError": final.is_error,
-        "timestamp": now_ms(),
     }
     if result.details is not None:
         message["details"] = result.details
     if result.usage is not None:
         message["usage"] = result.usage
+    message["isError"] = final.is_error
     if result.added_tool_names:
         message["addedToolNames"] = result.added_tool_names
     if final.duration_ms is not None:
         message["durationMs"] = final.duration_ms
+    message["timestamp"] = now_ms()
     return cast(ToolResultMessage, message)
 
 

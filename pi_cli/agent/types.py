@@ -24,10 +24,14 @@ QueueMode: TypeAlias = Literal["all", "one-at-a-time"]
 
 @dataclass(slots=True)
 class AgentToolResult:
-    """What a tool's ``execute`` returns. Failures are raised, not returned as text.
+    """What a tool's ``execute`` returns. Failures are raised, not returned as text — or, as pi
+    1.6's bash does for a non-zero exit, returned with ``is_error`` set (the result keeps its
+    ``details`` and ``structured_content``).
 
     ``terminate`` asks the loop to stop after this batch; it takes effect only when every result
-    of the batch sets it, and it is never copied onto the tool-result message.
+    of the batch sets it, and it is never copied onto the tool-result message. ``structured_content``
+    (pi 1.6 ``structuredContent``) is the result as data for programmatic callers; it rides on the
+    ``tool_execution_end`` result only.
     """
 
     content: list[UserContent] = field(default_factory=list)
@@ -35,12 +39,18 @@ class AgentToolResult:
     terminate: bool | None = None
     usage: Usage | None = None
     added_tool_names: list[str] | None = None
+    structured_content: Any = None
+    is_error: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
         """pi's JSON form (camelCase), as carried by ``tool_execution_*`` events."""
         out: dict[str, Any] = {"content": self.content}
         if self.details is not None:  # pi leaves it undefined, so the key is absent from its JSON
             out["details"] = self.details
+        if self.structured_content is not None:
+            out["structuredContent"] = self.structured_content
+        if self.is_error is not None:
+            out["isError"] = self.is_error
         if self.terminate is not None:
             out["terminate"] = self.terminate
         if self.usage is not None:
@@ -127,6 +137,7 @@ class AfterToolCallResult:
     is_error: bool | None = None
     terminate: bool | None = None
     usage: Usage | None = None
+    structured_content: Any = None  # without it, new ``content`` drops the tool's structured content
 
 
 @dataclass(slots=True)

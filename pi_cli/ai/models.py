@@ -120,15 +120,20 @@ def get_model(provider: str, model_id: str) -> Model | None:
 def calculate_cost(model: Model, usage: Usage) -> Cost:
     """Fill ``usage["cost"]`` from the model's $/Mtok prices (in place, as pi does) and return it.
 
-    A model without prices (or a missing price) costs nothing rather than failing mid-stream.
+    A model without prices (or a missing price) costs nothing rather than failing mid-stream. As pi
+    1.6: Anthropic's one-hour cache writes (``cacheWrite1h``) cost twice the input price, and the
+    cost is marked ``totalFromProvider: false`` (our estimate, not the provider's bill).
     """
     prices: Any = model.get("cost") or {}
     cost = usage["cost"]
+    long_write = usage.get("cacheWrite1h") or 0
     cost["input"] = prices.get("input", 0) / 1_000_000 * usage["input"]
     cost["output"] = prices.get("output", 0) / 1_000_000 * usage["output"]
     cost["cacheRead"] = prices.get("cacheRead", 0) / 1_000_000 * usage["cacheRead"]
-    cost["cacheWrite"] = prices.get("cacheWrite", 0) / 1_000_000 * usage["cacheWrite"]
+    short_write = usage["cacheWrite"] - long_write
+    cost["cacheWrite"] = (prices.get("cacheWrite", 0) * short_write + prices.get("input", 0) * 2 * long_write) / 1e6
     cost["total"] = cost["input"] + cost["output"] + cost["cacheRead"] + cost["cacheWrite"]
+    cost["totalFromProvider"] = False
     return cost
 
 

@@ -26,4 +26,8 @@ class StreamOptions:
     # Base of the pre-body exponential backoff (pi: 500 ms → 0.5/1/2/4/8 s); tests shrink it.
     retry_base_delay_ms: int = 500
     timeout_s: float = 300.0
+    # How long a trickling response body may gather between reads (0 = read each event as it
+    # arrives). Each read is a wake-up of the process, at 1,000 events/s most of its CPU; a consumer
+    # that shows nothing per event (print mode) or draws at a frame rate loses nothing by batching.
+    gather_ms: float = 0.0
     on_payload: Callable[[dict[str, Any]], None] | None = None

@@ -59,6 +59,7 @@ class Cost(TypedDict):
     cacheRead: float
     cacheWrite: float
     total: float
+    totalFromProvider: NotRequired[bool]  # pi 1.6: True when ``total`` is the provider's own bill (OpenRouter)
 
 
 class Usage(TypedDict):
@@ -66,8 +67,10 @@ class Usage(TypedDict):
     output: int
     cacheRead: int
     cacheWrite: int
+    reasoning: NotRequired[int]  # pi 1.6: reasoning tokens (part of ``output``), where the provider reports them
     totalTokens: int
     cost: Cost
+    cacheWrite1h: NotRequired[int]  # Anthropic: the part of ``cacheWrite`` cached for an hour (billed 2x input)
 
 
 def empty_usage() -> Usage:
@@ -104,6 +107,8 @@ class AssistantMessage(TypedDict):
     responseId: NotRequired[str]
     responseModel: NotRequired[str]
     thinkingLevel: NotRequired[str]  # pi 1.6: the level the request was made with ("off" when none)
+    rawStopReason: NotRequired[str]  # pi 1.6: the provider's own stop/finish reason, before mapping
+    durationMs: NotRequired[int]  # pi 1.6: request start to the final event (monotonic clock)
 
 
 class ToolResultMessage(TypedDict):

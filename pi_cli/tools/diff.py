@@ -1,9 +1,10 @@
-"""Line diffs in pi's compact display format, used for ``edit`` results.
+"""Line diffs for ``edit`` results: pi's compact display format and a unified patch.
 
-Each line is ``+<n> text`` (added, numbered in the new file), ``-<n> text`` (removed, numbered in
-the old file) or `` <n> text`` (unchanged context). Numbers are right-aligned to the width of the
+Display lines are ``+<n> text`` (added, numbered in the new file), ``-<n> text`` (removed, numbered
+in the old file) or `` <n> text`` (unchanged context). Numbers are right-aligned to the width of the
 longer file's line count. Up to ``context`` unchanged lines are shown next to each change; longer
-unchanged stretches collapse to `` <pad> ...``.
+unchanged stretches collapse to `` <pad> ...``. :func:`unified_patch` writes the same changes as
+pi 1.6's ``details.patch`` (jsdiff's ``formatPatch`` with file headers only).
 """
 
 from __future__ import annotations
@@ -30,19 +31,14 @@ def _split_lf(text: str) -> list[str]:
     return out
 
 
-def generate_diff(old: str, new: str, context: int = 4) -> DiffResult:
-    """Diff two LF texts into pi's numbered format; also return the first changed new-file line."""
+Parts = list[tuple[str, list[str]]]  # ("=" | "-" | "+", lines with their "\n")
+
+
+def line_parts(old: str, new: str) -> Parts:
+    """Two LF texts as pi's part sequence: equal runs, and removed-then-added for replacements."""
     old_lines = _split_lf(old)
     new_lines = _split_lf(new)
-    width = len(str(max(len(old.split("\n")), len(new.split("\n")))))
-    pad = " " * width
-    out: list[str] = []
-    old_no = 1
-    new_no = 1
-    first_changed: int | None = None
-
-    # Turn opcodes into pi's part sequence: equal runs, and removed-then-added for replacements.
-    parts: list[tuple[str, list[str]]] = []
+    parts: Parts = []
     matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
@@ -52,6 +48,20 @@ def generate_diff(old: str, new: str, context: int = 4) -> DiffResult:
             parts.append(("-", old_lines[i1:i2]))
         if j2 > j1:
             parts.append(("+", new_lines[j1:j2]))
+    return parts
+
+
+def generate_diff(old: str, new: str, context: int = 4, parts: Parts | None = None) -> DiffResult:
+    """Diff two LF texts into pi's numbered format; also return the first changed new-file line.
+    ``parts`` (from :func:`line_parts`) saves diffing again."""
+    if parts is None:
+        parts = line_parts(old, new)
+    width = len(str(max(len(old.split("\n")), len(new.split("\n")))))
+    pad = " " * width
+    out: list[str] = []
+    old_no = 1
+    new_no = 1
+    first_changed: int | None = None
 
     def show(lines: list[str]) -> None:
         nonlocal old_no, new_no
@@ -103,3 +113,54 @@ def generate_diff(old: str, new: str, context: int = 4) -> DiffResult:
             new_no += len(lines)
         last_was_change = False
     return DiffResult("\n".join(out), first_changed)
+
+
+def unified_patch(path: str, parts: Parts, context: int = 4) -> str:
+    """The changes of ``parts`` as a unified patch, byte for byte as jsdiff writes it for pi 1.6.
+
+    ``--- path``/``+++ path`` headers, then hunks with up to ``context`` unchanged lines around
+    each change (two changes at most ``2 * context`` lines apart share a hunk); a hunk side of no
+    lines starts one line lower; a last line without a newline is followed by ``\\ No newline at
+    end of file``.
+    """
+    items: Parts = [*parts, ("=", [])]
+    hunks: list[tuple[int, int, int, int, list[str]]] = []
+    lines_out: list[str] = []
+    old_start = new_start = 0  # 0: no hunk is open
+    old_no = new_no = 1
+    for index, (kind, lines) in enumerate(items):
+        if kind != "=":
+            if not old_start:
+                old_start, new_start = old_no, new_no
+                before = items[index - 1][1][-context:] if index > 0 and context > 0 else []
+                lines_out = [" " + line for line in before]
+                old_start -= len(before)
+                new_start -= len(before)
+            lines_out.extend(kind + line for line in lines)
+            if kind == "+":
+                new_no += len(lines)
+            else:
+                old_no += len(lines)
+            continue
+        if old_start:
+            if len(lines) <= context * 2 and index < len(items) - 2:  # joins the next change's hunk
+                lines_out.extend(" " + line for line in lines)
+            else:
+                size = min(len(lines), context)
+                lines_out.extend(" " + line for line in lines[:size])
+                hunks.append((old_start, old_no - old_start + size, new_start, new_no - new_start + size, lines_out))
+                old_start = new_start = 0
+                lines_out = []
+        old_no += len(lines)
+        new_no += len(lines)
+    out = [f"--- {path}", f"+++ {path}"]
+    for old_first, old_count, new_first, new_count, body in hunks:
+        old_first -= 1 if old_count == 0 else 0
+        new_first -= 1 if new_count == 0 else 0
+        out.append(f"@@ -{old_first},{old_count} +{new_first},{new_count} @@")
+        for line in body:
+            if line.endswith("\n"):
+                out.append(line[:-1])
+            else:
+                out.extend((line, "\\ No newline at end of file"))
+    return "\n".join(out) + "\n"

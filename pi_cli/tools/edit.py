@@ -4,7 +4,7 @@ Reads the file, strips a UTF-8 BOM and converts line endings to LF, applies the 
 :func:`pi_cli.tools.edit_match.apply_edits`, restores the BOM and the original line ending (CRLF if
 the first line break was CRLF) and replaces the file atomically — all under the per-file mutation
 lock, so parallel edits of one file apply one after another instead of losing each other's changes.
-``details`` holds a numbered diff and the first changed line.
+``details`` holds a numbered diff, pi 1.6's unified ``patch`` and the first changed line.
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ class EditTool(BuiltinTool):
     async def run(
         self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None
     ) -> AgentToolResult:
-        from pi_cli.tools.diff import generate_diff
+        from pi_cli.tools.diff import generate_diff, line_parts, unified_patch
         from pi_cli.tools.edit_match import (
             Edit,
             EditError,
@@ -130,8 +130,9 @@ class EditTool(BuiltinTool):
             if self.file_ops is None or not await self.file_ops.write_text(absolute, final):
                 data = final.encode("utf-8", "surrogateescape")
                 await asyncio.to_thread(atomic_write_bytes, absolute, data)
-        diff = generate_diff(applied.base_content, applied.new_content)
+        parts = line_parts(applied.base_content, applied.new_content)
+        diff = generate_diff(applied.base_content, applied.new_content, parts=parts)
         return text_result(
             f"Successfully replaced {len(edits)} block(s) in {path_arg}.",
-            {"diff": diff.diff, "firstChangedLine": diff.first_changed_line},
+            {"diff": diff.diff, "patch": unified_patch(path_arg, parts), "firstChangedLine": diff.first_changed_line},
         )

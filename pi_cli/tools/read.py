@@ -69,6 +69,11 @@ class ReadTool(BuiltinTool):
     async def run(
         self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None
     ) -> AgentToolResult:
+        result = await self._read(args, signal)
+        result.structured_content = read_output(result.content)
+        return result
+
+    async def _read(self, args: dict[str, Any], signal: AbortSignal | None) -> AgentToolResult:
         path_arg = str(args["path"])
         offset = as_int(args.get("offset"), "offset")
         limit = as_int(args.get("limit"), "limit")
@@ -103,6 +108,16 @@ class ReadTool(BuiltinTool):
 def _read_head(path: str) -> tuple[bytes, int]:
     with open(path, "rb") as handle:
         return handle.read(_HEAD_BYTES), os.fstat(handle.fileno()).st_size
+
+
+def read_output(content: list[Any]) -> Any:
+    """pi 1.6's ``structuredContent`` of a read: the text, or for an image ``{type: "image", data,
+    mimeType, note}`` (the note being the text block beside it)."""
+    text = next((block.get("text", "") for block in content if block.get("type") == "text"), "")
+    image = next((block for block in content if block.get("type") == "image"), None)
+    if image is None:
+        return text
+    return {"type": "image", "data": image["data"], "mimeType": image["mimeType"], "note": text}
 
 
 def _image_result(path: str, head: bytes, size: int, mime: str) -> AgentToolResult:

@@ -38,12 +38,12 @@ def sandbox(places: Places) -> Iterator[Sandbox]:
 
 
 async def run(tool: BashTool, command: str) -> tuple[bool, str]:
-    """(succeeded, text) of one bash call."""
+    """(succeeded, text) of one bash call (a non-zero exit is an error result, as pi 1.6)."""
     try:
         result = await tool.execute("call", {"command": command})
     except BashToolError as exc:
         return False, str(exc)
-    return True, result.content[0]["text"]  # type: ignore[typeddict-item]
+    return not result.is_error, result.content[0]["text"]  # type: ignore[typeddict-item]
 
 
 ESCAPES = {

@@ -54,12 +54,21 @@ async def test_own_process_group(tools: dict[str, AgentTool]) -> None:
     assert pid == pgid and int(pgid) != os.getpgrp()
 
 
-async def test_nonzero_exit_is_an_error_with_output(tools: dict[str, AgentTool]) -> None:
-    with pytest.raises(BashToolError) as info:
-        await bash(tools["bash"], "echo partial; exit 3")
-    assert str(info.value) == "partial\n\n\nCommand exited with code 3"  # output, blank line, notice
-    with pytest.raises(BashToolError, match=r"^\(no output\)\n\nCommand exited with code 1$"):
-        await bash(tools["bash"], "false")
+async def test_nonzero_exit_is_an_error_result_with_output(tools: dict[str, AgentTool]) -> None:
+    # pi 1.6 returns it (is_error, structured content) rather than throwing it
+    result = await tools["bash"].execute("t", {"command": "echo partial; exit 3"}, None, None)
+    assert result.is_error is True and result.details is None
+    assert result.content == [{"type": "text", "text": "partial\n\n\nCommand exited with code 3"}]
+    structured = result.structured_content
+    assert isinstance(structured["wall_time_seconds"], float)
+    assert {**structured, "wall_time_seconds": 0} == {
+        "output": "partial\n",
+        "truncated": False,
+        "exit_code": 3,
+        "wall_time_seconds": 0,
+    }
+    result = await tools["bash"].execute("t", {"command": "false"}, None, None)
+    assert result.is_error and result.content[0]["text"] == "(no output)\n\nCommand exited with code 1"
 
 
 async def test_invalid_utf8_is_replaced(tools: dict[str, AgentTool]) -> None:

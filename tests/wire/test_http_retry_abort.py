@@ -287,3 +287,32 @@ async def test_bad_base_url_is_one_line_error_without_retries() -> None:
         assert final["stopReason"] == "error" and "\n" not in final["errorMessage"]
         assert "custom" in final["errorMessage"]
         assert time.monotonic() - began < 1.5  # no backoff on a URL that can never work
+
+
+async def test_gather_ms_takes_a_trickling_body_in_a_few_reads(server: FakeLLMServer) -> None:
+    from pi_cli.ai.transport.http_client import AbortScope, open_stream, sse_batches
+
+    turn = {"text": "abcd" * 20, "chunk_size": 4, "delay_chunk": 0.01}  # 20 text events over ~0.2 s
+    server.add_turns([turn, turn])
+    url = server.openai_base_url + "/chat/completions"
+    for gather_s in (0.0, 1.0):
+        response = await open_stream(url, {}, b"{}", options(), AbortScope(None), "openai")
+        try:
+            batches = [batch async for batch in sse_batches(response, AbortScope(None), None, gather_s)]
+        finally:
+            await response.aclose()
+        datas = [json.loads(e.data) for batch in batches for e in batch if e.data != "[DONE]"]
+        text = "".join(d["choices"][0]["delta"].get("content") or "" for d in datas if d["choices"])
+        assert text == "abcd" * 20
+        if gather_s:  # the first read, then everything that arrived while it was held
+            assert len([b for b in batches if b]) <= 3
+
+
+async def test_httpx_own_transport_still_streams_when_asked_for(server: FakeLLMServer, monkeypatch: Any) -> None:
+    # PI_HTTP_BACKEND (or a proxy) routes provider streams through httpx's transport instead of pi_cli's
+    monkeypatch.setenv("PI_HTTP_BACKEND", "httpcore")
+    server.add_turns([{"text": "through httpx", "chunk_size": 3}, {"text": "slow", "stall_after": 2}])
+    _, final = await run(openai_model(server))
+    assert final["stopReason"] == "stop" and final["content"][0]["text"] == "through httpx"
+    _, final = await run(openai_model(server), opts=options(timeout_s=0.5))
+    assert final["stopReason"] == "error" and "timed out" in final["errorMessage"]

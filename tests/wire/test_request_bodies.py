@@ -105,7 +105,7 @@ async def test_openai_golden_body(server: FakeLLMServer) -> None:
         "store": False,
         "max_completion_tokens": 1000,
         "temperature": 0.2,
-        "tools": [{"type": "function", "function": {**TOOL, "strict": False}}],
+        "tools": [{"type": "function", "function": TOOL}],  # pi 1.6: no "strict" unless compat asks
         "reasoning_effort": "high",
     }
 

@@ -76,7 +76,7 @@ async def test_request_body_and_headers(server: FakeLLMServer) -> None:
     assert body["max_output_tokens"] == 16  # the API's minimum
     assert body["temperature"] == 0.2
     assert body["input"][0] == {"role": "developer", "content": "You are terse."}
-    assert body["tools"] == [{"type": "function", **tools[0], "strict": False}]
+    assert body["tools"] == [{"type": "function", **tools[0]}]  # pi 1.6: no "strict" unless compat asks
     headers = request["headers"]
     assert headers["authorization"].startswith("Bearer sk-test")
     assert headers["session_id"] == "sess-42" and headers["x-client-request-id"] == "sess-42"

@@ -18,9 +18,8 @@ terminal event, partial content kept on error/abort. Event handling (spec/ai-lay
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import Callable
 from typing import Any, Literal
 
 import httpx
@@ -29,12 +28,20 @@ from pi_cli.ai.event_stream import AssistantMessageEventStream
 from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.partial_json import StreamingArgs, repair_json
 from pi_cli.ai.requests.anthropic import build_request, is_oauth_token
-from pi_cli.ai.transport.http_client import AbortedError, ProviderError, sse_batches
-from pi_cli.ai.transport.provider_call import ProviderCall
-from pi_cli.ai.transport.provider_common import apply_cost, done_event, error_event
+from pi_cli.ai.transport.http_client import ProviderError
+from pi_cli.ai.transport.json_templates import TemplateDecoder
+from pi_cli.ai.transport.provider_common import apply_cost, apply_reported_cost, is_openrouter
+from pi_cli.ai.transport.provider_run import run_sse
+from pi_cli.ai.transport.sse import SSEEvent
 from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model, StopReason
 
 REDACTED_TEXT = "[Reasoning redacted]"
+# Strings that change from one delta event to the next (see json_templates).
+_HOLES = [
+    ('"text":"', ("delta", "text")),
+    ('"thinking":"', ("delta", "thinking")),
+    ('"partial_json":"', ("delta", "partial_json")),
+]
 _MESSAGE_EVENTS = {
     "message_start",
     "content_block_start",
@@ -69,7 +76,8 @@ class _Block:
 
 
 class EventParser:
-    """Applies decoded Anthropic events to ``output`` and returns stream events."""
+    """Applies decoded Anthropic events to ``output`` and returns stream events (an
+    :class:`~pi_cli.ai.transport.provider_run.EventParser` for :func:`run_sse`)."""
 
     def __init__(self, output: AssistantMessage, model: Model, tool_names: dict[str, str] | None = None) -> None:
         self.output = output
@@ -80,7 +88,47 @@ class EventParser:
         self.blocks: dict[int, _Block] = {}
         self.started = False
         self.stopped = False
-        self.stop_error: str | None = None
+        self.problem: str | None = None
+        self._json = TemplateDecoder(_HOLES)
+
+    # -- EventParser ------------------------------------------------------------------------
+
+    def feed(self, sse: SSEEvent) -> list[AssistantMessageEvent]:
+        name = sse.event
+        if name == "error":
+            raise ProviderError(f"{sse.data[:1000]} (provider: {self.model['provider']})")
+        if name and name not in _MESSAGE_EVENTS:
+            return []  # ping and unknown events
+        data = _parse_event_data(name or "message", sse.data, self._json.loads)
+        if not name and data.get("type") not in _MESSAGE_EVENTS:
+            if data.get("type") == "error":
+                raise ProviderError(f"{sse.data[:1000]} (provider: {self.model['provider']})")
+            return []
+        return self.handle(name, data)
+
+    def complete(self) -> bool:
+        return self.stopped
+
+    def answered(self) -> bool:
+        return False  # a body that breaks before message_stop is an error, even after the text
+
+    def finish(self) -> list[AssistantMessageEvent]:
+        provider = self.model["provider"]
+        if not self.started:
+            raise ProviderError(f"Anthropic stream ended without message_start (provider: {provider})")
+        if not self.stopped:
+            raise ProviderError(f"Anthropic stream ended before message_stop (provider: {provider})")
+        return self.close_open_blocks()
+
+    def stop_error(self) -> str | None:
+        return self.problem
+
+    def describe_failure(self, exc: Exception, message: str) -> str:
+        if isinstance(exc, httpx.TransportError) and self.started and not self.stopped:
+            return f"Anthropic stream ended before message_stop ({message})"
+        return message
+
+    # -- events -----------------------------------------------------------------------------
 
     def handle(self, name: str, data: dict[str, Any]) -> list[AssistantMessageEvent]:
         kind = data.get("type") or name
@@ -95,7 +143,8 @@ class EventParser:
         elif kind == "message_delta":
             reason = (data.get("delta") or {}).get("stop_reason")
             if reason:
-                self.output["stopReason"], self.stop_error = map_stop_reason(reason)
+                self.output["rawStopReason"] = reason
+                self.output["stopReason"], self.problem = map_stop_reason(reason)
             self._usage(data.get("usage") or {})
         elif kind == "message_stop":
             self.stopped = True
@@ -107,7 +156,10 @@ class EventParser:
             self.output["responseId"] = message["id"]
         if message.get("model") and message["model"] != self.model["id"]:
             self.output["responseModel"] = message["model"]
-        self._usage(message.get("usage") or {})
+        raw = message.get("usage") or {}
+        long_write = (raw.get("cache_creation") or {}).get("ephemeral_1h_input_tokens")
+        self.output["usage"]["cacheWrite1h"] = int(long_write or 0)  # pi 1.6 always records it here
+        self._usage(raw)
 
     def _usage(self, raw: dict[str, Any]) -> None:
         usage = self.output["usage"]
@@ -120,7 +172,15 @@ class EventParser:
             value = raw.get(wire)
             if value is not None:
                 usage[ours] = int(value)  # type: ignore[literal-required]
+        long_write = (raw.get("cache_creation") or {}).get("ephemeral_1h_input_tokens")
+        if long_write is not None:
+            usage["cacheWrite1h"] = int(long_write)
+        thinking = (raw.get("output_tokens_details") or {}).get("thinking_tokens")
+        if thinking is not None:  # reported only by some (a subset of output_tokens)
+            usage["reasoning"] = int(thinking)
         apply_cost(self.model, usage)
+        if raw and is_openrouter(self.model):
+            apply_reported_cost(usage, raw)
 
     def _block_start(self, data: dict[str, Any]) -> list[AssistantMessageEvent]:
         raw = data.get("content_block") or {}
@@ -239,9 +299,9 @@ class EventParser:
                 state.block["arguments"] = state.args.final()
 
 
-def _parse_event_data(name: str, data: str) -> dict[str, Any]:
+def _parse_event_data(name: str, data: str, loads: Callable[[str], Any] = json.loads) -> dict[str, Any]:
     try:
-        value = json.loads(data)
+        value = loads(data)
     except ValueError:
         try:
             value = json.loads(repair_json(data), strict=False)
@@ -254,61 +314,21 @@ def _parse_event_data(name: str, data: str) -> dict[str, Any]:
 
 def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
     """Stream one messages request; see the module docstring for the contract."""
-    return AssistantMessageEventStream(_run(model, context, options or StreamOptions()))
-
-
-async def _run(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
-    call = ProviderCall(model, options)
-    output = call.output
-    yield {"type": "start", "partial": output}
-    provider = call.provider
-    scope = call.scope
+    options = options or StreamOptions()
     renamed = is_oauth_token(options.api_key)
-    parser = EventParser(
-        output, model, {t["name"].lower(): t["name"] for t in context.get("tools") or []} if renamed else None
+    names = {t["name"].lower(): t["name"] for t in context.get("tools") or []} if renamed else None
+
+    def make_parser(output: AssistantMessage, model: Model) -> EventParser:
+        return EventParser(output, model, names)
+
+    return AssistantMessageEventStream(
+        run_sse(
+            model,
+            context,
+            options,
+            api="anthropic-messages",
+            build_request=build_request,
+            error_style="anthropic",
+            make_parser=make_parser,
+        )
     )
-
-    def describe(exc: Exception) -> str:
-        message = call.describe(exc)
-        if isinstance(exc, httpx.TransportError) and parser.started and not parser.stopped:
-            return f"Anthropic stream ended before message_stop ({message})"
-        return message
-
-    try:
-        response = await call.open("anthropic-messages", build_request, context, error_style="anthropic")
-        async for batch in sse_batches(response, scope):
-            for sse in batch:
-                if scope.aborted:  # aborted while the consumer held an event
-                    raise AbortedError()
-                name = sse.event
-                if name == "error":
-                    raise ProviderError(f"{sse.data[:1000]} (provider: {provider})")
-                if name and name not in _MESSAGE_EVENTS:
-                    continue  # ping and unknown events
-                data = _parse_event_data(name or "message", sse.data)
-                if not name and data.get("type") not in _MESSAGE_EVENTS:
-                    if data.get("type") == "error":
-                        raise ProviderError(f"{sse.data[:1000]} (provider: {provider})")
-                    continue
-                for event in parser.handle(name, data):
-                    yield event
-            if parser.stopped:
-                break
-        if not parser.started:
-            raise ProviderError(f"Anthropic stream ended without message_start (provider: {provider})")
-        if not parser.stopped:
-            raise ProviderError(f"Anthropic stream ended before message_stop (provider: {provider})")
-        for event in parser.close_open_blocks():
-            yield event
-        if parser.stop_error is not None:
-            yield error_event(output, parser.stop_error, aborted=False)
-        else:
-            yield done_event(output)
-    except asyncio.CancelledError:
-        if not scope.absorb_cancel():
-            raise
-        yield call.failure(None, parser.finalize_args)
-    except Exception as exc:
-        yield call.failure(exc, parser.finalize_args, describe)
-    finally:
-        await call.close()

@@ -23,11 +23,12 @@ import time
 from typing import Any
 
 from pi_cli.ai.event_stream import AssistantMessageEventStream
+from pi_cli.ai.models import calculate_cost
 from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.requests.google import build_request
 from pi_cli.ai.transport.http_client import ProviderError
 from pi_cli.ai.transport.http_errors import format_stream_error
-from pi_cli.ai.transport.provider_common import apply_cost
+from pi_cli.ai.transport.provider_common import new_usage
 from pi_cli.ai.transport.provider_run import run_sse
 from pi_cli.ai.transport.sse import SSEEvent
 from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model, StopReason
@@ -90,6 +91,9 @@ class GeminiParser:
             return f"Provider stopped with: {self.finish_reason}"
         return None
 
+    def describe_failure(self, exc: Exception, message: str) -> str:
+        return message
+
     def finalize_args(self) -> None:
         """Calls arrive whole, so there is nothing half-parsed to settle."""
 
@@ -117,6 +121,7 @@ class GeminiParser:
         reason = candidate.get("finishReason")
         if reason:
             self.finish_reason = str(reason)
+            output["rawStopReason"] = self.finish_reason
             output["stopReason"] = map_finish_reason(self.finish_reason)
             if self.has_calls and output["stopReason"] == "stop":
                 output["stopReason"] = "toolUse"
@@ -178,15 +183,17 @@ class GeminiParser:
         events.append({"type": "toolcall_end", "contentIndex": index, "toolCall": block, "partial": self.output})  # type: ignore[typeddict-item]
 
     def _usage(self, raw: dict[str, Any]) -> None:
-        usage = self.output["usage"]
         cached = int(raw.get("cachedContentTokenCount") or 0)
-        usage["input"] = max(0, int(raw.get("promptTokenCount") or 0) - cached)
-        usage["output"] = int(raw.get("candidatesTokenCount") or 0) + int(raw.get("thoughtsTokenCount") or 0)
-        usage["cacheRead"] = cached
-        usage["cacheWrite"] = 0
-        apply_cost(self.model, usage)
-        if raw.get("totalTokenCount"):
-            usage["totalTokens"] = int(raw["totalTokenCount"])  # Google's own total, as pi keeps it
+        thoughts = int(raw.get("thoughtsTokenCount") or 0)
+        self.output["usage"] = new_usage(  # the total is Google's own, as pi 1.6 keeps it
+            int(raw.get("promptTokenCount") or 0) - cached,
+            int(raw.get("candidatesTokenCount") or 0) + thoughts,
+            cached,
+            0,
+            thoughts,
+            int(raw.get("totalTokenCount") or 0),
+        )
+        calculate_cost(self.model, self.output["usage"])
 
 
 def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:

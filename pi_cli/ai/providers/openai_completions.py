@@ -9,15 +9,14 @@ Chunk handling follows pi (see spec/ai-layer.md §2.2): one text block and one t
 most (later text appends to the text block), tool calls keyed by ``index`` (then ``id``, then the
 last open call), arguments re-parsed best-effort with a throttle, usage from the ``choices: []``
 chunk or ``choices[0].usage``, a stream with no ``finish_reason`` is an error unless the compat flag
-``supportsFinishReason`` is false. The hot path per text chunk is one ``json.loads``, a few dict
+``supportsFinishReason`` is false. The hot path per text chunk is one string scan (the chunk repeats
+the previous one but for its text, see :mod:`~pi_cli.ai.transport.json_templates`), a few dict
 reads, an in-place string append and one event dict.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 from pi_cli.ai.event_stream import AssistantMessageEventStream
@@ -25,13 +24,21 @@ from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.partial_json import StreamingArgs
 from pi_cli.ai.requests.openai_compat import resolve_compat
 from pi_cli.ai.requests.openai_completions import build_request
-from pi_cli.ai.transport.http_client import AbortedError, ProviderError, sse_batches
+from pi_cli.ai.transport.http_client import ProviderError
 from pi_cli.ai.transport.http_errors import format_stream_error
-from pi_cli.ai.transport.provider_call import ProviderCall
-from pi_cli.ai.transport.provider_common import apply_cost, done_event, error_event
+from pi_cli.ai.transport.json_templates import TemplateDecoder
+from pi_cli.ai.transport.provider_common import apply_cost, apply_reported_cost, is_openrouter, new_usage
+from pi_cli.ai.transport.provider_run import run_sse
+from pi_cli.ai.transport.sse import SSEEvent
 from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model, StopReason
 
 _REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
+# Strings that change from one chunk to the next (see json_templates): text first, the hot path.
+_HOLES = [
+    ('"content":"', ("choices", 0, "delta", "content")),
+    *((f'"{name}":"', ("choices", 0, "delta", name)) for name in _REASONING_FIELDS),
+    ('"arguments":"', ("choices", 0, "delta", "tool_calls", 0, "function", "arguments")),
+]
 
 
 def map_finish_reason(reason: str) -> tuple[StopReason, str | None]:
@@ -62,11 +69,14 @@ class _ToolState:
 
 
 class ChunkParser:
-    """Turns parsed chunk objects into events, filling ``output`` in place."""
+    """Turns chunks into events, filling ``output`` in place (an
+    :class:`~pi_cli.ai.transport.provider_run.EventParser` for :func:`run_sse`)."""
 
     def __init__(self, output: AssistantMessage, model: Model) -> None:
         self.output = output
         self.model = model
+        self.done = False  # ``data: [DONE]`` arrived
+        self._json = TemplateDecoder(_HOLES)
         self.content: list[Any] = output["content"]
         self.text_block: dict[str, Any] | None = None
         self.text_index = -1
@@ -80,7 +90,48 @@ class ChunkParser:
         self.finish_reason: str | None = None
         self.finish_error: str | None = None
 
-    def feed(self, chunk: dict[str, Any]) -> list[AssistantMessageEvent]:
+    # -- EventParser ------------------------------------------------------------------------
+
+    def feed(self, sse: SSEEvent) -> list[AssistantMessageEvent]:
+        data = sse.data
+        if self.done or not data:
+            return []
+        if data == "[DONE]":
+            self.done = True
+            return []
+        chunk = self.decode(data)
+        return self.feed_chunk(chunk) if isinstance(chunk, dict) else []
+
+    def decode(self, data: str) -> Any:
+        """One event's JSON (the object may be reused for the next event: see json_templates)."""
+        try:
+            return self._json.loads(data)
+        except ValueError as exc:
+            raise ProviderError(
+                f"Could not parse SSE chunk from {self.model['provider']}: {exc}: {data[:200]}"
+            ) from None
+
+    def complete(self) -> bool:
+        return self.done
+
+    def answered(self) -> bool:
+        return self.finish_reason is not None  # a break after the answer keeps the answer
+
+    def finish(self) -> list[AssistantMessageEvent]:
+        if self.finish_reason is None and resolve_compat(self.model)["supportsFinishReason"]:
+            raise ProviderError(f"Stream ended without finish_reason (provider: {self.model['provider']})")
+        return self.end_events()
+
+    def stop_error(self) -> str | None:
+        return self.finish_error
+
+    def describe_failure(self, exc: Exception, message: str) -> str:
+        return message
+
+    # -- chunks -----------------------------------------------------------------------------
+
+    def feed_chunk(self, chunk: dict[str, Any]) -> list[AssistantMessageEvent]:
+        """Apply one parsed chunk object."""
         output = self.output
         events: list[AssistantMessageEvent] = []
         if chunk.get("error"):
@@ -100,6 +151,7 @@ class ChunkParser:
         finish = choice.get("finish_reason")
         if finish:
             self.finish_reason = finish
+            output["rawStopReason"] = finish
             output["stopReason"], self.finish_error = map_finish_reason(finish)
         delta = choice.get("delta")
         if not delta:
@@ -204,12 +256,19 @@ class ChunkParser:
         cache_write = int(details.get("cache_write_tokens") or 0)
         if cache_write > 0:
             cache_read = max(0, cache_read - cache_write)
-        usage = self.output["usage"]
-        usage["input"] = max(0, int(raw.get("prompt_tokens") or 0) - cache_read - cache_write)
-        usage["output"] = int(raw.get("completion_tokens") or 0)
-        usage["cacheRead"] = cache_read
-        usage["cacheWrite"] = cache_write
+        completion = raw.get("completion_tokens_details") or {}
+        usage = new_usage(  # a new object, as pi 1.6 makes one per usage chunk
+            max(0, int(raw.get("prompt_tokens") or 0) - cache_read - cache_write),
+            int(raw.get("completion_tokens") or 0),
+            cache_read,
+            cache_write,
+            int(completion.get("reasoning_tokens") or raw.get("reasoning_tokens") or 0),
+            0,  # apply_cost sums it
+        )
         apply_cost(self.model, usage)
+        if is_openrouter(self.model):
+            apply_reported_cost(usage, raw)
+        self.output["usage"] = usage
 
     def finalize_args(self) -> None:
         """Final parse of every tool call's arguments (also used on failure, without events)."""
@@ -247,57 +306,14 @@ class ChunkParser:
 
 def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
     """Stream one chat-completions request; see the module docstring for the contract."""
-    return AssistantMessageEventStream(_run(model, context, options or StreamOptions()))
-
-
-async def _run(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
-    call = ProviderCall(model, options)
-    output = call.output
-    yield {"type": "start", "partial": output}
-    provider = call.provider
-    scope = call.scope
-    parser = ChunkParser(output, model)
-    signal = options.signal
-    try:
-        response = await call.open("openai-completions", build_request, context, error_style="openai")
-        loads = json.loads
-
-        def answer_complete() -> bool:
-            return parser.finish_reason is not None  # a break after the answer keeps the answer
-
-        done = False
-        async for batch in sse_batches(response, scope, answer_complete):
-            for sse in batch:
-                if signal is not None and signal.aborted:  # aborted while the consumer held an event
-                    raise AbortedError()
-                data = sse.data
-                if data == "[DONE]":
-                    done = True
-                    break
-                if not data:
-                    continue
-                try:
-                    chunk = loads(data)
-                except ValueError as exc:
-                    raise ProviderError(f"Could not parse SSE chunk from {provider}: {exc}: {data[:200]}") from None
-                if isinstance(chunk, dict):
-                    for event in parser.feed(chunk):
-                        yield event
-            if done:
-                break
-        if parser.finish_reason is None and resolve_compat(model)["supportsFinishReason"]:
-            raise ProviderError(f"Stream ended without finish_reason (provider: {provider})")
-        for event in parser.end_events():
-            yield event
-        if parser.finish_error is not None:
-            yield error_event(output, parser.finish_error, aborted=False)
-        else:
-            yield done_event(output)
-    except asyncio.CancelledError:
-        if not scope.absorb_cancel():
-            raise
-        yield call.failure(None, parser.finalize_args)
-    except Exception as exc:
-        yield call.failure(exc, parser.finalize_args)
-    finally:
-        await call.close()
+    return AssistantMessageEventStream(
+        run_sse(
+            model,
+            context,
+            options or StreamOptions(),
+            api="openai-completions",
+            build_request=build_request,
+            error_style="openai",
+            make_parser=ChunkParser,
+        )
+    )

@@ -25,11 +25,12 @@ import json
 from typing import Any
 
 from pi_cli.ai.event_stream import AssistantMessageEventStream
+from pi_cli.ai.models import calculate_cost
 from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.partial_json import StreamingArgs
 from pi_cli.ai.requests.openai_responses import build_request
 from pi_cli.ai.transport.http_client import ProviderError
-from pi_cli.ai.transport.provider_common import apply_cost
+from pi_cli.ai.transport.provider_common import new_usage
 from pi_cli.ai.transport.provider_run import run_sse
 from pi_cli.ai.transport.sse import SSEEvent
 from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model, StopReason
@@ -116,6 +117,9 @@ class ResponsesParser:
 
     def stop_error(self) -> str | None:
         return self.problem
+
+    def describe_failure(self, exc: Exception, message: str) -> str:
+        return message
 
     def finalize_args(self) -> None:
         for slot in self.calls:
@@ -276,21 +280,25 @@ class ResponsesParser:
         if response.get("id"):
             self.output["responseId"] = response["id"]
         raw = response.get("usage")
-        usage = self.output["usage"]
         if isinstance(raw, dict):
             details = raw.get("input_tokens_details") or {}
             cached = int(details.get("cached_tokens") or 0)
             written = int(details.get("cache_write_tokens") or 0)
-            usage["input"] = max(0, int(raw.get("input_tokens") or 0) - cached - written)
-            usage["output"] = int(raw.get("output_tokens") or 0)
-            usage["cacheRead"] = cached
-            usage["cacheWrite"] = written
-        apply_cost(self.model, usage)
-        if isinstance(raw, dict) and raw.get("total_tokens"):
-            usage["totalTokens"] = int(raw["total_tokens"])  # the provider's own total, as pi keeps it
+            self.output["usage"] = new_usage(  # the total is the provider's own, as pi 1.6 keeps it
+                max(0, int(raw.get("input_tokens") or 0) - cached - written),
+                int(raw.get("output_tokens") or 0),
+                cached,
+                written,
+                int((raw.get("output_tokens_details") or {}).get("reasoning_tokens") or 0),
+                int(raw.get("total_tokens") or 0),
+            )
+        calculate_cost(self.model, self.output["usage"])
         details = response.get("incomplete_details") or {}
         reason = details.get("reason") if isinstance(details, dict) else None
-        self.output["stopReason"], self.problem = map_status(response.get("status"), reason)
+        status = response.get("status")
+        if status is not None:
+            self.output["rawStopReason"] = f"{status}.{reason}" if isinstance(reason, str) and reason else status
+        self.output["stopReason"], self.problem = map_status(status, reason)
         if self.output["stopReason"] == "stop" and self.calls:
             self.output["stopReason"] = "toolUse"
         return []
@@ -318,6 +326,8 @@ class ResponsesParser:
     def _failed(self, event: dict[str, Any]) -> list[AssistantMessageEvent]:
         self.terminal = True
         response = event.get("response") or {}
+        if response.get("status") is not None:
+            self.output["rawStopReason"] = response["status"]
         error = response.get("error")
         details = response.get("incomplete_details") or {}
         if isinstance(error, dict):

@@ -1,8 +1,11 @@
 """``compat`` flags of OpenAI-compatible servers: explicit model/provider values win, else detection.
 
 pi resolves every field as ``explicit ?? detected`` where detection looks at the provider name and
-the base URL. Known quirks: cerebras, xai, chutes, deepseek, z.ai, moonshot, opencode and
-cloudflare are "non-standard" (no ``store``, no ``developer`` role); chutes, moonshot, mistral,
+the base URL. As in pi 1.6, only OpenAI's own API (provider ``openai`` or ``api.openai.com``) gets
+the ``developer`` role for a reasoning model's system prompt — other hosts' chat templates often
+reject it, and every host takes ``system`` — and no tool is sent with ``strict`` unless the model's
+compat asks for it. Known quirks: cerebras, xai, chutes, deepseek, z.ai, moonshot, opencode and
+cloudflare are "non-standard" (no ``store``); chutes, moonshot, mistral,
 cloudflare's gateway and local servers (ollama, vLLM, LM Studio, llama.cpp) want ``max_tokens``;
 xai, z.ai, moonshot and cloudflare's gateway take no ``reasoning_effort``; OpenRouter takes a
 ``reasoning`` object and, for ``anthropic/*`` models, Anthropic-style ``cache_control`` marks;
@@ -18,7 +21,7 @@ from pi_cli.ai.types import Model
 
 DEFAULTS: dict[str, Any] = {
     "supportsStore": True,
-    "supportsDeveloperRole": True,
+    "supportsDeveloperRole": False,
     "supportsReasoningEffort": True,
     "supportsUsageInStreaming": True,
     "maxTokensField": "max_completion_tokens",
@@ -27,7 +30,7 @@ DEFAULTS: dict[str, Any] = {
     "requiresThinkingAsText": False,
     "requiresReasoningContentOnAssistantMessages": False,
     "thinkingFormat": "openai",
-    "supportsStrictMode": True,
+    "supportsStrictMode": False,
     "cacheControlFormat": None,
     "sendSessionAffinityHeaders": False,
     "supportsLongCacheRetention": True,
@@ -80,15 +83,14 @@ def detect_compat(model: Model) -> dict[str, Any]:
         or is_cf
     )
     out: dict[str, Any] = {}
+    if provider == "openai" or "api.openai.com" in url:
+        out["supportsDeveloperRole"] = True
     if non_standard or is_mistral or is_local:
         out["supportsStore"] = False
-        out["supportsDeveloperRole"] = False
     if is_chutes or is_moonshot or is_cf_gateway or is_mistral or is_local or is_deepseek or is_zai:
         out["maxTokensField"] = "max_tokens"
     if is_xai or is_zai or is_moonshot or is_cf_gateway:
         out["supportsReasoningEffort"] = False
-    if is_moonshot or is_cf_gateway:
-        out["supportsStrictMode"] = False
     if is_deepseek:
         out["thinkingFormat"] = "deepseek"
         out["requiresReasoningContentOnAssistantMessages"] = True

@@ -223,13 +223,14 @@ def build_request(model: Model, context: Context, options: StreamOptions) -> tup
         body["temperature"] = options.temperature
     tools = context.get("tools")
     if tools:
+        strict = {"strict": False} if (model.get("compat") or {}).get("supportsStrictMode") is True else {}
         body["tools"] = [
             {
                 "type": "function",
                 "name": tool["name"],
                 "description": tool["description"],
                 "parameters": tool["parameters"],
-                "strict": False,
+                **strict,  # pi 1.6 sends it only when the model's compat says the server supports it
             }
             for tool in tools
         ]

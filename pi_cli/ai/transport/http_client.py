@@ -31,6 +31,7 @@ import httpx
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.transport.asyncio_backend import use_asyncio_backend
+from pi_cli.ai.transport.http1 import Body
 from pi_cli.ai.transport.http_errors import format_http_error, redact
 from pi_cli.ai.transport.sse import SSEDecoder, SSEEvent
 
@@ -39,6 +40,8 @@ MAX_ERROR_BODY_BYTES = 64 * 1024
 # id() of a dead loop can be reused by a new one.
 _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = weakref.WeakKeyDictionary()
 _plain_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = weakref.WeakKeyDictionary()
+_stream_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = weakref.WeakKeyDictionary()
+BURST_BYTES = 64 * 1024  # a read this big means data is waiting: no reason to hold the next one
 
 
 class ProviderError(Exception):
@@ -61,7 +64,7 @@ def get_client(url: str | None = None) -> httpx.AsyncClient:
     fails instead of going unverified. With a proxy configured the full client is used.
     """
     loop = asyncio.get_running_loop()
-    plain = url is not None and url.startswith("http://") and not any(k.lower().endswith("_proxy") for k in os.environ)
+    plain = url is not None and url.startswith("http://") and not _proxied()
     clients = _plain_clients if plain else _clients
     client = clients.get(loop)
     if client is None or client.is_closed:
@@ -73,6 +76,35 @@ def get_client(url: str | None = None) -> httpx.AsyncClient:
         use_asyncio_backend(client)
         clients[loop] = client
     return client
+
+
+def _proxied() -> bool:
+    return any(k.lower().endswith("_proxy") for k in os.environ)
+
+
+def stream_client(url: str) -> httpx.AsyncClient:
+    """The client for provider streams on the running loop: pi_cli's HTTP/1.1 transport
+    (:mod:`~pi_cli.ai.transport.http1`), or :func:`get_client`'s with a proxy configured or
+    ``PI_HTTP_BACKEND`` set to ``anyio``/``httpcore`` (httpx's own machinery, a way out)."""
+    if _proxied() or os.environ.get("PI_HTTP_BACKEND", "").lower() in ("anyio", "httpcore"):
+        return get_client(url)
+    loop = asyncio.get_running_loop()
+    client = _stream_clients.get(loop)
+    if client is None or client.is_closed:
+        from pi_cli.ai.transport.http1 import StreamTransport
+
+        client = httpx.AsyncClient(
+            transport=StreamTransport(_tls_context),
+            timeout=httpx.Timeout(300.0, connect=10.0, write=30.0, pool=10.0),
+        )
+        _stream_clients[loop] = client
+    return client
+
+
+def _tls_context() -> ssl.SSLContext:
+    context = httpx.create_ssl_context()
+    context.set_alpn_protocols(["http/1.1"])
+    return context
 
 
 def request_timeout(options: StreamOptions) -> httpx.Timeout:
@@ -178,7 +210,7 @@ async def open_stream(
     secrets: Iterable[str | None] = (),
 ) -> httpx.Response:
     """POST ``body`` and return the streaming 2xx response; see the module docstring for retries."""
-    client = get_client(url)
+    client = stream_client(url)
     secrets = list(secrets)
     # Bodies are read raw (no decoder layer per chunk), so ask for them uncompressed.
     headers = {"accept-encoding": "identity", **headers}
@@ -268,15 +300,59 @@ async def json_body_error(
 
 
 async def sse_batches(
-    response: httpx.Response, scope: AbortScope, answer_complete: Callable[[], bool] | None = None
+    response: httpx.Response,
+    scope: AbortScope,
+    answer_complete: Callable[[], bool] | None = None,
+    gather_s: float = 0.0,
 ) -> AsyncIterator[list[SSEEvent]]:
     """SSE events of a response body, one list per network read (the last from the EOF flush).
 
     Reads wait with ``scope.waiting`` set, so an abort cancels them at once; after each read the
     abort flag is checked and :class:`AbortedError` raised. A read that fails once
-    ``answer_complete()`` is true ends the body as EOF would: the answer is kept.
+    ``answer_complete()`` is true ends the body as EOF would: the answer is kept. With
+    ``gather_s`` > 0 (and pi_cli's own transport), a small read leaves the socket unread for that
+    long, so a trickling stream arrives in batches instead of one wake-up per event.
     """
     decoder = SSEDecoder()
+    body = response.extensions.get("pi_body")
+    if not isinstance(body, Body):
+        async for raw in _raw_reads(response, scope, answer_complete):
+            events = decoder.feed(raw)
+            if events:
+                yield events
+        yield decoder.close()
+        return
+    while True:
+        if scope.aborted:
+            raise AbortedError()
+        try:
+            raw = body.take()
+            if not raw and not body.done:
+                scope.waiting = True
+                try:
+                    raw = await body.read_some()
+                finally:
+                    scope.waiting = False
+        except Exception:
+            if answer_complete is None or not answer_complete():
+                raise
+            break
+        if not raw:
+            break
+        if scope.aborted:
+            raise AbortedError()
+        if gather_s and len(raw) < BURST_BYTES:
+            body.hold(gather_s)
+        events = decoder.feed(raw)
+        if events:
+            yield events
+    yield decoder.close()
+
+
+async def _raw_reads(
+    response: httpx.Response, scope: AbortScope, answer_complete: Callable[[], bool] | None
+) -> AsyncIterator[bytes]:
+    """The body through httpx (other transports: tests' mocks, proxies)."""
     chunks = response.aiter_raw().__aiter__()
     while True:
         if scope.aborted:
@@ -294,7 +370,4 @@ async def sse_batches(
             scope.waiting = False
         if scope.aborted:
             raise AbortedError()
-        events = decoder.feed(raw)
-        if events:
-            yield events
-    yield decoder.close()
+        yield raw

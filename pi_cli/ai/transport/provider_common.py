@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import re
+from typing import Any, TypeGuard
 
 from pi_cli.ai.models import calculate_cost
 from pi_cli.ai.types import AssistantMessage, DoneEvent, ErrorEvent, Model, Usage, empty_usage, now_ms
@@ -24,10 +26,61 @@ def new_output(model: Model) -> AssistantMessage:
     }
 
 
+def new_usage(input: int, output: int, cache_read: int, cache_write: int, reasoning: int, total: int) -> Usage:
+    """A usage record with reasoning tokens, in pi 1.6's key order (cost not yet computed)."""
+    return {
+        "input": input,
+        "output": output,
+        "cacheRead": cache_read,
+        "cacheWrite": cache_write,
+        "reasoning": reasoning,
+        "totalTokens": total,
+        "cost": {"input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0, "total": 0.0},
+    }
+
+
 def apply_cost(model: Model, usage: Usage) -> None:
     """Fill ``usage.totalTokens`` and ``usage.cost`` (see :func:`calculate_cost`), in place."""
     usage["totalTokens"] = usage["input"] + usage["output"] + usage["cacheRead"] + usage["cacheWrite"]
     calculate_cost(model, usage)
+
+
+def is_openrouter(model: Model) -> bool:
+    """pi's test for OpenRouter (its usage reports the billed cost)."""
+    return model["provider"] == "openrouter" or "openrouter.ai" in model.get("baseUrl", "")
+
+
+def _valid_cost(value: Any) -> TypeGuard[float]:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+
+
+def apply_reported_cost(usage: Usage, raw: dict[str, Any]) -> None:
+    """OpenRouter's billed cost replaces our estimate (``totalFromProvider: true``), as pi 1.6 reads
+    it: ``cost`` when not BYOK; with BYOK, ``cost`` plus the upstream inference cost. Incomplete
+    or invalid accounting leaves the estimate."""
+    reported = raw.get("cost")
+    if not _valid_cost(reported):
+        return
+    byok = raw.get("is_byok")
+    if byok is False:
+        usage["cost"]["total"] = reported
+        usage["cost"]["totalFromProvider"] = True
+        return
+    details = raw.get("cost_details")
+    if byok is not True or not isinstance(details, dict):
+        return
+    upstream = details.get("upstream_inference_cost")
+    if upstream is None:
+        prompt, completions = (
+            details.get("upstream_inference_prompt_cost"),
+            details.get("upstream_inference_completions_cost"),
+        )
+        if not (_valid_cost(prompt) and _valid_cost(completions)):
+            return
+        upstream = prompt + completions
+    if _valid_cost(upstream):
+        usage["cost"]["total"] = reported + upstream
+        usage["cost"]["totalFromProvider"] = True
 
 
 def safe_tool_id(tool_id: str, max_len: int) -> str:

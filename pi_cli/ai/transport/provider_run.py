@@ -1,6 +1,7 @@
 """The streaming loop of an SSE provider, around a per-format parser.
 
-The OpenAI Responses and Gemini providers differ only in how they read events; everything else —
+Every HTTP provider (OpenAI chat completions and Responses, Codex, Anthropic, Gemini) differs only in
+how it reads events; everything else —
 ``start`` first, the request through :class:`~pi_cli.ai.transport.provider_call.ProviderCall` (retries,
 JSON/HTML bodies that are no stream), abort checks between events, the terminal ``done``/``error``
 with the partial content kept — is this loop. A format supplies an :class:`EventParser`.
@@ -47,8 +48,16 @@ class EventParser(Protocol):
         """Settle half-streamed tool arguments (on failure; no events)."""
         ...
 
+    def describe_failure(self, exc: Exception, message: str) -> str:
+        """The ``errorMessage`` for ``exc`` (``message`` is the generic one-line text)."""
+        ...
+
 
 ParserFactory = Callable[[AssistantMessage, Model], EventParser]
+
+
+def _describer(parser: EventParser, call: ProviderCall) -> Callable[[Exception], str]:
+    return lambda exc: parser.describe_failure(exc, call.describe(exc))
 
 
 async def run_sse(
@@ -69,7 +78,7 @@ async def run_sse(
     parser = make_parser(output, model)
     try:
         response = await call.open(api, build_request, context, error_style=error_style)
-        async for batch in sse_batches(response, scope, parser.answered):
+        async for batch in sse_batches(response, scope, parser.answered, options.gather_ms / 1000):
             for sse in batch:
                 if scope.aborted:  # aborted while the consumer held an event
                     raise AbortedError()
@@ -86,6 +95,6 @@ async def run_sse(
             raise
         yield call.failure(None, parser.finalize_args)
     except Exception as exc:
-        yield call.failure(exc, parser.finalize_args)
+        yield call.failure(exc, parser.finalize_args, _describer(parser, call))
     finally:
         await call.close()

@@ -3,8 +3,11 @@
 Output (stdout and stderr merged) streams to ``on_update`` as the accumulated, tail-truncated
 text — one empty update at the start, then at most one every ``UPDATE_INTERVAL_SECONDS``. The
 final text is the last ``DEFAULT_MAX_LINES`` lines / ``DEFAULT_MAX_BYTES`` bytes, followed by a
-notice naming the temp file with the full output when anything was cut. A non-zero exit, a timeout
-or an abort is raised as an error carrying the output and ``Command exited with code N`` /
+notice naming the temp file with the full output when anything was cut. A finished command's result
+also carries pi 1.6's ``structuredContent`` ``{output, truncated, full_output_path?, exit_code,
+wall_time_seconds}`` (the whole output up to 1 MiB, then its first and last halves); a non-zero
+exit is returned, as pi 1.6 does, as an error result (``is_error``) whose text ends ``Command
+exited with code N``. A timeout or an abort is raised as an error carrying the output and
 ``Command timed out after N seconds`` / ``Command aborted``. Process handling lives in
 :mod:`pi_cli.tools.shell.runner`; :func:`run_bash` is re-exported for the user's ``!cmd``.
 
@@ -17,13 +20,14 @@ note saying what was blocked and what the user can allow. Without one, nothing d
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from typing import Any
 
 from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.sandbox.protocol import OutsideApprover, ToolSandbox
-from pi_cli.tools.base import BuiltinTool, text_result
+from pi_cli.tools.base import BuiltinTool
 from pi_cli.tools.shell.output import OutputCollector
 from pi_cli.tools.shell.runner import BashRunResult, default_shell, kill_tracked_process_groups, run_bash
 from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
@@ -31,6 +35,7 @@ from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
 __all__ = ["BashRunResult", "BashTool", "BashToolError", "default_shell", "kill_tracked_process_groups", "run_bash"]
 
 UPDATE_INTERVAL_SECONDS = 0.1
+STRUCTURED_OUTPUT_MAX_BYTES = 1024 * 1024  # pi 1.6's limit on structuredContent.output
 
 
 class BashToolError(RuntimeError):
@@ -128,9 +133,20 @@ class BashTool(BuiltinTool):
         if result.timed_out:
             message = f"Command timed out after {_seconds(float(timeout or 0))} seconds"
             raise BashToolError(_with_note(_with_output(result.output, message), note))
-        if result.exit_code not in (0, None):
-            raise BashToolError(_with_note(f"{text}\n\nCommand exited with code {result.exit_code}", note))
-        return text_result(_with_note(text, note), details)
+        if result.exit_code is None:
+            unknown = _with_output(result.output, "Command terminated without an exit code")
+            raise BashToolError(_with_note(unknown, note))
+        full, cut = collector.full_text(STRUCTURED_OUTPUT_MAX_BYTES)
+        structured: dict[str, Any] = {"output": full, "truncated": cut}
+        if cut and collector.full_output_path:
+            structured["full_output_path"] = collector.full_output_path
+        structured["exit_code"] = result.exit_code
+        structured["wall_time_seconds"] = math.floor((time.monotonic() - started) * 10 + 0.5) / 10
+        failed = result.exit_code != 0
+        if failed:
+            text = f"{text}\n\nCommand exited with code {result.exit_code}"
+        content: list[Any] = [{"type": "text", "text": _with_note(text, note)}]
+        return AgentToolResult(content, details, structured_content=structured, is_error=True if failed else None)
 
 
 def _with_output(output: str, message: str) -> str:

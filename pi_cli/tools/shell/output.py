@@ -10,6 +10,7 @@ One trailing newline is not counted as an extra empty line: ``seq 3`` is 3 lines
 
 from __future__ import annotations
 
+import codecs
 import os
 import secrets
 import tempfile
@@ -122,6 +123,29 @@ class OutputCollector:
         if result.truncated and self._file is None and self.full_output_path is None:
             self._open_file()  # only reachable for many short lines; the whole output is still held
         return result
+
+    def full_text(self, max_bytes: int) -> tuple[str, bool]:
+        """The whole output as text, and whether it was cut: beyond ``max_bytes`` the first and last
+        halves with pi 1.6's ``[... N bytes omitted ...]`` between (cut at character boundaries)."""
+        if self.full_output_path is None:
+            return b"".join(self._chunks).decode("utf-8", "replace"), False
+        if self._file is not None:
+            self._file.flush()
+        with open(self.full_output_path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size <= max_bytes:
+                return handle.read().decode("utf-8", "replace"), False
+            head_bytes = max_bytes // 2
+            tail_bytes = max_bytes - head_bytes
+            head = handle.read(head_bytes)
+            handle.seek(size - tail_bytes)
+            tail = handle.read(tail_bytes)
+        head_text = codecs.getincrementaldecoder("utf-8")("replace").decode(head)  # holds back a cut character
+        start = 0
+        while start < len(tail) and (tail[start] & 0xC0) == 0x80:
+            start += 1
+        omitted = size - head_bytes - tail_bytes
+        return f"{head_text}\n\n[... {omitted} bytes omitted ...]\n\n{tail[start:].decode('utf-8', 'replace')}", True
 
     def last_line_bytes(self) -> int:
         return self._last_full_line if self._ends_with_newline else self._current_line
