@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
-from rich.theme import Theme
 from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -38,8 +37,6 @@ from pi_cli.modes.interactive.widgets.status import FooterBar, QueueArea, Workin
 from pi_cli.modes.interactive.widgets.tool_card import ToolCard
 from pi_cli.modes.interactive.widgets.transcript import Transcript
 
-# Rich's inline-code style is bold cyan on black: fine on a dark screen, a black blot on a light one.
-LIGHT_MARKDOWN = Theme({"markdown.code": "bold dark_cyan", "markdown.link_url": "blue underline"})
 DOUBLE_ESCAPE_S = 0.5  # pi's window for the double-Escape action on an empty editor
 
 
@@ -152,13 +149,9 @@ class PiApp(App[int]):
         self.call_after_refresh(self._warm_up)
 
     def _match_markdown_theme(self) -> None:
-        """Markdown is rendered through ``self.console``; give it light-friendly styles while a
-        light theme is active, and re-render the answers already shown."""
+        """Answers take their styles from the palette for the current theme (light or dark): when
+        that flips, re-render the answers already shown."""
         light = not self.current_theme.dark
-        if light and not self._light_markdown:
-            self.console.push_theme(LIGHT_MARKDOWN)
-        elif not light and self._light_markdown:
-            self.console.pop_theme()
         if light != self._light_markdown:
             from pi_cli.modes.interactive.widgets.markdown_stream import StreamingMarkdown
 
@@ -190,7 +183,7 @@ class PiApp(App[int]):
     def _warmed_up(self) -> None:
         from pi_cli.modes.interactive.widgets.markdown_stream import warm_up
 
-        warm_up(self.console)
+        warm_up()
         for callback in self.after_first_paint:  # the CLI's: the start-up GC pause ends here
             callback()
         if not self.is_headless:

@@ -28,14 +28,14 @@ from textual.strip import Strip
 
 from pi_cli.modes.interactive.markdown_pieces import Piece
 
-Render = Callable[[Piece, int], list[Strip]]
-"""Renders one piece at a width."""
+Render = Callable[[int, Piece, int], list[Strip]]
+"""Renders piece number ``index`` (the piece itself is passed too) at a width."""
 
 
 def estimate_rows(piece: Piece, width: int) -> int:
     """Rows ``piece`` will probably take at ``width``: its source lines, wrapped, plus the gap row.
 
-    Rich adds and removes a few rows (heading margins, code padding, list indents); the estimate
+    Rendering adds and removes a few rows (block spacing, code padding, table borders); the estimate
     only has to keep the scroll bar honest until the real count replaces it.
     """
     width = max(1, width)
@@ -171,7 +171,7 @@ class PieceLines:
     def _resolve(self, index: int, piece: Piece) -> None:
         entry = self._entries[index]
         if entry.lines is None:
-            entry.lines = self._render(piece, self.width)
+            entry.lines = self._render(index, piece, self.width)
             self._pending -= 1
             if len(entry.lines) != entry.rows:
                 self._uncommitted += 1
