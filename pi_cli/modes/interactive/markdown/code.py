@@ -16,6 +16,7 @@ each side, long lines wrapped at white space.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -125,6 +126,35 @@ def _transition(stack: list[str], new_state: Any) -> None:
         stack.append(stack[-1])
 
 
+@dataclass(slots=True)
+class LexMemo:
+    """What a growing code block (the open tail of a stream) was last lexed to: its complete
+    lines, so the next frame lexes only the lines added since and the line still growing. The
+    frozen piece is lexed afresh later, so a token a regex would match across the seam only
+    looks different while it streams."""
+
+    lexer: Any = None
+    state: LexState = ROOT
+    text: str = ""
+    tokens: list[tuple[Any, str]] = field(default_factory=list)
+    end: LexState = ROOT
+
+    def lex(self, lexer: Lexer | None, text: str, state: LexState) -> tuple[list[tuple[Any, str]], LexState]:
+        """What :func:`lex` returns, reusing the lines lexed for the previous frame."""
+        split = text.rfind("\n") + 1
+        head, rest = text[:split], text[split:]
+        if self.lexer is lexer and lexer is not None and self.state == state and head.startswith(self.text):
+            more, end = lex(lexer, head[len(self.text) :], self.end)
+            tokens = self.tokens + more
+        else:
+            tokens, end = lex(lexer, head, state) if head else ([], state)
+        self.lexer, self.state, self.text, self.tokens, self.end = lexer, state, head, tokens, end
+        if not rest:
+            return tokens, end
+        last, final = lex(lexer, rest, end)
+        return tokens + last, final
+
+
 @lru_cache(maxsize=8)
 def _theme(name: str) -> tuple[Any, Style]:
     """The pygments style class for ``name`` and its background as a Rich style."""
@@ -170,13 +200,13 @@ def end_state(content: str, info: str, state: LexState = ROOT) -> LexState:
 
 def code_rows(
     content: str, info: str, width: int, palette: Palette, *, state: LexState = ROOT, top: bool = True,
-    bottom: bool = True,
+    bottom: bool = True, memo: LexMemo | None = None,
 ) -> tuple[list[Row], LexState]:  # fmt: skip
     """Rows of a code block (``info``: the fence's info string; its first word names the language)
     lexed from ``state``, and the lexer state at the end of ``content``. ``top``/``bottom``: draw
-    the padding row there (left out at a cut)."""
+    the padding row there (left out at a cut); ``memo``: the block is still growing."""
     lexer, text = _prepared(content, info)
-    tokens, end = lex(lexer, text, state)
+    tokens, end = memo.lex(lexer, text, state) if memo is not None else lex(lexer, text, state)
     theme = palette.code_theme
     background = _theme(theme)[1]
     lines: list[list[Span]] = [[]]

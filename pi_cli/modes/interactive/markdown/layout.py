@@ -21,7 +21,7 @@ from rich.segment import Segment
 from rich.style import Style
 
 from pi_cli.modes.interactive.markdown.cells import Row, Span, blank, row, width_of, wrap
-from pi_cli.modes.interactive.markdown.code import ROOT, LexState, code_rows
+from pi_cli.modes.interactive.markdown.code import ROOT, LexMemo, LexState, code_rows
 from pi_cli.modes.interactive.markdown.inline import inline_lines
 from pi_cli.modes.interactive.markdown.table import table_rows
 
@@ -38,11 +38,13 @@ RULE_MAX = 80
 class Fences:
     """How the top-level fences at the edges of a piece meet the pieces beside it: ``start``: the
     first block continues a fence from the piece before, lexed from this state (None: it does
-    not); ``open_end``: the last block is a fence the next piece continues. ``end`` receives the
-    lexer state at the end of that last fence."""
+    not); ``open_end``: the last block is a fence the next piece continues; ``memo``: the text is
+    the open tail, whose last code block is lexed incrementally. ``end`` receives the lexer state
+    at the end of that last fence."""
 
     start: LexState | None = None
     open_end: bool = False
+    memo: LexMemo | None = None
     end: LexState = ROOT
 
 
@@ -53,14 +55,15 @@ def layout(blocks: Sequence[Block], width: int, palette: Palette, fences: Fences
     for index, block in enumerate(blocks):
         if index:
             rows.append(blank(width))
-        if block.kind == "code" and fences is not None and ((index == 0 and fences.start is not None) or index == last):
-            continued = index == 0 and fences.start is not None
-            open_end = index == last and fences.open_end
+        start = fences.start if fences is not None and index == 0 else None  # continues a fence
+        open_end = fences is not None and fences.open_end and index == last  # the next piece continues it
+        memo = fences.memo if fences is not None and index == last else None
+        if block.kind == "code" and (start is not None or open_end or memo is not None):
             code, state = code_rows(
-                block.text, block.info, width, palette, state=fences.start if continued and fences.start else ROOT,
-                top=not continued, bottom=not open_end,
+                block.text, block.info, width, palette, state=start or ROOT, top=start is None,
+                bottom=not open_end, memo=memo,
             )  # fmt: skip
-            if open_end:
+            if fences is not None and open_end:
                 fences.end = state
             rows.extend(code)
         else:

@@ -4,7 +4,7 @@ A :class:`PieceRenderer` belongs to one text: it reads that text's growing list 
 piece that continues a fence can start lexing in the state the piece before it ended in — worked
 out on demand, by lexing back to where the fence opened, since pieces far above the view are
 rendered late and out of order (``piece_lines``). Those end states are kept (a tuple per piece cut
-inside a fence); nothing else is cached here.
+inside a fence), and the lexing of the tail's last code block, which grows frame by frame.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from textual.strip import Strip
 
 from pi_cli.modes.interactive.markdown.cells import Row, blank
-from pi_cli.modes.interactive.markdown.code import ROOT, LexState, end_state
+from pi_cli.modes.interactive.markdown.code import ROOT, LexMemo, LexState, end_state
 from pi_cli.modes.interactive.markdown.layout import Fences, layout, text_rows
 from pi_cli.modes.interactive.markdown.parse import parse
 
@@ -25,12 +25,13 @@ if TYPE_CHECKING:
 
 
 def render_rows(
-    piece: Piece, width: int, palette: Palette, start: LexState | None = None
+    piece: Piece, width: int, palette: Palette, start: LexState | None = None, memo: LexMemo | None = None
 ) -> tuple[list[Row], LexState]:
     """Rows of one piece: a blank row first if it has a gap; a continued fence lexed from
-    ``start``. Also the lexer state at its end (ROOT unless it ends inside a fence)."""
+    ``start``; its last code block lexed through ``memo`` (an open tail). Also the lexer state at
+    its end (ROOT unless it ends inside a fence)."""
     source = piece.fence + piece.text if piece.fence else piece.text
-    fences = Fences(start if piece.fence else None, piece.open_end)
+    fences = Fences(start if piece.fence else None, piece.open_end, memo)
     rows = layout(parse(source), width, palette, fences)
     if piece.gap and rows:
         rows.insert(0, blank(width))
@@ -50,6 +51,7 @@ class PieceRenderer:
         self.pieces = pieces
         self.palette = palette
         self._ends: dict[int, LexState] = {}  # piece index → lexer state where it was cut
+        self._tail_memo = LexMemo()
 
     def render(self, index: int, width: int) -> list[Strip]:
         piece = self.pieces[index]
@@ -61,7 +63,7 @@ class PieceRenderer:
     def render_tail(self, tail: Piece, width: int) -> list[Strip]:
         """The open tail, which follows the last piece."""
         start = self._state_before(len(self.pieces)) if tail.fence else None
-        rows, _ = render_rows(tail, width, self.palette, start)
+        rows, _ = render_rows(tail, width, self.palette, start, self._tail_memo)
         return [Strip(line, width) for line in rows]
 
     def render_plain(self, text: str, width: int, gap: bool) -> list[Strip]:
