@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 
@@ -26,7 +26,7 @@ from pi_cli.modes.display import footer_facts, git_branch
 from pi_cli.modes.extension_bridge import queue_while_running
 from pi_cli.modes.input_routing import DoublePress, Route, queued_route, restored_editor_text, route_input
 from pi_cli.modes.interactive.keys import APP_KEYS, describe
-from pi_cli.modes.interactive.pump import EventPump
+from pi_cli.modes.interactive.pump import EventPump, KeysFirst
 from pi_cli.modes.interactive.render import EventRenderer
 from pi_cli.modes.interactive.slash.runner import CommandRunner
 from pi_cli.modes.interactive.startup import NO_MODEL_TEXT, is_demo_model, startup_header
@@ -89,7 +89,8 @@ class PiApp(App[int]):
         self.queue_area = QueueArea(id="queue")
         self.footer_bar = FooterBar(id="footer")
         self.renderer = EventRenderer(self.transcript, self._after_event)
-        self.pump = EventPump(self._render_frame)
+        self.keys_first = KeysFirst(self._paints, self._input_queued)
+        self.pump = EventPump(self._render_frame, before_frame=self.keys_first.wait)
         self.commands = CommandRunner(self)
         self._unsubscribe: Any = None
         self.after_first_paint: list[Callable[[], None]] = []  # run by _warm_up, in idle time
@@ -191,6 +192,20 @@ class PiApp(App[int]):
             # full passes, which otherwise walk it all (~50 ms each, a few per long answer).
             # Transcript.clear_entries gives it back once a new session makes some of it garbage.
             gc.freeze()
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.Paste)):
+            self.keys_first.key()  # keys before frames: the next stream frame waits for its echo
+        await super().on_event(event)
+
+    def _paints(self) -> int:
+        """Paints of the main screen while it is on top (-1 under a dialog, which paints itself)."""
+        screen = self.screen_stack[-1] if self.screen_stack else None
+        return screen.paints if isinstance(screen, MainScreen) else -1
+
+    def _input_queued(self) -> bool:
+        focused = self.focused
+        return bool(self.message_queue_size or (focused is not None and focused.message_queue_size))
 
     async def _render_frame(self, ops: list[Any]) -> None:
         """One pump frame; the spinner advances in the same repaint instead of one of its own."""
