@@ -15,6 +15,7 @@ one.
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from textual.geometry import Region, Size
@@ -35,6 +36,8 @@ PLAIN_TAIL_CHARS = 12_000
 CATCH_UP_S = 0.1  # how often a complete message renders a slice of its estimated pieces
 CATCH_UP_BUDGET_S = 0.006  # the slice: a few pieces, so typing stays smooth meanwhile
 STREAM_SLACK = 2  # spare blank rows below streaming text, so layouts come every third line
+FAST_SLACK = 8  # at most this many while text pours in (each layout repaints the whole transcript)
+SLACK_GROWTH_S = 0.2  # the spare rows cover about this long of growth at the current rate
 
 WARM_UP_TEXT = "# a\n\n*b* `c`\n\n- d\n\n| x | y |\n|---|---|\n| 1 | 2 |\n\n```python\nx = 1\n```\n"
 
@@ -83,6 +86,8 @@ class StreamingMarkdown(LaidOutOnce):
         self._height_width = -1
         self._catch_up: Timer | None = None
         self._kept_rows = 0  # rows still valid through the next resize (set by _changed)
+        self._grown_at = 0.0  # when, and to how many rows, the streamed text last grew the widget
+        self._grown_rows = 0
 
     @property
     def source(self) -> str:
@@ -186,9 +191,9 @@ class StreamingMarkdown(LaidOutOnce):
         lines, tail, first_changed = self._lines_at(width)
         count = lines.total + len(tail)
         if self._stream.tail or self._stream.fence:
-            # Streaming: grow in steps of STREAM_SLACK + 1 rows and never shrink, so a layout of
-            # the whole screen (and a scroll) comes every few lines instead of every line.
-            height = old_height if count <= old_height else count + STREAM_SLACK
+            # Streaming: grow in steps of a few rows and never shrink, so a layout of the whole
+            # screen (and a scroll) comes every few lines instead of every line.
+            height = old_height if count <= old_height else count + self._slack(count)
         else:
             height = count
         if height != old_height or first_changed < old_rows:
@@ -209,6 +214,17 @@ class StreamingMarkdown(LaidOutOnce):
         ]  # fmt: skip
         if changed:
             self.refresh(Region(0, old_rows + changed[0], width, changed[-1] - changed[0] + 1))
+
+    def _slack(self, count: int) -> int:
+        """Spare rows for a growth to ``count`` rows: STREAM_SLACK at a reading pace, more (up to
+        FAST_SLACK) when a fast model adds tens of rows a second, which would otherwise ask for a
+        layout and a repaint of the whole transcript nearly every frame."""
+        now = time.monotonic()
+        since, grew = now - self._grown_at, count - self._grown_rows
+        self._grown_at, self._grown_rows = now, count
+        if not 0 < since < 1:
+            return STREAM_SLACK
+        return max(STREAM_SLACK, min(FAST_SLACK, int(grew / since * SLACK_GROWTH_S)))
 
     # --- settling estimated pieces ---------------------------------------------------------------
 
