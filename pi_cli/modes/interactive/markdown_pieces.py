@@ -72,11 +72,12 @@ class Context:
 
     ``blank``: the line before was blank (or there is none); ``paragraph``: it was text that a
     following line may continue, of a top-level paragraph ("top": ``2.`` cannot interrupt it) or
-    inside a list item or quote ("nested"), or "" for none; ``run``: what opened the current stretch of non-blank lines
-    ("plain", "list", "html", "other"; "" after a blank line or a one-line block); ``number``:
-    the number the last item of the open top-level ordered list shows (0: none open, -1: cannot
-    tell), ``delimiter`` its ``.`` or ``)``; ``bullet``: the bullet of the open top-level bullet
-    list ("" none, "?" cannot tell); ``html_end``: the end marker of an open multi-line HTML block.
+    inside a list item or quote ("nested"), or "" for none; ``run``: what opened the current
+    stretch of non-blank lines ("plain", "list", "html", "other"; "" after a blank line or a
+    one-line block); ``number``: the number the last item of the open top-level ordered list
+    shows (0: none open, -1: cannot tell), ``delimiter`` its ``.`` or ``)``; ``bullet``: the
+    bullet of the open top-level bullet list ("" none, "?" cannot tell); ``html_end``: the end
+    marker of an open multi-line HTML block.
     """
 
     blank: bool = True

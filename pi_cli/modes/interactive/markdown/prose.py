@@ -21,9 +21,8 @@ tests/ui/test_markdown_prose.py compares the two on generated text.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-
-from markdown_it.common.utils import isMdAsciiPunct, isPunctChar, isWhiteSpace
 
 from pi_cli.modes.interactive.markdown.blocks import Block
 
@@ -80,13 +79,20 @@ def _paragraph_line(line: str) -> bool:
     return not (first == "_" and _RULE.fullmatch(line))
 
 
-def _kind(char: str) -> tuple[bool, bool]:
-    """(white space, punctuation) as markdown-it's delimiter scan sees ``char``."""
-    return isWhiteSpace(ord(char)), isMdAsciiPunct(ord(char)) or isPunctChar(char)
+def _classifier() -> Callable[[str], tuple[bool, bool]]:
+    # markdown-it is imported when the first paragraph is, not with the TUI (~45 ms).
+    from markdown_it.common.utils import isMdAsciiPunct, isPunctChar, isWhiteSpace
+
+    def kind(char: str) -> tuple[bool, bool]:
+        """(white space, punctuation) as markdown-it's delimiter scan sees ``char``."""
+        return isWhiteSpace(ord(char)), isMdAsciiPunct(ord(char)) or isPunctChar(char)
+
+    return kind
 
 
 def _inline(source: str) -> list[Token] | None:
     """markdown-it's inline children of a paragraph's ``source``, or None outside the subset."""
+    _kind = _classifier()
     tokens: list[Token] = []
     stack: list[tuple[str, int, int]] = []  # open delimiters: marker, length, token index
     text_start = 0

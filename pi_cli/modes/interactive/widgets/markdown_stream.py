@@ -22,13 +22,14 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from pi_cli.modes.interactive.markdown import DARK, Palette, PieceRenderer, palette_for
-from pi_cli.modes.interactive.markdown_pieces import Piece, PieceStream
 from pi_cli.modes.interactive.widgets.main_screen import LaidOutOnce
 from pi_cli.modes.interactive.widgets.piece_lines import PieceLines
 
 if TYPE_CHECKING:
     from textual.timer import Timer
+
+    from pi_cli.modes.interactive.markdown import Palette
+    from pi_cli.modes.interactive.markdown_pieces import Piece
 
 STREAM_CUT_CHARS = 200  # while streaming: freeze often, so the tail stays a line or two
 FINISHED_CUT_CHARS = 4000  # a finished text (history): fewer, larger pieces
@@ -43,21 +44,28 @@ WARM_UP_TEXT = "# a\n\n*b* `c`\n\n- d\n\n| x | y |\n|---|---|\n| 1 | 2 |\n\n```p
 
 
 def preload() -> None:
-    """Import what the first Markdown render needs (markdown-it and its rules, pygments, the
-    Python lexer and the code theme) without rendering; safe from any thread."""
-    from pi_cli.modes.interactive.markdown.code import lexer_for, token_style
-    from pi_cli.modes.interactive.markdown.parse import parse
-
-    parse(WARM_UP_TEXT)
-    lexer_for("python")
+    """Import what the first Markdown render needs (the renderer and the cutter, markdown-it and
+    its rules, pygments, the Python lexer and the code theme) without rendering; safe from any
+    thread. The widget module itself imports none of it, so none of it delays the first paint."""
     from pygments.token import Token
 
+    from pi_cli.modes.interactive.markdown import DARK
+    from pi_cli.modes.interactive.markdown.code import lexer_for, token_style
+    from pi_cli.modes.interactive.markdown.parse import parse
+    from pi_cli.modes.interactive.markdown_pieces import PieceStream
+
+    PieceStream().feed(WARM_UP_TEXT)
+    parse(WARM_UP_TEXT)
+    lexer_for("python")
     token_style(DARK.code_theme, Token.Text)
 
 
 def warm_up() -> None:
     """Render a little Markdown once (fenced code and a table included), so the first answer's
     first frame pays for nothing but itself."""
+    from pi_cli.modes.interactive.markdown import DARK, PieceRenderer
+    from pi_cli.modes.interactive.markdown_pieces import Piece
+
     PieceRenderer([Piece(WARM_UP_TEXT)], DARK).render(0, 80)
 
 
@@ -70,6 +78,9 @@ class StreamingMarkdown(LaidOutOnce):
     """
 
     def __init__(self, text: str = "", *, finished: bool = False) -> None:
+        from pi_cli.modes.interactive.markdown import DARK, PieceRenderer
+        from pi_cli.modes.interactive.markdown_pieces import PieceStream
+
         super().__init__()
         self._stream = PieceStream(FINISHED_CUT_CHARS if finished else STREAM_CUT_CHARS)
         self._stream.feed(text)
@@ -111,6 +122,9 @@ class StreamingMarkdown(LaidOutOnce):
 
     async def replace(self, text: str) -> None:
         """Set the whole text (used when the final message differs from what streamed)."""
+        from pi_cli.modes.interactive.markdown import PieceRenderer
+        from pi_cli.modes.interactive.markdown_pieces import PieceStream
+
         self._stream = PieceStream(self._stream.minimum)
         self._stream.feed(text)
         self._renderer = PieceRenderer(self._stream.pieces, self._renderer.palette)
@@ -127,6 +141,8 @@ class StreamingMarkdown(LaidOutOnce):
         """Drop every cached line so the next paint re-renders with ``palette`` (default: the one
         for the app's current theme), e.g. after a theme switch."""
         if palette is None and self.is_attached:
+            from pi_cli.modes.interactive.markdown import palette_for
+
             palette = palette_for(self.app.current_theme)
         if palette is not None:
             self._renderer.palette = palette
@@ -148,6 +164,8 @@ class StreamingMarkdown(LaidOutOnce):
         """The pieces' rows and the tail's lines at ``width``, and the first row whose content
         changed since the last call."""
         if not self._palette_known:
+            from pi_cli.modes.interactive.markdown import palette_for
+
             self._renderer.palette = palette_for(self.app.current_theme)
             self._palette_known = True
         if width != self._lines.width:
@@ -177,6 +195,8 @@ class StreamingMarkdown(LaidOutOnce):
         gap = stream.gap and self._lines.total > 0
         if len(tail) > PLAIN_TAIL_CHARS:
             return self._renderer.render_plain(tail, width, gap)
+        from pi_cli.modes.interactive.markdown_pieces import Piece
+
         return self._renderer.render_tail(Piece(tail, stream.fence, gap), width)
 
     def _changed(self) -> None:
