@@ -9,9 +9,10 @@ swapped whole for light and dark terminals (and, later, themes).
 
 The streaming widget (``widgets.markdown_stream``) cuts text into pieces (``markdown_pieces``)
 and asks a :class:`PieceRenderer` for each piece's strips; the layout rules make a text cut into
-pieces render exactly like the whole text. Modules: ``parse`` (source → blocks), ``inline``
-(inline tokens → styled spans), ``cells`` (widths, wrapping), ``layout`` (blocks → rows),
-``code``, ``table``, ``pieces`` (pieces → strips), ``styles``.
+pieces render exactly like the whole text. Modules: ``parse`` (source → ``blocks``, through
+markdown-it or, for plain prose, ``prose``), ``inline`` (inline tokens → styled spans), ``cells``
+(widths, wrapping), ``layout`` (blocks → rows), ``code``, ``table``, ``pieces`` (pieces →
+strips), ``styles``.
 """
 
 from __future__ import annotations
