@@ -9,6 +9,11 @@ typed with ``send-keys``, completion read off the screen with ``capture-pane`` �
   while a model streams 4-character deltas at ``--rate`` per second (100 ≈ 100 tokens/s):
   markdown paragraphs, or one long fenced code block; measured over ``--window`` seconds, from
   one second after the first text shows;
+* ``cpu prose fast`` / ``cpu code fast``: the same at ``FAST_RATE`` (~1,000 tokens/s, what fast
+  models stream at);
+* ``echo``: keystroke echo while a ``FAST_RATE`` prose answer streams — a ``Q`` typed into the
+  editor through a tmux control-mode client (``tui_terminal.Watch``) until the program writes a
+  ``Q``, then Backspace; median and worst of ``ECHO_SAMPLES``, a key every ~0.4 s;
 * ``cpu working``: the same while the model has not answered yet (spinner only);
 * ``cpu print``: the prose stream through ``-p`` (no UI): what receiving the stream costs, the
   floor under the TUI figures;
@@ -21,10 +26,12 @@ typed with ``send-keys``, completion read off the screen with ``capture-pane`` �
 * ``rpc`` / ``rpc_c``: ``-c --mode rpc`` on those two sessions (no tmux: pipes) → the answer to
   ``get_messages`` read whole, and the tree's peak RSS then.
 
-``--reference-pi`` runs pi 1.6.0 in the same rounds (programs alternate; medians are reported)
-and prints pi's figure divided by ours (above 1: pi_cli is cheaper/faster). ``--inline`` adds
-``pi --inline`` (CPU figures only). Run ``python tools/bench_tui.py [--rounds 3]`` or
-``python tools/bench.py tui`` (one round, pi_cli only). CPU figures are noisy on a shared machine:
+``--baseline DIR`` adds pi_cli as checked out in DIR (``PYTHONPATH=DIR``), for before/after pairs
+measured in the same rounds. ``--reference-pi`` runs pi 1.6.0 in the same rounds (programs
+alternate; medians are reported) and prints pi's figure divided by ours (above 1: pi_cli is
+cheaper/faster; the baseline's the same way). ``--inline`` adds ``pi --inline`` (CPU figures
+only). Run ``python tools/bench_tui.py [--rounds 3]`` or ``python tools/bench.py tui`` (one round,
+pi_cli only). CPU figures are noisy on a shared machine:
 compare medians of alternating runs taken in the same run.
 """
 
@@ -47,7 +54,7 @@ sys.path.insert(0, str(HERE))
 
 import tui_workloads as work  # noqa: E402
 from fake_llm_server import FakeLLMServer  # noqa: E402
-from tui_terminal import Pane, cpu_seconds, peak_rss_mib  # noqa: E402
+from tui_terminal import Pane, Watch, cpu_seconds, peak_rss_mib  # noqa: E402
 
 NAME = "tui"
 DESCRIPTION = "TUI in tmux 120x40: CPU while streaming, Enter → answer on screen, ready, 20k-entry resume"
@@ -66,6 +73,10 @@ FIGURES: dict[str, tuple[str, str, float]] = {
     "ready": ("launch → ready", "s", 0.35),
     "cpu_prose": ("CPU, prose at the token rate", "%", 6.0),
     "cpu_code": ("CPU, one code fence at the token rate", "%", 10.0),
+    "cpu_prose_fast": ("CPU, prose at ~1,000 tok/s", "%", 7.2),
+    "cpu_code_fast": ("CPU, one code fence at ~1,000 tok/s", "%", 20.9),
+    "echo_ms": ("keystroke echo while ~1,000 tok/s streams: median", "ms", 7.0),
+    "echo_worst_ms": ("keystroke echo while ~1,000 tok/s streams: worst", "ms", 14.0),
     "cpu_working": ("CPU, working spinner (no text yet)", "%", 2.0),
     "cpu_print": ("CPU, prose at the token rate, -p (no UI: the floor)", "%", 6.0),
     "md100k": ("Enter → 100 KB markdown on screen", "s", 0.65),
@@ -79,11 +90,15 @@ FIGURES: dict[str, tuple[str, str, float]] = {
     "rpc_c_s": ("rpc -c 20k compacted: get_messages answered", "s", 0.75),
     "rpc_c_mib": ("rpc -c 20k compacted: peak RSS of the tree", "MiB", 150.0),
 }
-PAIRED = {"resume_s": "resume_mib", "resume_c_s": "resume_c_mib", "rpc_s": "rpc_mib", "rpc_c_s": "rpc_c_mib"}
-SESSION_FIGURES = tuple(PAIRED)
+PAIRED = {"resume_s": "resume_mib", "resume_c_s": "resume_c_mib", "rpc_s": "rpc_mib", "rpc_c_s": "rpc_c_mib",
+          "echo_ms": "echo_worst_ms"}  # fmt: skip
+SESSION_FIGURES = tuple(f for f in PAIRED if f.startswith(("resume", "rpc")))
 COMPACTED = PROJECT + "-compacted"  # the compacted session's cwd (-c takes the newest of a cwd)
 COMPACT_EVERY = 1000
-CPU_ONLY = ("cpu_prose", "cpu_code", "cpu_working")
+CPU_ONLY = ("cpu_prose", "cpu_code", "cpu_working", "cpu_prose_fast", "cpu_code_fast")
+FAST_RATE = 1000.0  # deltas (4-char tokens) per second: a fast model
+ECHO_SAMPLES = 8
+ECHO_KEY = "Q"  # in no streamed answer and nowhere in the chrome, and no completion trigger
 
 
 class Program:
@@ -92,13 +107,16 @@ class Program:
     (A plain class: ``tools/bench.py`` loads this file without registering it as a module, which
     ``@dataclass`` needs.)"""
 
-    def __init__(self, name: str, argv: list[str], agent: Path, figures: tuple[str, ...]) -> None:
+    def __init__(
+        self, name: str, argv: list[str], agent: Path, figures: tuple[str, ...], extra_env: dict[str, str] | None = None
+    ) -> None:
         self.name, self.argv, self.agent, self.figures = name, argv, agent, figures
+        self.extra_env = dict(extra_env or {})
         self.results: dict[str, list[float]] = {}
 
     def env(self, home: Path) -> dict[str, str]:
         return {"TERM": "xterm-256color", "HOME": str(home), "PI_CODING_AGENT_DIR": str(self.agent),
-                "PI_OFFLINE": "1", "PATH": os.environ.get("PATH", ""), "LANG": "C.UTF-8"}  # fmt: skip
+                "PI_OFFLINE": "1", "PATH": os.environ.get("PATH", ""), "LANG": "C.UTF-8", **self.extra_env}  # fmt: skip
 
 
 class Bench:
@@ -111,13 +129,15 @@ class Bench:
         self.cwd = Path(PROJECT)
         self.cwd.mkdir(exist_ok=True)
 
-    def program(self, name: str, argv: list[str], figures: tuple[str, ...]) -> Program:
+    def program(
+        self, name: str, argv: list[str], figures: tuple[str, ...], extra_env: dict[str, str] | None = None
+    ) -> Program:
         agent = self.root / f"agent-{len(list(self.root.glob('agent-*')))}"
         agent.mkdir()
         models = {"providers": {"fake": {"baseUrl": self.server.openai_base_url, "api": "openai-completions",
                                          "apiKey": "sk-fake", "models": [{"id": "fake-model"}]}}}  # fmt: skip
         (agent / "models.json").write_text(json.dumps(models))
-        return Program(name, argv, agent, figures)
+        return Program(name, argv, agent, figures, extra_env)
 
     def write_sessions(self, programs: list[Program], entries: int, log: Callable[[str], None]) -> None:
         """The big session, plain (in PROJECT) and compacted (in COMPACTED), in every program's agent dir."""
@@ -156,9 +176,12 @@ class Bench:
         time.sleep(0.1)
         return pane.key("Enter")
 
-    def cpu(self, prog: Program, text: str, first: str, delay_first: float = 0.0, printing: bool = False) -> float:
+    def cpu(
+        self, prog: Program, text: str, first: str, delay_first: float = 0.0, printing: bool = False,
+        rate: float = 0.0,
+    ) -> float:  # fmt: skip
         """CPU share (% of one core) of the tree over the window, once ``first`` is on screen."""
-        self.server.add_turns([work.turn(text, rate=self.rate, delay_first=delay_first)])
+        self.server.add_turns([work.turn(text, rate=rate or self.rate, delay_first=delay_first)])
         if printing:
             pane = Pane([*prog.argv, *MODEL, "--no-session", "-p", "go"], prog.env(self.home), self.cwd)
         else:
@@ -177,6 +200,33 @@ class Bench:
             if work.END_MARK in pane.screen() or not pane.alive():
                 raise RuntimeError(f"{prog.name}: the answer ended inside the window; lower --window")
         return 100 * (cpu1 - cpu0) / (wall1 - wall0)
+
+    def echo(self, prog: Program, text: str, first: str) -> tuple[float, float]:
+        """Keystroke echo (ms) while ``text`` streams at ``FAST_RATE``: median and worst of
+        ``ECHO_SAMPLES`` keys typed into the editor, each timed from tmux receiving it to the
+        program writing it."""
+        self.server.add_turns([work.turn(text, rate=FAST_RATE)])
+        pane, _ = self.launch(prog, "--no-session")
+        with pane:
+            self._prompt(pane)
+            pane.wait_text(first, timeout=30)
+            time.sleep(1.0)
+            watch = Watch(pane)
+            try:
+                time.sleep(0.3)
+                samples = []
+                for _ in range(ECHO_SAMPLES):
+                    watch.forget()
+                    sent = watch.type(ECHO_KEY)
+                    samples.append(1000 * (watch.wait_output(ECHO_KEY.encode(), sent) - sent))
+                    time.sleep(0.15)
+                    watch.key("BSpace")
+                    time.sleep(0.25)
+            finally:
+                watch.close()
+            if work.END_MARK in pane.screen() or not pane.alive():
+                raise RuntimeError(f"{prog.name}: the answer ended before the keys were typed; make it longer")
+        return statistics.median(samples), max(samples)
 
     def answer(self, prog: Program, text: str) -> float:
         """Enter → the answer's end marker on screen, streamed as fast as it is read."""
@@ -221,12 +271,20 @@ class Bench:
         return seconds, mib
 
     def run_figure(self, prog: Program, figure: str, rate_chars: int) -> None:
+        fast_chars = int(FAST_RATE * work.CHARS_PER_TOKEN * (self.window + 14))
         if figure == "ready":
             values = {"ready": self.ready(prog)}
         elif figure == "cpu_prose":
             values = {figure: self.cpu(prog, work.prose(rate_chars), "The agent reads")}
         elif figure == "cpu_code":
             values = {figure: self.cpu(prog, work.code(rate_chars), "compute_total")}
+        elif figure == "cpu_prose_fast":
+            values = {figure: self.cpu(prog, work.prose(fast_chars), "The agent reads", rate=FAST_RATE)}
+        elif figure == "cpu_code_fast":
+            values = {figure: self.cpu(prog, work.code(fast_chars), "compute_total", rate=FAST_RATE)}
+        elif figure == "echo_ms":
+            median, worst = self.echo(prog, work.prose(fast_chars), "The agent reads")
+            values = {figure: median, PAIRED[figure]: worst}
         elif figure == "cpu_print":
             values = {figure: self.cpu(prog, work.prose(rate_chars), "The agent reads", printing=True)}
         elif figure == "cpu_working":
@@ -270,7 +328,7 @@ def _reference() -> list[str]:
 
 def measure(
     rounds: int, reference: bool, inline: bool, figures: list[str], rate: float, window: float,
-    entries: int = 20_000, log: Callable[[str], None] = lambda _m: None,
+    entries: int = 20_000, log: Callable[[str], None] = lambda _m: None, baseline: str = "",
 ) -> list[Program]:  # fmt: skip
     """Alternate the programs over ``rounds`` rounds of every figure; returns them with results."""
     if shutil.which("tmux") is None:
@@ -280,6 +338,11 @@ def measure(
         bench = Bench(Path(tmp), server, rate, window)
         main = tuple(f for f in FIGURES if f not in PAIRED.values())
         programs = [bench.program("pi_cli", _ours(), main)]
+        if baseline:
+            checkout = Path(baseline).resolve()
+            if not (checkout / "pi_cli" / "__init__.py").is_file():
+                raise SystemExit(f"bench_tui: --baseline {baseline}: no pi_cli/ package there")
+            programs.append(bench.program("baseline", _ours(), main, {"PYTHONPATH": str(checkout)}))
         if reference:
             programs.append(bench.program("pi 1.6.0", _reference(), main))
         if inline:
@@ -311,24 +374,29 @@ def _fmt(value: float | None, unit: str) -> str:
         return f"{value:.2f} s"
     if unit == "%":
         return f"{value:.1f} %"
+    if unit == "ms":
+        return f"{value:.0f} ms"
     return f"{value:.0f} MiB"
 
 
 def report(programs: list[Program], rounds: int, rate: float) -> str:
+    """Medians per figure and program, and each other program's median divided by ours (above 1:
+    pi_cli is cheaper/faster than it)."""
     names = [p.name for p in programs]
+    others = [n for n, p in enumerate(programs) if n and (p.name.startswith("pi 1") or p.name == "baseline")]
     lines = [f"tui in tmux 120x40 (TERM=xterm-256color), {rounds} round(s), medians; token rate {rate:g}/s "
-             f"(4-char deltas); load average {os.getloadavg()[0]:.2f} at the end"]  # fmt: skip
+             f"(4-char deltas; fast rows {FAST_RATE:g}/s); load {os.getloadavg()[0]:.2f} at the end"]  # fmt: skip
     head = f"  {'figure':52}" + "".join(f"{n:>17}" for n in names) + f"{'goal':>10}"
-    if len(programs) > 1 and programs[1].name.startswith("pi 1"):
-        head += f"{'pi/ours':>9}"
+    head += "".join(f"{programs[n].name.split()[0] + '/ours':>14}" for n in others)
     lines.append(head)
     for figure, (label, unit, goal) in FIGURES.items():
         values = [_median(p, figure) for p in programs]
         if all(v is None for v in values):
             continue
         row = f"  {label:52}" + "".join(f"{_fmt(v, unit):>17}" for v in values) + f"{_fmt(goal, unit):>10}"
-        if len(values) > 1 and programs[1].name.startswith("pi 1") and values[0] and values[1]:
-            row += f"{values[1] / values[0]:>8.2f}x"
+        for n in others:
+            mine, theirs = values[0], values[n]
+            row += f"{theirs / mine:>13.2f}x" if mine and theirs else f"{'—':>14}"
         lines.append(row)
     spread = [f"{p.name} {f}: {', '.join(_fmt(v, FIGURES[f][1]) for v in vals)}"
               for p in programs for f, vals in p.results.items() if len(vals) > 1]  # fmt: skip
@@ -353,6 +421,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (medians over them)")
     parser.add_argument("--reference-pi", action="store_true", help=f"also run pi 1.6.0 ({REF_CLI})")
     parser.add_argument("--inline", action="store_true", help="also measure pi_cli --inline (CPU figures)")
+    parser.add_argument("--baseline", default="", help="also run pi_cli from this checkout (PYTHONPATH), e.g. main")
     parser.add_argument("--only", default="", help="comma-separated figures: " + ",".join(FIGURES))
     parser.add_argument("--rate", type=float, default=100.0, help="deltas (~tokens) per second for CPU figures")
     parser.add_argument("--window", type=float, default=6.0, help="seconds of CPU sampling per run")
@@ -360,7 +429,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     figures = [f for f in FIGURES if f not in PAIRED.values()]
     if args.only:
-        wanted = {"resume": "resume_s", "resume_c": "resume_c_s", "rpc": "rpc_s", "rpc_c": "rpc_c_s"}
+        wanted = {"resume": "resume_s", "resume_c": "resume_c_s", "rpc": "rpc_s", "rpc_c": "rpc_c_s", "echo": "echo_ms"}
         wanted.update({mib: secs for secs, mib in PAIRED.items()})
         chosen = {wanted.get(f.strip(), f.strip()) for f in args.only.split(",") if f.strip()}
         unknown = chosen - set(FIGURES)
@@ -368,7 +437,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"unknown figure(s): {', '.join(sorted(unknown))}")
         figures = [f for f in figures if f in chosen]
     programs = measure(args.rounds, args.reference_pi, args.inline, figures, args.rate, args.window,
-                       args.entries, log=lambda m: print(m, file=sys.stderr, flush=True))  # fmt: skip
+                       args.entries, log=lambda m: print(m, file=sys.stderr, flush=True),
+                       baseline=args.baseline)  # fmt: skip
     print(report(programs, args.rounds, args.rate))
     return 0
 

@@ -3,14 +3,18 @@
 ``Pane`` starts one command in its own tmux session of a fixed size (``TERM=xterm-256color``),
 types into it, reads what is on screen (``capture-pane``) and measures the command's process tree
 from ``/proc``: CPU seconds (user + system, including reaped children) and the sum of every live
-process's peak RSS (``VmHWM``). Linux only; needs ``tmux`` on PATH.
+process's peak RSS (``VmHWM``). ``Watch`` attaches a control-mode client that sends keys and sees
+the program's output the moment it is written (keystroke echo to the millisecond). Linux only;
+needs ``tmux`` on PATH.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import subprocess
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -77,6 +81,7 @@ class Pane:
 
     def __init__(self, argv: list[str], env: dict[str, str], cwd: Path, width: int = 120, height: int = 40) -> None:
         self.name = f"bench-{uuid.uuid4().hex[:8]}"
+        self.width, self.height = width, height
         # ``env -i``: exactly ``env``. Panes otherwise inherit the tmux server's global environment
         # (whatever shell started the server), e.g. PYTHONDONTWRITEBYTECODE=1, with which every
         # launch compiled pi_cli from source (+0.1 s) where an installed copy has its bytecode.
@@ -133,3 +138,73 @@ class Pane:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+_ESCAPED = re.compile(rb"\\([0-7]{3})")
+
+
+class Watch:
+    """A tmux control-mode client on a :class:`Pane`'s session: keys go through it, and the pane's
+    output comes back as it is written, time-stamped, so a key's echo is timed without polling
+    the screen (``capture-pane`` costs a process per look). Close it before the pane."""
+
+    def __init__(self, pane: Pane) -> None:
+        self.pane = pane
+        self._proc = subprocess.Popen(["tmux", "-C", "attach-session", "-t", pane.name], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)  # fmt: skip
+        self._output: list[tuple[float, bytes]] = []
+        self._changed = threading.Condition()
+        self._reader = threading.Thread(target=self._read, name=f"watch-{pane.name}", daemon=True)
+        self._reader.start()
+        self._command(f"refresh-client -C {pane.width}x{pane.height}")  # a control client has no size of its own
+
+    def _command(self, line: str) -> float:
+        assert self._proc.stdin is not None
+        sent = time.perf_counter()
+        self._proc.stdin.write(line.encode() + b"\n")
+        return sent
+
+    def _read(self) -> None:
+        assert self._proc.stdout is not None
+        for line in self._proc.stdout:
+            if line.startswith(b"%output "):
+                data = _ESCAPED.sub(lambda m: bytes([int(m.group(1), 8)]), line.split(b" ", 2)[2].rstrip(b"\n"))
+                with self._changed:
+                    self._output.append((time.perf_counter(), data))
+                    self._changed.notify_all()
+
+    def type(self, text: str) -> float:
+        """Type ``text`` literally; returns when the command was handed to tmux (``perf_counter``)."""
+        return self._command(f"send-keys -t {self.pane.name} -l {shlex.quote(text)}")
+
+    def key(self, name: str) -> float:
+        return self._command(f"send-keys -t {self.pane.name} {name}")
+
+    def wait_output(self, needle: bytes, since: float, timeout: float = 5.0) -> float:
+        """When output holding ``needle`` was first written after ``since`` (``perf_counter``)."""
+        deadline = time.perf_counter() + timeout
+        with self._changed:
+            while True:
+                for stamp, data in self._output:
+                    if stamp >= since and needle in data:
+                        return stamp
+                remaining = deadline - time.perf_counter()
+                if remaining <= 0:
+                    raise TimeoutError(f"{self.pane.name}: {needle!r} not echoed within {timeout:.0f} s")
+                self._changed.wait(remaining)
+
+    def forget(self) -> None:
+        """Drop the output seen so far (a long stream would make every wait slower)."""
+        with self._changed:
+            self._output.clear()
+
+    def close(self) -> None:
+        if self._proc.poll() is None:
+            assert self._proc.stdin is not None
+            self._proc.stdin.close()
+            try:
+                self._proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+        self._reader.join(timeout=2)

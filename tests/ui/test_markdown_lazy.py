@@ -7,7 +7,8 @@ from typing import Any
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
-from pi_cli.modes.interactive.widgets.markdown_stream import StreamingMarkdown, render_piece
+from pi_cli.modes.interactive.markdown import PieceRenderer, palette_for
+from pi_cli.modes.interactive.widgets.markdown_stream import StreamingMarkdown
 
 TEXT = "\n\n".join(
     f"## Part {n}\n\nParagraph {n} with **bold** words, `code` and enough text to wrap once or twice "
@@ -52,10 +53,11 @@ async def test_a_long_finished_answer_settles_to_the_eager_rendering() -> None:
         assert widget.settled
         width = widget.content_region.width
         eager: list[str] = []
-        for number, piece in enumerate(widget._stream.pieces):
-            strips = render_piece(app.console, piece, width)
+        pieces = widget._stream.pieces
+        renderer = PieceRenderer(pieces, palette_for(app.current_theme))
+        for number, piece in enumerate(pieces):
             assert number or not piece.gap
-            eager.extend(strip.text.rstrip() for strip in strips)
+            eager.extend(strip.text.rstrip() for strip in renderer.render(number, width))
         assert _rows(widget) == eager
         assert widget.size.height == len(eager)
 
@@ -103,7 +105,7 @@ async def test_rows_kept_through_growth_match_a_fresh_render() -> None:
 async def test_text_read_above_the_end_stays_put_while_the_answer_settles() -> None:
     table = "Table {n}:\n\n| name | value |\n|---|---|\n| a{n} | {n} |\n| b{n} | {n} |"
     tables = "\n\n".join(table.format(n=n) for n in range(150))
-    widget = StreamingMarkdown(tables, finished=True)  # Rich draws more rows than the source has
+    widget = StreamingMarkdown(tables, finished=True)  # drawn with more rows than the source has
     app = Host(widget)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()

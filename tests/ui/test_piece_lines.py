@@ -17,7 +17,7 @@ class Renderer:
         self.rows = rows
         self.calls: list[int] = []
 
-    def __call__(self, piece: Piece, width: int) -> list[Strip]:
+    def __call__(self, index: int, piece: Piece, width: int) -> list[Strip]:
         assert width == WIDTH
         number = int(piece.text)
         self.calls.append(number)

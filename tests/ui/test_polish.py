@@ -173,17 +173,36 @@ async def test_session_info_is_one_fact_a_line(faux: Any, workdir: Path) -> None
 
 
 async def test_light_theme_inline_code_has_no_black_background(faux: Any, workdir: Path) -> None:
+    from rich.color import Color
+
+    from pi_cli.modes.interactive.widgets.markdown_stream import StreamingMarkdown
+
     app = make_app(stored_session(faux, workdir), keymap={})
     app.theme = "textual-light"
     async with app.run_test(size=SIZE) as pilot:
+        faux.set_responses([faux_assistant([faux_text("use `snippet` here")])])
+        app.editor.load_text("q")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not app.running and len(app.query(StreamingMarkdown)) > 0)
+        await app.pump.drain()
         await pilot.pause()
-        assert app.console.get_style("markdown.code").bgcolor is None
+
+        def code_background() -> Color | None:
+            answer = app.query(StreamingMarkdown).last()
+            for y in range(answer.size.height):
+                for segment in answer.render_line(y):
+                    if "snippet" in segment.text and segment.style is not None:
+                        return segment.style.bgcolor
+            raise AssertionError("inline code not rendered")
+
+        black = Color.parse("black")
+        assert code_background() != black  # the light palette from the first frame: the screen's own
         app.theme = "textual-dark"
         await pilot.pause()
-        assert app.console.get_style("markdown.code").bgcolor is not None  # Rich's own style again
+        assert code_background() == black  # the dark palette's black background again
         app.theme = "textual-light"
         await pilot.pause()
-        assert app.console.get_style("markdown.code").bgcolor is None
+        assert code_background() != black
 
 
 async def test_model_picker_rereads_models_json(faux: Any, workdir: Path) -> None:

@@ -18,15 +18,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
-from rich.theme import Theme
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 
 from pi_cli.modes.display import footer_facts, git_branch
 from pi_cli.modes.input_routing import QUIT_HINT, QuitGuard, Route, restored_editor_text, route_input
 from pi_cli.modes.interactive.keys import APP_KEYS, describe
-from pi_cli.modes.interactive.pump import EventPump
+from pi_cli.modes.interactive.pump import EventPump, KeysFirst
 from pi_cli.modes.interactive.render import EventRenderer
 from pi_cli.modes.interactive.slash.runner import CommandRunner
 from pi_cli.modes.interactive.startup import NO_MODEL_TEXT, is_demo_model, startup_header
@@ -41,8 +40,6 @@ if TYPE_CHECKING:
     from pi_cli.modes.interactive.extension_ui.bridge import ExtensionChrome
     from pi_cli.session.agent_session import AgentSession
 
-# Rich's inline-code style is bold cyan on black: fine on a dark screen, a black blot on a light one.
-LIGHT_MARKDOWN = Theme({"markdown.code": "bold dark_cyan", "markdown.link_url": "blue underline"})
 DOUBLE_ESCAPE_S = 0.5  # pi's window for the double-Escape action on an empty editor
 
 
@@ -95,7 +92,8 @@ class PiApp(App[int]):
         self.queue_area = QueueArea(id="queue")
         self.footer_bar = FooterBar(id="footer")
         self.renderer = EventRenderer(self.transcript, self._after_event)
-        self.pump = EventPump(self._render_frame)
+        self.keys_first = KeysFirst(self._paints, self._input_queued)
+        self.pump = EventPump(self._render_frame, before_frame=self.keys_first.wait)
         self.commands = CommandRunner(self)
         if session.permissions is not None:  # a call that asks opens the approval dialog
             from pi_cli.modes.interactive.slash.permissions import TuiApprovalUI
@@ -161,13 +159,9 @@ class PiApp(App[int]):
         self.call_after_refresh(self._warm_up)
 
     def _match_markdown_theme(self) -> None:
-        """Markdown is rendered through ``self.console``; give it light-friendly styles while a
-        light theme is active, and re-render the answers already shown."""
+        """Answers take their styles from the palette for the current theme (light or dark): when
+        that flips, re-render the answers already shown."""
         light = not self.current_theme.dark
-        if light and not self._light_markdown:
-            self.console.push_theme(LIGHT_MARKDOWN)
-        elif not light and self._light_markdown:
-            self.console.pop_theme()
         if light != self._light_markdown:
             from pi_cli.modes.interactive.widgets.markdown_stream import StreamingMarkdown
 
@@ -199,7 +193,7 @@ class PiApp(App[int]):
     def _warmed_up(self) -> None:
         from pi_cli.modes.interactive.widgets.markdown_stream import warm_up
 
-        warm_up(self.console)
+        warm_up()
         for callback in self.after_first_paint:  # the CLI's: the start-up GC pause ends here
             callback()
         if not self.is_headless:
@@ -207,6 +201,20 @@ class PiApp(App[int]):
             # full passes, which otherwise walk it all (~50 ms each, a few per long answer).
             # Transcript.clear_entries gives it back once a new session makes some of it garbage.
             gc.freeze()
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.Paste)):
+            self.keys_first.key()  # keys before frames: the next stream frame waits for its echo
+        await super().on_event(event)
+
+    def _paints(self) -> int:
+        """Paints of the main screen while it is on top (-1 under a dialog, which paints itself)."""
+        screen = self.screen_stack[-1] if self.screen_stack else None
+        return screen.paints if isinstance(screen, MainScreen) else -1
+
+    def _input_queued(self) -> bool:
+        focused = self.focused
+        return bool(self.message_queue_size or (focused is not None and focused.message_queue_size))
 
     async def _render_frame(self, ops: list[Any]) -> None:
         """One pump frame; the spinner advances in the same repaint instead of one of its own."""

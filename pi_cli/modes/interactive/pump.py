@@ -8,6 +8,10 @@ content block into one operation, and hands the batch to the renderer. After eac
 frame rate instead of starving the keyboard; a frame that carried little text (a slow model: a
 few tokens) waits ``slow_interval`` instead, so 20 characters do not cost a 30 fps redraw.
 
+Keys come before frames (:class:`KeysFirst`): a frame is not built while a key the user just
+pressed is still on its way to the screen, so its echo is painted on its own instead of after, or
+together with, the layout a stream frame asks for.
+
 Order is preserved: non-delta events are never reordered around deltas; they split the merge.
 This module imports no Textual, so it can be tested on its own.
 """
@@ -90,17 +94,64 @@ def bound(ops: list[Op], max_chars: int) -> tuple[list[Op], list[Op]]:
 
 Renderer = Callable[[list[Op]], Awaitable[None]]
 
+KEY_WAIT_S = 0.03
+"""How long after a key stream frames may wait for its echo to be painted (a bound: a key the
+screen never repaints for, such as one a dialog swallows, holds the stream back no longer)."""
+
+
+class KeysFirst:
+    """Holds stream frames back while a key is between the terminal and the screen.
+
+    ``key()`` is called when a key (or a paste) reaches the app. ``wait()``, awaited before each
+    frame, first lets input already posted from the terminal reader's thread land, then — for
+    at most ``KEY_WAIT_S`` after the key — waits until nothing is queued for the app or the focused
+    widget (``busy``) and the screen has painted once more (``paints``: a count of paints), so the
+    key's echo reaches the terminal before the next frame is built.
+    """
+
+    def __init__(self, paints: Callable[[], int], busy: Callable[[], bool], max_wait: float = KEY_WAIT_S) -> None:
+        self._paints = paints
+        self._busy = busy
+        self.max_wait = max_wait
+        self._key_at = -1.0
+        self.waited = 0.0  # seconds frames were held back, in total (for benchmarks)
+
+    def key(self) -> None:
+        self._key_at = time.perf_counter()
+
+    async def wait(self) -> None:
+        for _ in range(2):
+            await asyncio.sleep(0)  # a key the reader thread just posted is handed to the app
+        deadline = self._key_at + self.max_wait
+        started = now = time.perf_counter()
+        mark: int | None = None  # paints when the key had been handled
+        while now < deadline:
+            if self._busy():
+                mark = None
+            elif mark is None:
+                mark = self._paints()
+            elif self._paints() > mark:
+                break
+            await asyncio.sleep(0.001)
+            now = time.perf_counter()
+        self.waited += now - started
+
 
 class EventPump:
     """Buffers events from the agent and renders them in merged batches at frame rate.
 
     ``push`` is safe to call from any coroutine on the loop and never awaits. ``start`` launches
     the draining task; ``stop`` cancels it after a final flush. ``drain`` renders whatever is
-    pending right now (used before quitting and by tests).
+    pending right now (used before quitting and by tests). ``before_frame`` (e.g.
+    :meth:`KeysFirst.wait`) is awaited before each frame the task builds.
     """
 
-    def __init__(self, render: Renderer, min_interval: float = 1 / 30, max_interval: float = 0.25) -> None:
+    def __init__(
+        self, render: Renderer, min_interval: float = 1 / 30, max_interval: float = 0.25,
+        before_frame: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:  # fmt: skip
         self._render = render
+        self._before_frame = before_frame
         self._pending: list[dict[str, Any]] = []
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -196,6 +247,8 @@ class EventPump:
         while True:
             if not self._carry:
                 await self._wake.wait()
+            if self._before_frame is not None:
+                await self._before_frame()
             await self.drain(frame=True)
             # A backlog (carried text) only needs a short breather for keys and paints between
             # frames; fresh input waits a full frame so deltas can merge.

@@ -17,6 +17,7 @@ compares every paint against Textual's own compositor.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from textual._compositor import Compositor
 from textual.geometry import Region, Size
@@ -24,11 +25,22 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
 
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+
 
 class RowCroppedCompositor(Compositor):
-    """A compositor whose partial renders touch only the rows being repainted."""
+    """A compositor whose partial renders touch only the rows being repainted. ``paints`` counts
+    the updates it has rendered for the terminal (``KeysFirst`` waits on it)."""
 
     _wanted: Callable[[int], bool] | None = None
+    paints = 0
+
+    def render_update(
+        self, full: bool = False, screen_stack: list[Screen[Any]] | None = None, simplify: bool = False
+    ) -> RenderableType | None:
+        self.paints += 1
+        return super().render_update(full, screen_stack, simplify)
 
     def _render_chops(self, crop: Region, is_rendered_line: Callable[[int], bool]) -> Sequence[Mapping[int, Strip]]:
         # The crop is the bounding box of the dirty regions (a streamed line and the spinner
@@ -97,4 +109,10 @@ class MainScreen(Screen[None]):
 
     def __init__(self) -> None:
         super().__init__(id="_default")  # the id Textual gives its own default screen
-        self._compositor = RowCroppedCompositor()
+        self._rows = RowCroppedCompositor()
+        self._compositor = self._rows
+
+    @property
+    def paints(self) -> int:
+        """Updates painted so far (full or partial)."""
+        return self._rows.paints

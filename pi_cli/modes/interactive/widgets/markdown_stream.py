@@ -2,33 +2,34 @@
 
 One widget per text block, drawn with Textual's line API from cached lines. The text is cut into
 pieces (``markdown_pieces``: at blank lines, between code lines of an open fence, between plain
-lines) that are rendered once per width with Rich's Markdown and never again; only the open tail
-(usually a line or two) is rendered per frame. Pieces more than a screenful above the bottom (a
-burst from a fast model, a long resumed answer) are only estimated until seen, or until the
-complete message renders them in small slices (``piece_lines``). A frame that does not change the number of lines
-repaints only the lines that changed and asks for no layout, so the rest of the screen is neither
-measured nor drawn again. A tail with no safe cut that grows past ``PLAIN_TAIL_CHARS`` (a giant
-table) is drawn as plain text until it closes.
+lines or list items) that are rendered once per width by pi_cli's own renderer (``markdown``) and
+never again; only the open tail (usually a line or two) is rendered per frame. Pieces more than a
+screenful above the bottom (a burst from a fast model, a long resumed answer) are only estimated
+until seen, or until the complete message renders them in small slices (``piece_lines``). A frame
+that does not change the number of lines repaints only the lines that changed and asks for no
+layout, so the rest of the screen is neither measured nor drawn again. A tail with no safe cut
+that grows past ``PLAIN_TAIL_CHARS`` (a giant table) is drawn as plain text until it closes.
+Styles come from the palette for the app's theme; :meth:`StreamingMarkdown.restyle` takes a new
+one.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+import time
+from typing import TYPE_CHECKING
 
-from rich.text import Text
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from pi_cli.modes.interactive.markdown_pieces import Piece, PieceStream
 from pi_cli.modes.interactive.widgets.main_screen import LaidOutOnce
 from pi_cli.modes.interactive.widgets.piece_lines import PieceLines
 
 if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
-    from rich.console import Console, RenderableType
     from textual.timer import Timer
+
+    from pi_cli.modes.interactive.markdown import Palette
+    from pi_cli.modes.interactive.markdown_pieces import Piece
 
 STREAM_CUT_CHARS = 200  # while streaming: freeze often, so the tail stays a line or two
 FINISHED_CUT_CHARS = 4000  # a finished text (history): fewer, larger pieces
@@ -36,96 +37,36 @@ PLAIN_TAIL_CHARS = 12_000
 CATCH_UP_S = 0.1  # how often a complete message renders a slice of its estimated pieces
 CATCH_UP_BUDGET_S = 0.006  # the slice: a few pieces, so typing stays smooth meanwhile
 STREAM_SLACK = 2  # spare blank rows below streaming text, so layouts come every third line
-CODE_THEME = "monokai"
-
-
-@lru_cache(maxsize=1)
-def _parser() -> MarkdownIt:
-    """One parser for every render (Rich builds a new one per ``Markdown``: ~0.3 ms each)."""
-    from markdown_it import MarkdownIt
-
-    return MarkdownIt("commonmark").enable("strikethrough").enable("table")
-
-
-def _parse(text: str) -> list[Any]:
-    """Tokens of ``text`` with every soft line break made a hard one: pi shows a single newline
-    as a line break (Rich would join the lines), and it keeps a cut between lines invisible."""
-    tokens = _parser().parse(text)
-    for token in tokens:
-        for child in token.children or ():
-            if child.type == "softbreak":
-                child.type = "hardbreak"
-    return tokens
-
-
-@lru_cache(maxsize=1)
-def _markdown_class() -> Any:
-    from rich.markdown import Markdown  # ~60 ms to import: not on the start-up path
-
-    class SharedParserMarkdown(Markdown):
-        """Rich's Markdown with Rich's attributes, parsed by the shared parser."""
-
-        def __init__(self, markup: str) -> None:
-            self.markup = markup
-            self.parsed = _parse(markup)
-            self.code_theme = CODE_THEME
-            self.justify = None
-            self.style = "none"
-            self.hyperlinks = False
-            self.inline_code_lexer = None
-            self.inline_code_theme = CODE_THEME
-
-    return SharedParserMarkdown
-
-
-def markdown(text: str) -> RenderableType:
-    """Rich's Markdown renderable for ``text``."""
-    return _markdown_class()(text)  # type: ignore[no-any-return]
-
+FAST_SLACK = 8  # at most this many while text pours in (each layout repaints the whole transcript)
+SLACK_GROWTH_S = 0.2  # the spare rows cover about this long of growth at the current rate
 
 WARM_UP_TEXT = "# a\n\n*b* `c`\n\n- d\n\n| x | y |\n|---|---|\n| 1 | 2 |\n\n```python\nx = 1\n```\n"
 
 
 def preload() -> None:
-    """Import what the first Markdown render needs (rich.markdown, markdown-it and its rules,
-    pygments and the Python lexer: ~170 ms) without rendering; safe from any thread."""
-    from rich.syntax import Syntax
+    """Import what the first Markdown render needs (the renderer and the cutter, markdown-it and
+    its rules, pygments, the Python lexer and the code theme) without rendering; safe from any
+    thread. The widget module itself imports none of it, so none of it delays the first paint."""
+    from pygments.token import Token
 
-    _markdown_class()
-    _parse(WARM_UP_TEXT)
-    _ = Syntax("x = 1", "python").lexer  # looks the lexer up: pygments loads it
+    from pi_cli.modes.interactive.markdown import DARK
+    from pi_cli.modes.interactive.markdown.code import lexer_for, token_style
+    from pi_cli.modes.interactive.markdown.parse import parse
+    from pi_cli.modes.interactive.markdown_pieces import PieceStream
 
-
-def warm_up(console: Console) -> None:
-    """Render a little Markdown once (fenced code and a table included): after :func:`preload`,
-    about 2 ms."""
-    console.render_lines(markdown(WARM_UP_TEXT), console.options)
-
-
-def render_piece(console: Console, piece: Piece, width: int, style: Any = None) -> list[Strip]:
-    """A piece's lines at ``width``: a code block cut in two loses its padding rows at the cut,
-    blank rows without a background go at both ends (Rich opens lists and tables and ends every
-    block with one), a gap adds one blank row first."""
-    options = console.options.update(width=width, height=None)
-    source = piece.fence + piece.text if piece.fence else piece.text
-    lines = console.render_lines(markdown(source), options, style=style, pad=True)
-    strips = [Strip(line, width) for line in lines]
-    while strips and _bare(strips[-1]):
-        strips.pop()
-    if piece.open_end and strips:
-        strips.pop()
-    if piece.fence and strips:
-        strips.pop(0)
-    while strips and _bare(strips[0]):
-        strips.pop(0)
-    if piece.gap and strips:
-        strips.insert(0, Strip.blank(width))
-    return strips
+    PieceStream().feed(WARM_UP_TEXT)
+    parse(WARM_UP_TEXT)
+    lexer_for("python")
+    token_style(DARK.code_theme, Token.Text)
 
 
-def _bare(strip: Strip) -> bool:
-    """A blank row with no background (not a code block's padding)."""
-    return not strip.text.strip() and not any(seg.style and seg.style.bgcolor for seg in strip)
+def warm_up() -> None:
+    """Render a little Markdown once (fenced code and a table included), so the first answer's
+    first frame pays for nothing but itself."""
+    from pi_cli.modes.interactive.markdown import DARK, PieceRenderer
+    from pi_cli.modes.interactive.markdown_pieces import Piece
+
+    PieceRenderer([Piece(WARM_UP_TEXT)], DARK).render(0, 80)
 
 
 class StreamingMarkdown(LaidOutOnce):
@@ -137,12 +78,17 @@ class StreamingMarkdown(LaidOutOnce):
     """
 
     def __init__(self, text: str = "", *, finished: bool = False) -> None:
+        from pi_cli.modes.interactive.markdown import DARK, PieceRenderer
+        from pi_cli.modes.interactive.markdown_pieces import PieceStream
+
         super().__init__()
         self._stream = PieceStream(FINISHED_CUT_CHARS if finished else STREAM_CUT_CHARS)
         self._stream.feed(text)
         if finished:
             self._stream.close()
         self._complete = finished
+        self._renderer = PieceRenderer(self._stream.pieces, DARK)
+        self._palette_known = False  # set from the app's theme at the first layout
         self._lines = PieceLines(self._render_piece, -1)
         self._spare: PieceLines | None = None  # the lines at the width used before this one
         self._tail: list[Strip] = []
@@ -151,6 +97,8 @@ class StreamingMarkdown(LaidOutOnce):
         self._height_width = -1
         self._catch_up: Timer | None = None
         self._kept_rows = 0  # rows still valid through the next resize (set by _changed)
+        self._grown_at = 0.0  # when, and to how many rows, the streamed text last grew the widget
+        self._grown_rows = 0
 
     @property
     def source(self) -> str:
@@ -174,9 +122,13 @@ class StreamingMarkdown(LaidOutOnce):
 
     async def replace(self, text: str) -> None:
         """Set the whole text (used when the final message differs from what streamed)."""
+        from pi_cli.modes.interactive.markdown import PieceRenderer
+        from pi_cli.modes.interactive.markdown_pieces import PieceStream
+
         self._stream = PieceStream(self._stream.minimum)
         self._stream.feed(text)
-        self.restyle()
+        self._renderer = PieceRenderer(self._stream.pieces, self._renderer.palette)
+        self._drop_lines()
 
     async def finish(self) -> None:
         """The message ended: the tail becomes a frozen piece too, and the spare rows go."""
@@ -185,22 +137,37 @@ class StreamingMarkdown(LaidOutOnce):
         self._changed()
         self._settle_later()
 
-    def restyle(self) -> None:
-        """Drop every cached line so the next paint re-renders with the console's current styles
-        (after a theme switch)."""
+    def restyle(self, palette: Palette | None = None) -> None:
+        """Drop every cached line so the next paint re-renders with ``palette`` (default: the one
+        for the app's current theme), e.g. after a theme switch."""
+        if palette is None and self.is_attached:
+            from pi_cli.modes.interactive.markdown import palette_for
+
+            palette = palette_for(self.app.current_theme)
+        if palette is not None:
+            self._renderer.palette = palette
+            self._palette_known = True
+        self._drop_lines()
+
+    def _drop_lines(self) -> None:
         self._lines = PieceLines(self._render_piece, -1)
         self._spare = None
         self.refresh(layout=True)
 
     # --- rendering --------------------------------------------------------------------------
 
-    def _render_piece(self, piece: Piece, width: int) -> list[Strip]:
+    def _render_piece(self, index: int, piece: Piece, width: int) -> list[Strip]:
         # The first piece never has a gap above it: PieceStream starts with none.
-        return render_piece(self.app.console, piece, width)
+        return self._renderer.render(index, width)
 
     def _lines_at(self, width: int) -> tuple[PieceLines, list[Strip], int]:
         """The pieces' rows and the tail's lines at ``width``, and the first row whose content
         changed since the last call."""
+        if not self._palette_known:
+            from pi_cli.modes.interactive.markdown import palette_for
+
+            self._renderer.palette = palette_for(self.app.current_theme)
+            self._palette_known = True
         if width != self._lines.width:
             # Keep the other width's lines: a vertical scroll bar coming or going makes layout
             # and paint ask for two widths in turn for a few frames.
@@ -216,21 +183,21 @@ class StreamingMarkdown(LaidOutOnce):
         if first_changed < before:
             self._kept_rows = 0  # rows above the tail moved: a resize must repaint them all
         if self._tail_stale:
-            self._tail = self._render_tail(self.app.console, width)
+            self._tail = self._render_tail(width)
             self._tail_stale = False
         return self._lines, self._tail, first_changed
 
-    def _render_tail(self, console: Console, width: int) -> list[Strip]:
+    def _render_tail(self, width: int) -> list[Strip]:
         stream = self._stream
         tail = stream.tail if stream.fence else stream.tail.strip("\n")
         if not tail.strip():
             return []
         gap = stream.gap and self._lines.total > 0
         if len(tail) > PLAIN_TAIL_CHARS:
-            options = console.options.update(width=width, height=None)
-            lines = [Strip(line, width) for line in console.render_lines(Text(tail), options, pad=True)]
-            return [Strip.blank(width), *lines] if gap else lines
-        return render_piece(console, Piece(tail, stream.fence, gap), width)
+            return self._renderer.render_plain(tail, width, gap)
+        from pi_cli.modes.interactive.markdown_pieces import Piece
+
+        return self._renderer.render_tail(Piece(tail, stream.fence, gap), width)
 
     def _changed(self) -> None:
         """Re-render the tail now and ask for the least repaint that shows it."""
@@ -244,9 +211,9 @@ class StreamingMarkdown(LaidOutOnce):
         lines, tail, first_changed = self._lines_at(width)
         count = lines.total + len(tail)
         if self._stream.tail or self._stream.fence:
-            # Streaming: grow in steps of STREAM_SLACK + 1 rows and never shrink, so a layout of
-            # the whole screen (and a scroll) comes every few lines instead of every line.
-            height = old_height if count <= old_height else count + STREAM_SLACK
+            # Streaming: grow in steps of a few rows and never shrink, so a layout of the whole
+            # screen (and a scroll) comes every few lines instead of every line.
+            height = old_height if count <= old_height else count + self._slack(count)
         else:
             height = count
         if height != old_height or first_changed < old_rows:
@@ -267,6 +234,17 @@ class StreamingMarkdown(LaidOutOnce):
         ]  # fmt: skip
         if changed:
             self.refresh(Region(0, old_rows + changed[0], width, changed[-1] - changed[0] + 1))
+
+    def _slack(self, count: int) -> int:
+        """Spare rows for a growth to ``count`` rows: STREAM_SLACK at a reading pace, more (up to
+        FAST_SLACK) when a fast model adds tens of rows a second, which would otherwise ask for a
+        layout and a repaint of the whole transcript nearly every frame."""
+        now = time.monotonic()
+        since, grew = now - self._grown_at, count - self._grown_rows
+        self._grown_at, self._grown_rows = now, count
+        if not 0 < since < 1:
+            return STREAM_SLACK
+        return max(STREAM_SLACK, min(FAST_SLACK, int(grew / since * SLACK_GROWTH_S)))
 
     # --- settling estimated pieces ---------------------------------------------------------------
 

@@ -2,11 +2,11 @@
 needed.
 
 A fast model (or a resumed session) hands the TUI tens of kilobytes of Markdown at once. Rendering
-all of it with Rich costs about 6 ms per kilobyte on this machine, yet a person following the
-answer sees only its last screenful. So a piece far above the bottom is given an *estimated* row
-count (its source lines wrapped at the width) and is rendered later: when a row of it is painted
-(the person scrolled back), or by :meth:`PieceLines.resolve_some` in small time slices once the
-message is complete.
+all of it costs milliseconds per kilobyte (a few for mixed Markdown with code and tables; Rich took
+several times that), yet a person following the answer sees only its last screenful. So a piece
+far above the bottom is given an *estimated* row count (its source lines wrapped at the width)
+and is rendered later: when a row of it is painted (the person scrolled back), or by
+:meth:`PieceLines.resolve_some` in small time slices once the message is complete.
 
 Layout and painting must agree on where each piece starts, so a piece rendered off-screen keeps
 its estimate until :meth:`PieceLines.commit`: until then its lines are cropped or padded to the
@@ -23,19 +23,21 @@ import time
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.strip import Strip
 
-from pi_cli.modes.interactive.markdown_pieces import Piece
+if TYPE_CHECKING:
+    from pi_cli.modes.interactive.markdown_pieces import Piece
 
-Render = Callable[[Piece, int], list[Strip]]
-"""Renders one piece at a width."""
+Render = Callable[[int, "Piece", int], list[Strip]]
+"""Renders piece number ``index`` (the piece itself is passed too) at a width."""
 
 
 def estimate_rows(piece: Piece, width: int) -> int:
     """Rows ``piece`` will probably take at ``width``: its source lines, wrapped, plus the gap row.
 
-    Rich adds and removes a few rows (heading margins, code padding, list indents); the estimate
+    Rendering adds and removes a few rows (block spacing, code padding, table borders); the estimate
     only has to keep the scroll bar honest until the real count replaces it.
     """
     width = max(1, width)
@@ -171,7 +173,7 @@ class PieceLines:
     def _resolve(self, index: int, piece: Piece) -> None:
         entry = self._entries[index]
         if entry.lines is None:
-            entry.lines = self._render(piece, self.width)
+            entry.lines = self._render(index, piece, self.width)
             self._pending -= 1
             if len(entry.lines) != entry.rows:
                 self._uncommitted += 1
