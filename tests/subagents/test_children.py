@@ -203,3 +203,18 @@ async def test_bad_parameters_and_a_child_that_cannot_be_built(
     assert not results[2]["isError"]
     assert "## ghost (failed: subagent ghost: " in mixed and "nope" in mixed
     assert "## scout (done)" in mixed and "SCOUT-OK" in mixed
+
+
+async def test_agents_text_lists_the_sessions_agents_or_says_how_to_turn_the_tool_on(
+    project: Path, faux: FauxProvider, tmp_path: Path
+) -> None:
+    from pi_cli.session.subagents.listing import ENABLE_HINT, agents_text
+
+    write_agent(project / ".pi" / "agents", "finder", "name: finder\ndescription: finds things", "You are finder.")
+    with_tool = parent_session(project, faux, tmp_path)
+    text = agents_text(with_tool)
+    assert "finder [project]  finds things" in text and ENABLE_HINT not in text
+    without = parent_session(project, faux, tmp_path, tools=["read"])
+    assert without.subagents is None
+    text = agents_text(without)
+    assert "finder [project]" in text and text.endswith(ENABLE_HINT)

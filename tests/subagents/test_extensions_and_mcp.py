@@ -15,7 +15,9 @@ from pi_cli.ai.providers.faux import FauxProvider, faux_assistant, faux_tool_cal
 
 from .harness import Script, delegate, last_text, parent_session, write_agent
 
-GUARD = '''
+SERVER = Path(__file__).resolve().parents[1] / "mcp" / "mcp_test_server.py"
+
+GUARD = """
 import os
 
 def seen(event, ctx):
@@ -33,7 +35,7 @@ def register(pi):
     pi.register_tool({"name": "ext_echo", "description": "echo", "parameters": {"type": "object",
                       "properties": {"text": {"type": "string"}}},
                       "execute": lambda call_id, args, signal, update: "ext said " + args["text"]})
-'''
+"""
 
 
 def tools_of(context: dict[str, Any]) -> list[str]:
@@ -79,14 +81,14 @@ async def test_the_parents_extensions_apply_to_children(
     texts = {m["toolCallId"]: m["content"][0]["text"] for m in results}
     assert texts["e1"] == "ext said hi"
     assert texts["e2"] == "the guard says no"  # the parent's extension handler blocked the child's call
-    starts = log.read_text().splitlines()  # noqa: ASYNC240
+    starts = log.read_text().splitlines()
     assert starts == [str(project)] * 3  # session_start: the parent's, then each child's
 
 
 async def test_a_childs_mcp_tools_come_from_the_parents_servers(
     project: Path, faux: FauxProvider, tmp_path: Path, agent_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    server = Path(__file__).resolve().parents[1] / "mcp" / "mcp_test_server.py"
+    server = SERVER
     pids = tmp_path / "mcp.pids"
     monkeypatch.setenv("MCP_TEST_PIDS", str(pids))
     config = {"mcpServers": {"t": {"command": sys.executable, "args": [str(server)]}}}
