@@ -139,7 +139,10 @@ class SubagentCall:
             progress.attach(session)
             if self._on_child is not None:
                 self._on_child(index, session)
-            await self._prompt(child, session)
+            try:
+                await self._prompt(child, session)
+            except Exception as exc:  # never let one child's failure leave the others unawaited
+                progress.fail(_one_line(exc))
 
     async def _prompt(self, child: ChildRun, session: SessionLike) -> None:
         progress = child.progress
