@@ -9,7 +9,7 @@ from typing import Any
 
 from pi_cli.modes.acp.tool_calls import tool_kind, tool_title
 from pi_cli.modes.acp.updates import UpdateTranslator
-from pi_cli.session.subagents.display import child_line, progress_text, result_text, tool_summary
+from pi_cli.session.subagents.display import card_lines, child_line, progress_text, result_text, tool_summary
 from pi_cli.store.lazy_context import tally_stubs
 from pi_cli.store.message_index import CHILD_USAGE, message_facts
 from pi_cli.store.stats import tally_messages
@@ -34,6 +34,17 @@ def test_child_line_names_the_running_tool_tokens_elapsed_and_last_line() -> Non
     assert done.startswith("✓ scout  done  ↑1.2k ↓56  1m05s") and "—" not in done
     failed = child_line({**CHILD, "status": "error", "error": "no key"})
     assert "✗ scout  failed: no key" in failed
+
+
+def test_card_lines() -> None:
+    card = card_lines({**CHILD, "model": "fx/big"}, now_ms=1_012_500)
+    assert card == [
+        "▸ scout · fx/big · ↑1.2k ↓56 · 12s",
+        "map the parser",
+        "grep def parse in src",
+        "Looking at the entry point",
+    ]
+    assert card_lines({**CHILD, "status": "done", "elapsedMs": 3000})[2:] == ["done"]
 
 
 def test_progress_and_result_text() -> None:

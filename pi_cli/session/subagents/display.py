@@ -3,8 +3,9 @@
 The tool's partial results carry ``details`` (``{"mode", "results": [child, …]}``, see
 :mod:`pi_cli.session.subagents.progress`) and, as their text content, :func:`progress_text` of
 them, so clients that only show text (ACP's ``tool_call_update``, ``--mode json`` readers) get a
-readable status line per child. The TUI card and the inline line build on :func:`child_line`
-(or on the fields themselves); the final answer is :func:`result_text`.
+readable status line per child. An inline front end prints :func:`progress_lines` (one
+:func:`child_line` per child), a TUI card :func:`card_lines` (or the fields themselves); the final
+answer is :func:`result_text`.
 """
 
 from __future__ import annotations
@@ -103,6 +104,33 @@ def child_line(child: Mapping[str, Any], now_ms: int | None = None, width: int =
     if last and status in ("running", "queued") and len(head) + 4 < width:
         head += "  — " + clip(last, width - len(head) - 4)
     return head
+
+
+def card_lines(child: Mapping[str, Any], now_ms: int | None = None, width: int = 80) -> list[str]:
+    """A child as a TUI card shows it, collapsed: its heading (mark, label, model, tokens, elapsed),
+    the task, what it is doing (the running tool, else its status or error) and, while it runs,
+    the last line of its text. E.g. ``["▸ scout · fx/big · ↑1.2k ↓56 · 12s", "map the parser",
+    "grep def parse in src", "Looking at the entry point"]``."""
+    status = str(child.get("status") or "queued")
+    raw = child.get("usage")
+    usage: Mapping[str, Any] = raw if isinstance(raw, dict) else {}
+    parts = [f"{STATUS_MARKS.get(status, '·')} {child.get('label') or child.get('agent') or '?'}"]
+    if child.get("model"):
+        parts.append(str(child["model"]))
+    parts.append(f"↑{format_tokens(int(usage.get('input') or 0))} ↓{format_tokens(int(usage.get('output') or 0))}")
+    parts.append(format_elapsed(elapsed_ms(child, now_ms)))
+    tool = child.get("currentTool")
+    if status == "running" and isinstance(tool, dict):
+        doing = f"{tool.get('name')} {tool.get('summary') or ''}".strip()
+    elif status == "error":
+        doing = f"failed: {child.get('error') or 'error'}"
+    else:
+        doing = status
+    lines = [clip(" · ".join(parts), width), clip(first_line(str(child.get("task") or "")), width), clip(doing, width)]
+    last = str(child.get("lastLine") or "")
+    if last and status == "running":
+        lines.append(clip(last, width))
+    return lines
 
 
 def progress_lines(details: Mapping[str, Any], now_ms: int | None = None, width: int = _LINE_WIDTH) -> list[str]:
