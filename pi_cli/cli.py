@@ -69,6 +69,20 @@ def list_models(search: str | None, args: CliArgs | None = None) -> int:
     return 0
 
 
+def list_agents() -> int:
+    """``--list-agents``: the agents the ``subagent`` tool offers here (name, source, tools, model,
+    description, file); bad agent files are warnings on stderr. Project agents only in a trusted
+    folder (as the session would load them; nothing is asked here)."""
+    from pi_cli.permissions.trust import is_project_trusted
+    from pi_cli.session.subagents.listing import agent_listing
+
+    text, warnings = agent_listing(Path.cwd(), is_project_trusted(Path.cwd()))
+    for line in warnings:
+        _err(f"Warning: {line}")
+    sys.stdout.write(text + "\n")
+    return 0
+
+
 def export_session(paths: list[str]) -> int:
     """``--export in.jsonl [out.html]``."""
     from pi_cli.store.export_html import export_file_to_html
@@ -210,6 +224,8 @@ def run(args: CliArgs) -> int:
         os.environ["PI_OFFLINE"] = "1"
     if args.list_models is not None:
         return list_models(args.list_models if isinstance(args.list_models, str) else None, args)
+    if args.list_agents:
+        return list_agents()
     if args.export:
         return export_session(args.export)
 

@@ -19,6 +19,7 @@ from pi_cli.errors import UsageError
 Mode = Literal["text", "json", "rpc", "acp"]
 THINKING_LEVEL_NAMES = ("off", "minimal", "low", "medium", "high", "xhigh")
 TOOL_NAMES_ALL = ("read", "bash", "edit", "write", "grep", "find", "ls")
+OWN_TOOL_NAMES = ("subagent",)  # pi_cli's built-in tools beyond pi's (pi has them as packages)
 PERMISSION_MODES = ("auto", "ask", "read-only")
 SANDBOX_MODES = ("off", "workspace", "read-only")
 
@@ -63,6 +64,7 @@ class CliArgs:
     no_context_files: bool = False
     export: list[str] | None = None
     list_models: str | bool | None = None
+    list_agents: bool = False
     verbose: bool = False
     offline: bool = False
     inline: bool = False
@@ -151,10 +153,11 @@ def _set_tools(out: CliArgs, value: str) -> None:
     names = _split_list(value)
     # MCP tools (``mcp__server__tool``, with ``*`` patterns) and ``tool_search`` are known only once
     # servers connect; pi_cli.mcp applies them (pi's rule).
-    known = [name for name in names if name in TOOL_NAMES_ALL or name.startswith("mcp__") or name == "tool_search"]
+    valid = (*TOOL_NAMES_ALL, *OWN_TOOL_NAMES)
+    known = [name for name in names if name in valid or name.startswith("mcp__") or name == "tool_search"]
     for name in names:
         if name not in known:
-            out.warnings.append(f'Warning: Unknown tool "{name}". Valid tools: {", ".join(TOOL_NAMES_ALL)}')
+            out.warnings.append(f'Warning: Unknown tool "{name}". Valid tools: {", ".join(valid)}')
     out.tools = known
 
 
@@ -227,6 +230,8 @@ def parse_args(argv: list[str]) -> CliArgs:
             if target is not None:
                 out.export.append(target)
                 i += 1
+        elif arg == "--list-agents":
+            out.list_agents = True
         elif arg == "--list-models":
             search = _optional_value(argv, i)
             out.list_models = True if search is None else search
@@ -303,6 +308,7 @@ Options:
   --theme <path>, --no-themes    Accepted for compatibility
   --export <in.jsonl> [out.html] Export a session file to HTML and exit
   --list-models [search]         List available models (optional fuzzy search)
+  --list-agents                  List the subagent definitions (builtin, user, package, project)
   --inline                       Interactive mode without the full-screen UI
   --approve, -a                  Trust this project's .pi settings and resources for this run
   --no-approve, -na              Ignore trust-gated project settings and resources for this run

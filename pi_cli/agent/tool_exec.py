@@ -44,6 +44,20 @@ AfterHook = Callable[[AfterToolCallContext, AbortSignal | None], Any]
 # (``{toolCallId, toolName, input}``), so a dialog opened then can name it (ACP's request_permission).
 current_tool_call: ContextVar[dict[str, Any] | None] = ContextVar("current_tool_call", default=None)
 
+
+@dataclass(frozen=True, slots=True)
+class AgentScope:
+    """The subagent a run belongs to: its ``label`` ("scout", "worker #2"), which dialogs opened
+    for it name, and its ``cwd``, against which the approval gate resolves its relative paths."""
+
+    label: str
+    cwd: str
+
+
+# Set by the ``subagent`` tool around a child session's run (asyncio tasks inherit it); None in
+# a top-level session.
+current_agent: ContextVar[AgentScope | None] = ContextVar("current_agent", default=None)
+
 TRUNCATED_TEXT = (
     'Tool call "{name}" was not executed: the response hit the output token limit, so its arguments '
     "may be truncated. Re-issue the tool call with complete arguments."

@@ -94,6 +94,14 @@ class AcpSettings(_Section):
     client_fs: bool = True
 
 
+class SubagentSettings(_Section):
+    """``"subagents"`` (pi_cli's addition): ``enabled`` adds the ``subagent`` tool to the default
+    tools (``--tools …,subagent`` names it explicitly); ``maxConcurrency`` children run at once."""
+
+    enabled: bool = False
+    max_concurrency: int = 4
+
+
 class Settings(_Section):
     """Every setting pi 0.73.1 documents, with pi's defaults (plus ``ui``, pi_cli's TUI choice)."""
 
@@ -137,6 +145,7 @@ class Settings(_Section):
     default_project_trust: Literal["ask", "always", "never"] = "ask"  # user-level file only
     permissions: PermissionSettings = factory(PermissionSettings)
     acp: AcpSettings = factory(AcpSettings)
+    subagents: SubagentSettings = factory(SubagentSettings)
 
     def to_json(self) -> dict[str, Any]:
         """The settings as pi's JSON object (camelCase keys, unknown keys included)."""

@@ -19,7 +19,7 @@ import importlib.util
 import inspect
 import sys
 import traceback
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -96,6 +96,13 @@ def _import(path: Path) -> ModuleType:
 
 def _register(runner: ExtensionRunner, register: Any, source: str, path: Path | None) -> str | None:
     """Call ``register(pi)``; an async one is kept for ``runner.start``. Returns an error line."""
+    runner.registrations.append((source, register))
+    return register_on(runner, register, source, path)
+
+
+def register_on(runner: ExtensionRunner, register: Any, source: str, path: Path | None = None) -> str | None:
+    """Call one extension's ``register(pi)`` with an API over ``runner`` (also how a child
+    session's runner gets its parent's extensions). Returns an error line or None."""
     api = ExtensionAPI(runner, source)
     try:
         result = register(api)
@@ -106,6 +113,23 @@ def _register(runner: ExtensionRunner, register: Any, source: str, path: Path | 
         runner.deferred.append((source, result))
     runner.sources.append(source)
     return None
+
+
+def child_runner(parent: ExtensionRunner, cwd: str, allowed_tools: Collection[str] | None) -> ExtensionRunner:
+    """A runner for a subagent's child session holding the same extensions as ``parent``: each
+    ``register`` is called again (the modules are not imported again) on a runner of its own, so
+    handlers see the child as their session. It shares the parent's dialogs, error sink, flag
+    values, sandbox and model registry; ``allowed_tools`` limits the extension tools it adds.
+    Registration errors are reported through the error sink."""
+    child = ExtensionRunner(cwd, parent.flag_values, parent.sandbox, allowed_tools)
+    child.ui = parent.ui
+    child.on_error = parent.on_error
+    child.model_registry = parent.model_registry
+    for source, register in parent.registrations:
+        error = register_on(child, register, source)
+        if error is not None:
+            child.report(source, "register", RuntimeError(error))
+    return child
 
 
 def load_path(runner: ExtensionRunner, path: Path) -> str | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,9 +55,19 @@ class Flag:
 class ExtensionRunner:
     """Registries (handlers, tools, commands, flags) plus dispatch. One per session."""
 
-    def __init__(self, cwd: str, flag_values: dict[str, Any] | None = None, sandbox: ToolSandbox | None = None) -> None:
+    def __init__(
+        self,
+        cwd: str,
+        flag_values: dict[str, Any] | None = None,
+        sandbox: ToolSandbox | None = None,
+        allowed_tools: Collection[str] | None = None,
+    ) -> None:
         self.cwd = cwd
         self.sandbox = sandbox  # confines the processes extensions start with pi.exec
+        # The only extension tools the session may have (a subagent's ``tools``); None: all of them.
+        self.allowed_tools = frozenset(allowed_tools) if allowed_tools is not None else None
+        # Every extension's ``register`` with its source, in load order (a child session replays them).
+        self.registrations: list[tuple[str, Callable[..., Any]]] = []
         self.handlers: dict[str, list[Registered]] = {}
         self.tools: list[Registered] = []
         self.commands: dict[str, Command] = {}

@@ -23,7 +23,7 @@ class ToolEntry(Protocol):
 
 class ToolSetHost(Protocol):
     """What the tool list needs of the extension runner: the session's built-ins, the extension
-    tools and the bound session (``host.agent``)."""
+    tools, the bound session (``host.agent``) and which extension tools it may have."""
 
     @property
     def base_tools(self) -> list[Any]: ...
@@ -34,6 +34,9 @@ class ToolSetHost(Protocol):
     @property
     def host(self) -> ExtensionHost | None: ...
 
+    @property
+    def allowed_tools(self) -> frozenset[str] | None: ...
+
 
 def _agent(runner: ToolSetHost) -> Any:
     if runner.host is None:
@@ -41,11 +44,17 @@ def _agent(runner: ToolSetHost) -> Any:
     return runner.host.agent
 
 
+def _entries(runner: ToolSetHost) -> list[Any]:
+    """The extension tools the session may have (all of them unless ``allowed_tools`` narrows)."""
+    allowed = runner.allowed_tools
+    return [e.value for e in runner.tools if allowed is None or e.value.name in allowed]
+
+
 def all_tools(runner: ToolSetHost) -> dict[str, Any]:
     """Every tool pi_cli knows by name: built-ins, then extension tools (replacing same names)."""
     tools: dict[str, Any] = {t.name: t for t in runner.base_tools}
-    for entry in runner.tools:
-        tools[entry.value.name] = entry.value
+    for tool in _entries(runner):
+        tools[tool.name] = tool
     return tools
 
 
@@ -53,12 +62,13 @@ def apply_tools(runner: ToolSetHost) -> None:
     """Put extension tools into the agent: replace same-named tools, append new ones."""
     agent = _agent(runner)
     known = all_tools(runner)
+    extension = _entries(runner)
     current = list(agent.state.tools)
     names = [t.name for t in current]
-    updated = [known.get(t.name, t) if t.name in {e.value.name for e in runner.tools} else t for t in current]
-    for entry in runner.tools:
-        if entry.value.name not in names:
-            updated.append(entry.value)
+    updated = [known.get(t.name, t) if t.name in {tool.name for tool in extension} else t for t in current]
+    for tool in extension:
+        if tool.name not in names:
+            updated.append(tool)
     agent.state.tools = updated
 
 

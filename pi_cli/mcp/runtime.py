@@ -25,6 +25,7 @@ import asyncio
 import atexit
 import concurrent.futures
 import contextlib
+import fnmatch
 import threading
 from collections.abc import Callable, Coroutine, Iterable
 from pathlib import Path
@@ -201,6 +202,30 @@ class McpRuntime:
             if (first and _has_direct(state.config)) or mcp_namespace(name) in loaded:
                 out.append(name)
         return out
+
+    async def tools_named(self, patterns: Iterable[str]) -> list[McpTool]:
+        """The tools whose names match ``patterns`` (``mcp__server__tool``, ``*`` globs allowed),
+        whatever their exposure but hidden, for a subagent whose ``tools`` name them: servers those
+        patterns can match that are still connecting are waited for (up to :data:`DIRECT_WAIT_S`).
+        The servers are this runtime's; a child never starts its own."""
+        wanted = [p for p in patterns if p.startswith("mcp__")]
+        return await self.run(self._named(wanted)) if wanted else []
+
+    async def _named(self, wanted: list[str]) -> list[McpTool]:
+        """On the MCP loop (the servers' state lives there): :meth:`tools_named`'s work."""
+        servers = [p.split("__")[1] or "*" for p in wanted]  # the server part of each pattern
+        waiting = [
+            name
+            for name, state in self.manager.servers.items()
+            if state.config.enabled
+            and state.status == "connecting"
+            and any(fnmatch.fnmatchcase(mcp_namespace(name), server) for server in servers)
+        ]
+        if waiting:
+            await self.manager.wait_ready(waiting, DIRECT_WAIT_S)
+        tools = [tool for tool, exposure in self.manager.all_tools() if exposure != "hidden"]
+        chosen = [tool for pattern in wanted for tool in tools if fnmatch.fnmatchcase(tool.name, pattern)]
+        return list(dict.fromkeys(chosen))
 
     # --- the agent's turn hook ---------------------------------------------------------------
 

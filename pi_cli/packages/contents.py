@@ -1,8 +1,9 @@
-"""What a package folder holds: extensions, skills, prompt templates and themes.
+"""What a package folder holds: extensions, skills, prompt templates, themes and agents.
 
 Without a manifest, pi's conventional folders: ``extensions/`` (each ``name.py`` and each package
-folder with ``__init__.py``), ``skills/`` (walked by the skill loader), ``prompts/`` (``*.md``) and
-``themes/`` (``*.json``). A file given as the package is one extension.
+folder with ``__init__.py``), ``skills/`` (walked by the skill loader), ``prompts/`` (``*.md``),
+``themes/`` (``*.json``) and ``agents/`` (subagent definitions, ``**/*.md``, as pi-subagents
+packages ship them). A file given as the package is one extension.
 
 The manifest is a ``[tool.pi]`` table in the package's ``pyproject.toml`` (pi keeps it under
 ``"pi"`` in package.json)::
@@ -12,9 +13,10 @@ The manifest is a ``[tool.pi]`` table in the package's ``pyproject.toml`` (pi ke
     skills = ["resources/skills"]
     prompts = ["resources/prompts/*.md", "!resources/prompts/draft.md"]
     themes = []
+    agents = ["agents"]
 
 Paths are relative to the package root; globs and ``!`` exclusions are allowed. When the table
-names any of the four lists, only what it lists loads (a type it leaves out contributes nothing).
+names any of the lists, only what it lists loads (a type it leaves out contributes nothing).
 The object form of a ``packages`` entry narrows further, as pi's: a list per type (``[]`` = none,
 ``!glob`` excludes, ``+path`` / ``-path`` force one exact path in or out).
 """
@@ -27,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-RESOURCE_TYPES = ("extensions", "skills", "prompts", "themes")
+RESOURCE_TYPES = ("extensions", "skills", "prompts", "themes", "agents")
 
 
 @dataclass(slots=True)
@@ -38,6 +40,7 @@ class PackageContents:
     skills: list[Path] = field(default_factory=list)
     prompts: list[Path] = field(default_factory=list)
     themes: list[Path] = field(default_factory=list)
+    agents: list[Path] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
     def of(self, kind: str) -> list[Path]:
@@ -142,6 +145,8 @@ def _files(paths: list[Path], kind: str) -> list[Path]:
             out.append(path)
         elif kind == "skills":
             out.extend(sorted(p.parent if p.name == "SKILL.md" else p for p in path.rglob("*.md")))
+        elif kind == "agents":
+            out.extend(sorted(path.rglob("*.md")))
         else:
             out.extend(sorted(path.glob("*.md" if kind == "prompts" else "*.json")))
     return list(dict.fromkeys(out))

@@ -8,7 +8,7 @@ does not install at start-up (pi 1.6.0 does, when online): ``pi update SOURCE`` 
 
 A pip package contributes the extensions its ``pi_cli.extensions`` entry points name (found in its
 private folder's ``*.dist-info``) and the ``skills/``, ``prompts/``, ``themes/`` folders inside the
-top-level module those entry points live in.
+top-level module those entry points live in (and its ``agents/`` folder).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class PackageSet:
     warnings: list[str] = field(default_factory=list)
 
     def resource_paths(self, kind: str, scope: str) -> list[str]:
-        """``skills``/``prompts``/``themes`` paths of ``scope``'s packages, as strings."""
+        """``skills``/``prompts``/``themes``/``agents`` paths of ``scope``'s packages, as strings."""
         return [str(p) for pkg in self.packages if pkg.scope == scope for p in pkg.contents.of(kind)]
 
     def has_extensions(self) -> bool:
@@ -78,7 +78,7 @@ def _pip_contents(site: Path, points: list[tuple[str, str]], decl: Declaration) 
     for top in tops:
         if top and (site / top).is_dir():
             found = package_contents(site / top, decl.filters)
-            for kind in ("skills", "prompts", "themes"):
+            for kind in ("skills", "prompts", "themes", "agents"):
                 contents.of(kind).extend(found.of(kind))
             contents.problems.extend(found.problems)
     return contents

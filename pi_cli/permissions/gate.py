@@ -13,6 +13,10 @@ settings, and applies them at once; not offered when no patterns can cover the c
 with a message the model receives. An abort (Ctrl-C) while the prompt waits closes it and refuses
 the call.
 
+A subagent's calls are decided by its parent's gate (one mode, one rule set, one dialog); the
+question's first line names the child (``[scout] Allow bash?``), and a child working in another
+folder has its paths judged from there (:func:`_from_child_cwd`).
+
 With a sandbox (``sandbox``, the session's), ask mode lets a bash call that runs sandboxed through
 unasked (settings ``sandbox.autoAllowBashIfSandboxed``, default on); running a blocked call again
 outside the sandbox is always asked (:meth:`PermissionGate.approve_outside`).
@@ -24,17 +28,19 @@ import asyncio
 import contextlib
 import json
 import os
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from pi_cli.agent.tool_exec import current_agent
 from pi_cli.agent.types import BeforeToolCallContext
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.config import paths
 from pi_cli.config.settings import SettingsError, save_setting
 from pi_cli.permissions.policy import MODES, Decision, Mode, RuleSet, decide
 from pi_cli.permissions.preview import preview_lines
-from pi_cli.permissions.rules import parse_rule
+from pi_cli.permissions.rules import PATH_TOOLS, parse_rule
 from pi_cli.permissions.suggest import suggest_rules
 from pi_cli.permissions.trust_store import TrustStore, TrustStoreError
 from pi_cli.sandbox.protocol import SandboxStatus
@@ -93,6 +99,7 @@ class PermissionGate:
         self, tool: str, args: dict[str, Any], ui: ApprovalUI | None, signal: AbortSignal | None = None
     ) -> str | None:
         """None when the call may run; otherwise the refused call's result text."""
+        args = _from_child_cwd(tool, args, self.cwd)
         decision = self.decide(tool, args)
         if decision.action == "allow":
             return None
@@ -116,7 +123,7 @@ class PermissionGate:
         patterns = suggest_rules(tool, args, self.cwd, self.rules, absolute=not self.project_trusted)
         always = allow_always_label(", ".join(patterns)) if patterns else None
         options = [ALLOW_ONCE, *([always] if always else []), DENY, DENY_WITH_MESSAGE]
-        title = "\n".join([f"Allow {tool}?", *preview_lines(tool, args, self.cwd), "", f"({decision.reason})"])
+        title = "\n".join([_asking(f"Allow {tool}?"), *preview_lines(tool, args, self.cwd), "", f"({decision.reason})"])
         answer = await _until_abort(ui.select(title, options), signal)
         if answer == ALLOW_ONCE:
             return None
@@ -159,7 +166,7 @@ class PermissionGate:
             return False
         title = "\n".join(
             [
-                f"The sandbox blocked this {tool} call. Run it outside the sandbox?",
+                _asking(f"The sandbox blocked this {tool} call. Run it outside the sandbox?"),
                 *preview_lines(tool, {"command": command}, self.cwd),
                 "",
                 note,
@@ -183,6 +190,31 @@ class PermissionGate:
                 store.set(self.cwd, True)
         except TrustStoreError as exc:
             self.notices.append(str(exc))
+
+
+def _asking(question: str) -> str:
+    """``question`` as the first line of a dialog, naming the subagent that asks when a child
+    session's call is being decided (``[scout] Allow bash?``)."""
+    scope = current_agent.get()
+    return question if scope is None else f"[{scope.label}] {question}"
+
+
+def _from_child_cwd(tool: str, args: dict[str, Any], cwd: str) -> dict[str, Any]:
+    """A subagent's call as the gate judges it: its tools work in the child's cwd, while the rules
+    (and "inside the project") are the session's. A path tool's relative path is made absolute
+    from the child's cwd; a bash command is judged as ``cd <child cwd> && <command>``, so what
+    only the shell can resolve after that ``cd`` (relative redirections) counts as unknown."""
+    scope = current_agent.get()
+    if scope is None or scope.cwd == cwd:
+        return args
+    if tool == "bash" and isinstance(args.get("command"), str):
+        return {**args, "command": f"cd {shlex.quote(scope.cwd)} && {args['command']}"}
+    if tool in PATH_TOOLS:
+        key = "file_path" if "file_path" in args and "path" not in args else "path"
+        raw = args.get(key)
+        path = raw.removeprefix("@") if isinstance(raw, str) and raw else "."
+        return {**args, key: os.path.normpath(os.path.join(scope.cwd, os.path.expanduser(path)))}
+    return args
 
 
 def _read_list(file: Path, kind: str) -> list[str]:

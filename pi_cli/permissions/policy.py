@@ -55,8 +55,9 @@ MODE_DETAILS: dict[str, str] = {
     "ask": "ask before write, edit, bash, MCP tools and paths outside the project",
     "read-only": "refuse every tool but read, grep, find and ls",
 }
-# tool_search only loads MCP tool declarations (the loaded tools still ask when they are called).
-READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls", "tool_search"})
+# tool_search only loads MCP tool declarations (the loaded tools still ask when they are called);
+# subagent only starts child sessions, whose every call this same gate decides in the same mode.
+READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls", "tool_search", "subagent"})
 Action = Literal["allow", "deny", "ask"]
 
 
@@ -175,7 +176,8 @@ def load_rules(
 
 
 def is_mutating(tool: str) -> bool:
-    """Every tool but read, grep, find, ls (and tool_search) may change something (bash, edits, MCP, extensions)."""
+    """Every tool but read, grep, find, ls (and tool_search, subagent) may change something (bash,
+    edits, MCP, extensions)."""
     return tool not in READ_ONLY_TOOLS
 
 

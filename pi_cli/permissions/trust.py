@@ -1,8 +1,8 @@
 """Project trust as pi 1.6.0: which project resources may load, and who decided.
 
 A folder "needs trust" when it holds a protected resource (:data:`PROTECTED_PI_ENTRIES` under
-``<cwd>/.pi``, or a project ``.agents/skills`` in the cwd or an ancestor other than the user's own
-``~/.agents/skills``). A bare ``.pi`` does not. The decision for a folder, in order:
+``<cwd>/.pi``, ``.claude/agents`` in the cwd, or a project ``.agents/skills`` in the cwd or an
+ancestor other than the user's own ``~/.agents/skills``). A bare ``.pi`` does not. The decision for a folder, in order:
 
 1. ``--approve`` / ``--no-approve`` (:func:`set_trust_override`);
 1b. for a folder with protected resources, the first yes/no of an extension's ``project_trust``
@@ -40,7 +40,10 @@ PROTECTED_PI_ENTRIES = (
     "themes",
     "SYSTEM.md",
     "APPEND_SYSTEM.md",
+    "agents",  # subagent definitions: prompts and tool lists a child session runs with
 )
+# Claude Code's project agents load as subagents too (pi_cli.resources.agents), so they need trust.
+PROTECTED_OTHER_ENTRIES = (os.path.join(".claude", "agents"),)
 # A chooser shows ``title`` with ``labels`` and returns the label picked, or None (cancelled).
 Chooser = Callable[[str, list[str]], "str | None"]
 
@@ -62,6 +65,8 @@ def has_protected_resources(cwd: str | os.PathLike[str], home: str | None = None
     current = canonical_dir(cwd)
     pi_dir = os.path.join(current, paths.CONFIG_DIR_NAME)
     if any(os.path.lexists(os.path.join(pi_dir, entry)) for entry in PROTECTED_PI_ENTRIES):
+        return True
+    if any(os.path.lexists(os.path.join(current, entry)) for entry in PROTECTED_OTHER_ENTRIES):
         return True
     user_skills = os.path.join(canonical_dir(home or os.path.expanduser("~")), ".agents", "skills")
     while True:

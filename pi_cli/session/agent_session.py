@@ -8,8 +8,10 @@ runs, persistence through the session store, session-file operations, statistics
 is a component built here and given exactly what it uses.
 
 Optional parts are typed attributes fixed at construction: ``extensions`` (the ExtensionRunner),
-``permissions`` (the approval gate), ``mcp`` (the MCP runtime) and ``sandbox``, each None when
-absent. Build a
+``permissions`` (the approval gate), ``mcp`` (the MCP runtime), ``sandbox`` and ``subagents``
+(the ``subagent`` tool's runtime), each None when absent. A subagent's child session
+(``is_child``) uses its parent's gate and sandbox without owning them (it never closes the
+sandbox) and takes no checkpoints. Build a
 session with :func:`pi_cli.session.assembly.create_agent_session` (from options) or
 :func:`pi_cli.session.assembly.build_session` (from parts), which also put the parts into the
 agent's hook chains.
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
     from pi_cli.permissions.gate import PermissionGate
     from pi_cli.resources.loader import Resources
     from pi_cli.sandbox.controller import Sandbox
+    from pi_cli.session.subagents.runtime import SubagentRuntime
 
 Run = Coroutine[Any, Any, None]
 
@@ -82,6 +85,8 @@ class AgentSession:
         permissions: PermissionGate | None = None,
         mcp: McpRuntime | None = None,
         sandbox: Sandbox | None = None,
+        subagents: SubagentRuntime[AgentSession] | None = None,
+        child: bool = False,
     ) -> None:
         self.agent = agent
         self.cwd = cwd
@@ -93,6 +98,8 @@ class AgentSession:
         self.permissions = permissions
         self.mcp = mcp
         self.sandbox = sandbox
+        self.subagents = subagents
+        self.is_child = child
         self.startup_notices: list[str] = []
         self.resume_requested = False  # ``pi -r``: the UI should offer its session picker
         self.model_source = "cli"  # cli | scope | session | settings | available | local | demo
@@ -109,7 +116,9 @@ class AgentSession:
             agent, self.store, model_registry, self.models, self._settle,
             settings=self.settings, extensions=extensions, busy=lambda: self.is_streaming,
         )  # fmt: skip
-        self.checkpoints = SessionCheckpoints(cwd, self.settings, self.store, self._busy, self.files.reload)
+        self.checkpoints = SessionCheckpoints(
+            cwd, self.settings, self.store, self._busy, self.files.reload, enabled=not child
+        )
         self.runs = RunControl(
             agent, self._hub, self.retry, self.compactor, self.checkpoints, extensions, self._flush_held_bash
         )
@@ -517,6 +526,6 @@ class AgentSession:
             await self.abort()
         if self.extensions is not None:
             await self.extensions.shutdown()
-        if self.sandbox is not None:
+        if self.sandbox is not None and not self.is_child:  # a child's sandbox is its parent's
             self.sandbox.close()
         self._unsubscribe_agent()

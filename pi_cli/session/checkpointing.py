@@ -55,7 +55,8 @@ def change_summary(changes: dict[str, list[str]]) -> str:
 class SessionCheckpoints:
     """The checkpoint side of one session (see the module docstring): snapshots of ``cwd``
     recorded in ``store``'s session; a rewind refuses while ``busy()`` and ends with ``reload()``
-    (the agent's transcript from the moved leaf)."""
+    (the agent's transcript from the moved leaf). ``enabled=False`` turns them off whatever the
+    settings say."""
 
     def __init__(
         self,
@@ -64,13 +65,16 @@ class SessionCheckpoints:
         store: SessionStoreBridge,
         busy: Callable[[], bool],
         reload: Callable[[], None],
+        enabled: bool = True,
     ) -> None:
         self._cwd = cwd
         self._settings = settings
         self._session_store = store
         self._busy = busy
         self._reload = reload
-        self.enabled = bool(_setting(settings, "enabled", True))
+        # A subagent's child session takes none (``enabled=False``): its parent's checkpoints
+        # cover the run the child is part of, and children running at once would race on them.
+        self.enabled = enabled and bool(_setting(settings, "enabled", True))
         self._store: CheckpointStore | None = None
         self._pending: str | None = None  # taken before the run, waiting for the user entry id
         self.notice: str | None = None

@@ -125,6 +125,38 @@ def list_all_sessions() -> list[SessionInfo]:
     return infos
 
 
+def threaded(infos: list[SessionInfo]) -> list[tuple[SessionInfo, int]]:
+    """``infos`` with each session whose header names a listed parent (``parentSession``: a
+    subagent's child session, a fork) moved right under that parent, oldest child first, paired
+    with its depth (0 for a top-level session) for indenting. Sessions whose parent is not listed
+    stay where they are; the order of the top level is kept."""
+    by_name = {info.path.name: info for info in infos}
+    children: dict[str, list[SessionInfo]] = {}
+    roots: list[SessionInfo] = []
+    for info in infos:
+        parent = os.path.basename(info.parent_session_path or "")
+        if parent and parent in by_name and parent != info.path.name:
+            children.setdefault(parent, []).append(info)
+        else:
+            roots.append(info)
+    out: list[tuple[SessionInfo, int]] = []
+    seen: set[str] = set()
+
+    def visit(info: SessionInfo, depth: int) -> None:
+        if info.path.name in seen:
+            return
+        seen.add(info.path.name)
+        out.append((info, depth))
+        for child in sorted(children.get(info.path.name, []), key=lambda i: i.created):
+            visit(child, depth + 1)
+
+    for info in roots:
+        visit(info, 0)
+    for info in infos:  # a cycle of parents (hand-edited files) still lists every session
+        visit(info, 0)
+    return out
+
+
 def rename_session(path: str | Path, name: str) -> None:
     """Set a session's name from the picker (appends a ``session_info`` entry to that file)."""
     SessionManager.open(path).append_session_info(name)
@@ -241,4 +273,5 @@ __all__ = [
     "rename_session",
     "resolve_session_arg",
     "session_info",
+    "threaded",
 ]

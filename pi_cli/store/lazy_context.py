@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, overload
 
 from pi_cli.store.lazy_entries import gc_paused, unreadable_message
-from pi_cli.store.message_index import SPAN, TOOL_CALLS
+from pi_cli.store.message_index import CHILD_USAGE, SPAN, TOOL_CALLS
 from pi_cli.store.stats import Tally, tally_messages
 
 
@@ -40,6 +40,11 @@ def tally_stubs(items: list[dict[str, Any]]) -> Tally:
             for key in tok:
                 tok[key] += int(usage.get(key) or 0)
             cost += float((usage.get("cost") or {}).get("total") or 0.0)
+        children = item.get(CHILD_USAGE)
+        if children is not None:
+            for key in tok:
+                tok[key] += children[0][key]
+            cost += children[1]
     return counts, tool_calls, tok, cost
 
 

@@ -65,6 +65,7 @@ class SessionManager(EntryIndex):
         persist: bool,
         *,
         fsync: bool = True,
+        parent_session: str | None = None,
     ) -> None:
         self.cwd = str(cwd)
         self.session_dir = session_dir
@@ -82,15 +83,19 @@ class SessionManager(EntryIndex):
         if session_file is not None:
             self.set_session_file(session_file)
         else:
-            self.new_session()
+            self.new_session(parent_session)
 
     # --- construction -------------------------------------------------------------------
 
     @classmethod
-    def create(cls, cwd: str | Path, session_dir: str | Path | None = None, *, fsync: bool = True) -> SessionManager:
-        """A new, empty session whose file will appear in ``session_dir`` (default: per-cwd dir)."""
+    def create(
+        cls, cwd: str | Path, session_dir: str | Path | None = None, *, fsync: bool = True,
+        parent_session: str | None = None,
+    ) -> SessionManager:  # fmt: skip
+        """A new, empty session whose file will appear in ``session_dir`` (default: per-cwd dir);
+        ``parent_session`` goes into its header (a subagent's session names its parent's file)."""
         directory = Path(session_dir) if session_dir else default_session_dir(cwd)
-        return cls(cwd, directory, None, True, fsync=fsync)
+        return cls(cwd, directory, None, True, fsync=fsync, parent_session=parent_session)
 
     @classmethod
     def open(

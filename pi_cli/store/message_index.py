@@ -10,6 +10,8 @@ returns the *stub* the session keeps in memory instead of the message:
   last one); ``stopReason``; ``toolCallId`` of tool results (the TUI pairs them with their calls);
 * ``usage``: the reply's token counts and ``cost.total`` (for session statistics);
 * :data:`TOOL_CALLS`: how many ``toolCall`` blocks the reply has;
+* :data:`CHILD_USAGE`: for a ``subagent`` tool result, its children's tokens and cost
+  (:func:`pi_cli.store.stats.child_usage`), so statistics roll them up without the message;
 * :data:`SPAN`: where the message's own JSON text is in the file (offset, length), so it can be
   read back, or copied out verbatim (``get_messages``), without the entry around it.
 
@@ -22,11 +24,14 @@ import re
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from pi_cli.store.stats import SUBAGENT_TOOL, child_usage
+
 if TYPE_CHECKING:
     from pydantic_core import SchemaValidator
 
 SPAN = "\x00span"  # (offset, length) of the message's JSON text in the file
 TOOL_CALLS = "\x00toolCalls"  # number of toolCall blocks in an assistant reply
+CHILD_USAGE = "\x00childUsage"  # (tokens, cost) of a subagent result's children
 
 # pi writes message entries as {"type","id","parentId","timestamp","message"} in that order.
 _NO_ESCAPE = rb'"([^"\\\x00-\x1f]*)"'
@@ -59,10 +64,16 @@ def _validators() -> tuple[SchemaValidator, SchemaValidator]:
         }
     )
     block = cs.typed_dict_schema({"type": optional(anything)})
+    # Only a subagent result's ``details.results[].usage`` is built; other details are skipped.
+    child = cs.typed_dict_schema({"usage": optional(anything)})
+    details = cs.typed_dict_schema(
+        {"results": optional(cs.union_schema([cs.list_schema(child), cs.none_schema()], mode="left_to_right"))}
+    )
     message = cs.typed_dict_schema(
         {
             "role": cs.typed_dict_field(cs.str_schema(strict=True)),
-            **{key: optional(anything) for key in ("provider", "model", "stopReason", "toolCallId")},
+            **{key: optional(anything) for key in ("provider", "model", "stopReason", "toolCallId", "toolName")},
+            "details": optional(cs.union_schema([details, cs.none_schema(), anything], mode="left_to_right")),
             "usage": optional(cs.nullable_schema(usage)),
             # A string content (user messages may have one) fails the list and is skipped here.
             "content": optional(cs.union_schema([cs.list_schema(block), anything], mode="left_to_right")),
@@ -81,8 +92,14 @@ def message_facts(text: bytes, offset: int) -> dict[str, Any] | None:
         return None
     # The validator's dict is the stub: it holds only the fields named above that the message has.
     content = facts.pop("content", None)
+    details = facts.pop("details", None)
     if facts["role"] == "assistant" and isinstance(content, list):
         facts[TOOL_CALLS] = [block.get("type") for block in content].count("toolCall")
+    elif facts["role"] == "toolResult":
+        name = facts.pop("toolName", None)
+        children = child_usage(details) if name == SUBAGENT_TOOL else None
+        if children is not None:
+            facts[CHILD_USAGE] = children
     facts[SPAN] = (offset, len(text))
     return facts
 

@@ -2,6 +2,10 @@
 
 Context-window use needs the token estimate, which belongs to compaction
 (:func:`pi_cli.compaction.budget.context_usage`); callers that have a model pass it in.
+
+Subagents roll up: a ``subagent`` tool result's ``details.results[].usage`` (each child's tokens
+and cost, its own children's included) count toward the session's tokens and cost, so the footer
+and ``get_session_stats`` show what the whole tree spent, and still do after a resume.
 """
 
 from __future__ import annotations
@@ -37,6 +41,28 @@ def session_stats(
 
 
 Tally = tuple[dict[str, int], int, dict[str, int], float]
+SUBAGENT_TOOL = "subagent"
+TOKEN_KEYS = ("input", "output", "cacheRead", "cacheWrite")
+
+
+def child_usage(details: Any) -> tuple[dict[str, int], float] | None:
+    """Tokens and cost of the children a ``subagent`` result's ``details`` describe (None when it
+    describes none): the sum of ``results[].usage`` (pi-subagents' shape, ``cost`` a number)."""
+    results = details.get("results") if isinstance(details, dict) else None
+    if not isinstance(results, list):
+        return None
+    tok = dict.fromkeys(TOKEN_KEYS, 0)
+    cost = 0.0
+    for result in results:
+        usage = result.get("usage") if isinstance(result, dict) else None
+        if not isinstance(usage, dict):
+            continue
+        for key in TOKEN_KEYS:
+            value = usage.get(key)
+            tok[key] += int(value) if isinstance(value, int | float) else 0
+        value = usage.get("cost")
+        cost += float(value) if isinstance(value, int | float) else 0.0
+    return tok, cost
 
 
 def tally_messages(messages: Iterable[dict[str, Any]]) -> Tally:
@@ -55,6 +81,12 @@ def tally_messages(messages: Iterable[dict[str, Any]]) -> Tally:
             for key in tok:
                 tok[key] += int(usage.get(key) or 0)
             cost += float((usage.get("cost") or {}).get("total") or 0.0)
+        elif role == "toolResult" and msg.get("toolName") == SUBAGENT_TOOL:
+            children = child_usage(msg.get("details"))
+            if children is not None:
+                for key in tok:
+                    tok[key] += children[0][key]
+                cost += children[1]
     return counts, tool_calls, tok, cost
 
 

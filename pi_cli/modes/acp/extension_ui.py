@@ -47,16 +47,20 @@ class AcpDialogs:
         return option_kind(label)
 
     async def select(self, title: str, options: list[str]) -> str | None:
-        from pi_cli.agent.tool_exec import current_tool_call  # set while the tool_call chain runs
+        from pi_cli.agent.tool_exec import current_agent, current_tool_call  # set while the chain runs
 
         call = current_tool_call.get() or {}  # the call being decided, if any
         name = str(call.get("toolName") or "")
         raw = call.get("input")
         args: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        scope = current_agent.get()  # a subagent's call: the card says which child asks
+        card = tool_title(name, args) if name else title.splitlines()[0]
+        if scope is not None and not card.startswith(f"[{scope.label}]"):
+            card = f"[{scope.label}] {card}"
         update = ToolCallUpdate.model_validate(
             {
                 "toolCallId": str(call.get("toolCallId") or f"question-{uuid.uuid4().hex[:8]}"),
-                "title": tool_title(name, args) if name else title.splitlines()[0],
+                "title": card,
                 "kind": tool_kind(name) if name else "other",
                 "status": "pending",
                 "rawInput": args or None,

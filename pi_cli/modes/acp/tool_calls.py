@@ -25,6 +25,7 @@ KINDS = {
     "find": "search",
     "ls": "search",
     "tool_search": "search",
+    "subagent": "think",  # delegation: the children's progress arrives as the card's content
 }
 
 
@@ -56,6 +57,12 @@ def tool_title(name: str, args: dict[str, Any]) -> str:
         return f"{name} {pattern!r}" + (f" in {path}" if path else "")
     if name == "ls":
         return f"ls {path or '.'}"
+    if name == "subagent":
+        tasks = args.get("tasks")
+        items = [t for t in tasks if isinstance(t, dict)] if isinstance(tasks, list) else [args]
+        agents = ", ".join(str(t.get("agent") or "?") for t in items)
+        lines = str(items[0].get("task") or "").strip().splitlines() if len(items) == 1 else []
+        return f"Subagent {agents}: {lines[0][:80]}" if lines else f"Subagents: {agents}"
     return name
 
 

@@ -1,10 +1,13 @@
-"""The one assembly step: :func:`create_agent_session` from options, :func:`build_session` from parts.
+"""The one assembly step from options: :func:`create_agent_session`.
 
 Order of work: settings (bad files → warnings, defaults kept) → model registry → extensions (their
 providers count for ``--model``) → session manager from the session flags → model and thinking
-level → tools → prompt resources and system prompt → MCP runtime, approval gate → Agent (its hook
-chains from the parts, restored with the session's messages) → AgentSession → parts bound to it.
-Every mode builds its session here, and so does a child session. Expected failures raise a
+level → sandbox, MCP runtime, approval gate → tools (with the ``subagent`` tool: the agent
+definitions and the subagent runtime) → prompt resources and system prompt →
+:func:`~pi_cli.session.assembly.assemble.build_session`: Agent (its hook chains from the parts,
+restored with the session's messages) → AgentSession → parts bound to it. Every mode builds its
+session here; a child session takes its parent's parts instead
+(:mod:`pi_cli.session.assembly.children`) and ends in the same ``build_session``. Expected failures raise a
 :class:`~pi_cli.errors.PiError` with a one-line message; warnings end up in
 ``session.startup_notices`` for the mode to show.
 """
@@ -19,6 +22,7 @@ from pi_cli.ai.types import Model
 from pi_cli.errors import ConfigError, SessionError
 from pi_cli.models.startup import choose_model
 from pi_cli.session.agent_session import AgentSession
+from pi_cli.session.assembly.assemble import build_session
 from pi_cli.session.assembly.extensions import load_extensions, provider_problems
 from pi_cli.session.assembly.options import SessionOptions
 from pi_cli.session.assembly.parts import SessionParts
@@ -28,6 +32,7 @@ if TYPE_CHECKING:
     from pi_cli.config.settings import Settings
     from pi_cli.models.registry import ModelRegistry
     from pi_cli.resources.loader import Resources
+    from pi_cli.session.subagents.runtime import SubagentRuntime
     from pi_cli.store.manager import SessionManager
 
 DEFAULT_TOOLS = ("read", "bash", "edit", "write")
@@ -106,7 +111,7 @@ def _probe_local() -> list[Model]:
 def _package_resources(
     cwd: Path, trusted: bool, notices: list[str]
 ) -> tuple[dict[str, list[str]], dict[str, tuple[str, str]]]:
-    """Skill and prompt paths of installed pi packages (pi_cli.packages) by scope, and each
+    """Skill, prompt and agent paths of installed pi packages (pi_cli.packages) by scope, and each
     package's root → (source, scope); a package that cannot load is one warning. Two small JSON
     reads when none is declared."""
     from pi_cli.config.paths import agent_dir
@@ -119,7 +124,7 @@ def _package_resources(
     paths = {
         f"{scope}_{kind}": packages.resource_paths(kind, scope)
         for scope in ("user", "project")
-        for kind in ("skills", "prompts")
+        for kind in ("skills", "prompts", "agents")
     }
     return paths, {str(p.root): (p.declaration.source, p.scope) for p in packages.packages}
 
@@ -179,7 +184,16 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
     parts.notices.extend(f"Warning: {line}" for line in (loaded[1] if loaded is not None else []))
     parts.permissions = _gate(options, cwd, settings, project_trusted, parts.sandbox, parts.notices)
     tools = select_tools(options, cwd, parts.sandbox, parts.permissions)
-    resources = _resources(options, cwd, settings, project_trusted, notices, load_resources)
+    package_paths, package_origins = _package_resources(cwd, project_trusted, notices)
+    snippets: dict[str, str] = {}
+    if wants_subagents(options, settings):  # nothing of subagents is imported otherwise
+        from pi_cli.session.subagents.tool import SNIPPET, SubagentTool
+
+        parts.subagents = _subagents(cwd, settings, project_trusted, package_paths, notices)
+        tools = _with_subagent_tool(options, tools, SubagentTool(parts.subagents))
+        snippets["subagent"] = SNIPPET
+    packaged = package_paths, package_origins
+    resources = _resources(options, cwd, settings, project_trusted, notices, load_resources, *packaged)
     if not project_trusted and options.interactive:
         from pi_cli.permissions.trust import untrusted_notice
 
@@ -195,7 +209,7 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         scoped_models=choice.scoped,
         save_setting=save_global_setting,
         notices=notices,
-        system_prompt=resources.build_system_prompt([t.name for t in tools]),
+        system_prompt=resources.build_system_prompt([t.name for t in tools], tool_snippets=snippets),
         model=model,
         thinking_level=thinking,
         tools=tools,
@@ -219,49 +233,49 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
     return session
 
 
-def build_session(
-    *,
-    cwd: Path,
-    parts: SessionParts | None = None,
-    settings: Settings | None = None,
-    registry: ModelRegistry | None = None,
-    store: SessionStoreBridge | None = None,
-    resources: Resources | None = None,
-    scoped_models: list[tuple[Model, str | None]] | None = None,
-    save_setting: Any = None,
-    notices: Sequence[str] = (),
-    **agent_options: Any,
-) -> AgentSession:
-    """The Agent (``agent_options`` are its keyword arguments; its hook chains come from
-    ``parts``), the AgentSession around it, and the parts bound to it. The start-up notices are
-    ``notices`` then the parts'."""
-    from pi_cli.agent.agent import Agent
-    from pi_cli.store.entry_messages import convert_to_llm
+def wants_subagents(options: SessionOptions, settings: Settings) -> bool:
+    """Whether the session gets the ``subagent`` tool: ``--tools`` names it, or (without
+    ``--tools``) settings ``subagents.enabled``; never with ``--no-tools``/``--no-builtin-tools``."""
+    if options.no_tools or options.no_builtin_tools:
+        return False
+    if options.tools is not None:
+        return "subagent" in options.tools
+    return bool(settings.subagents.enabled)
 
-    parts = parts or SessionParts()
-    holder: list[AgentSession] = []
 
-    def get_api_key(provider: str) -> str | None:
-        return holder[0].models.api_key_for_provider(provider) if holder else None
+def _subagents(
+    cwd: Path, settings: Settings, trusted: bool, package_paths: dict[str, list[str]], notices: list[str]
+) -> SubagentRuntime[AgentSession]:
+    """The agent definitions (bad files: one warning each) and the runtime that runs them."""
+    from pi_cli.config.paths import agent_dir
+    from pi_cli.resources.agents import load_agents
+    from pi_cli.session.assembly.children import build_child_session
+    from pi_cli.session.subagents.runtime import SubagentRuntime
 
-    agent_options.setdefault("convert_to_llm", convert_to_llm)
-    agent_options.setdefault("get_api_key", get_api_key)
-    agent = Agent(**agent_options, hooks=parts.hooks())
-    session = AgentSession(
-        agent=agent, cwd=cwd, settings=settings, model_registry=registry, store=store, scoped_models=scoped_models,
-        resources=resources, save_setting=save_setting, extensions=parts.extensions, permissions=parts.permissions,
-        mcp=parts.mcp, sandbox=parts.sandbox,
-    )  # fmt: skip
-    holder.append(session)
-    session.startup_notices.extend(notices)
-    parts.bind(session)
-    return session
+    packaged = {key: package_paths.get(key, []) for key in ("user_agents", "project_agents")}
+    catalog = load_agents(cwd, agent_dir(), project_trusted=trusted, package_paths=packaged)
+    notices.extend(f"Warning: {line}" for line in catalog.warnings)
+    return SubagentRuntime(catalog, build_child_session, settings.subagents.max_concurrency)
+
+
+def _with_subagent_tool(options: SessionOptions, tools: list[Any], tool: Any) -> list[Any]:
+    """``tool`` where ``--tools`` lists it, else after the others."""
+    if options.tools is None or "subagent" not in options.tools:
+        return [*tools, tool]
+    order = {name: index for index, name in enumerate(options.tools)}
+    return sorted([*tools, tool], key=lambda t: order.get(t.name, len(order)))
 
 
 def _resources(
-    options: SessionOptions, cwd: Path, settings: Settings, trusted: bool, notices: list[str], load: Any
+    options: SessionOptions,
+    cwd: Path,
+    settings: Settings,
+    trusted: bool,
+    notices: list[str],
+    load: Any,
+    package_paths: dict[str, list[str]],
+    package_origins: dict[str, tuple[str, str]],
 ) -> Resources:
-    package_paths, package_origins = _package_resources(cwd, trusted, notices)
     resources: Resources = load(
         cwd,
         None,

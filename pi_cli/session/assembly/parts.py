@@ -14,6 +14,11 @@ Order of the chains (tests/sessions/test_hook_order.py states it):
 * ``context``: extensions' ``context`` handlers;
 * ``turns``: the MCP runtime (tool set before each run, ``tool_search`` loads after each turn).
 
+A subagent's child session is assembled the same way (:mod:`pi_cli.session.assembly.children`):
+its extension runner is its own (the parent's extensions registered again), its gate and sandbox
+are the parent's (``parent`` is set), and it has no MCP turn hook — the MCP tools its agent names
+are the parent's runtime's, fixed for the child's one task.
+
 The sandbox needs no interceptor: it confines the processes the tools, ``!`` commands, extension
 ``exec`` and MCP stdio servers start, which are built with it; the gate asks it whether a bash
 call runs confined (ask mode then needs no approval for it).
@@ -33,6 +38,7 @@ if TYPE_CHECKING:
     from pi_cli.permissions.gate import PermissionGate
     from pi_cli.sandbox.controller import Sandbox
     from pi_cli.session.agent_session import AgentSession
+    from pi_cli.session.subagents.runtime import SubagentRuntime
 
 
 @dataclass(slots=True)
@@ -43,6 +49,8 @@ class SessionParts:
     permissions: PermissionGate | None = None
     mcp: McpRuntime | None = None
     sandbox: Sandbox | None = None  # confines every process a tool starts (when its mode is not off)
+    subagents: SubagentRuntime[AgentSession] | None = None  # the ``subagent`` tool's agents and children
+    parent: AgentSession | None = None  # set for a subagent's child session: the parts above are the parent's
     notices: list[str] = field(default_factory=list)  # the parts' start-up warnings, one line each
 
     def hooks(self) -> AgentHooks:
@@ -60,5 +68,7 @@ class SessionParts:
         """Give the parts that serve the session their session (once, after it is built)."""
         if self.extensions is not None:
             self.extensions.bind(session)
+        if self.subagents is not None:
+            self.subagents.bind(session)
         session.startup_notices.extend(self.notices)
         self.notices = []
