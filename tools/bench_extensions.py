@@ -29,7 +29,7 @@ BUDGET = "no extensions: start-up probe <= 5 ms; <= 0.1 ms per tool call per hoo
 
 
 def probe_ms(runs: int = 200) -> float:
-    from pi_cli.cli import _has_extension_sources
+    from pi_cli.session.assembly.extensions import _has_extension_sources
 
     with tempfile.TemporaryDirectory() as tmp:
         agent, cwd = Path(tmp) / "agent", Path(tmp) / "work"
@@ -76,12 +76,10 @@ def tui_status_cost(updates: int = 200) -> tuple[float, float, int]:
     os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
     from textual.screen import Screen
 
-    from pi_cli.agent.agent import Agent
     from pi_cli.ai.providers.faux import register_faux_provider
     from pi_cli.extensions import ExtensionRunner
-    from pi_cli.extensions.install import attach_extensions
     from pi_cli.modes.interactive import make_app
-    from pi_cli.session.agent_session import AgentSession
+    from pi_cli.session.assembly import SessionParts, build_session
 
     faux = register_faux_provider(models=["bench"])
     layouts = [0]
@@ -93,8 +91,9 @@ def tui_status_cost(updates: int = 200) -> tuple[float, float, int]:
 
     async def go() -> tuple[float, float, int]:
         with tempfile.TemporaryDirectory() as tmp:
-            session = AgentSession(agent=Agent(system_prompt="b", model=faux.model(), tools=[]), cwd=Path(tmp))
-            runner = attach_extensions(session, ExtensionRunner(tmp))
+            runner = ExtensionRunner(tmp)
+            session = build_session(cwd=Path(tmp), parts=SessionParts(extensions=runner), system_prompt="b",
+                                    model=faux.model())  # fmt: skip
             app = make_app(session, keymap={})
             async with app.run_test(size=(100, 30)) as pilot:
                 runner.ui.set_status("tokens", "0 tok")

@@ -2,7 +2,7 @@
 
     python tools/bench_permissions.py [--runs 7] [--calls 20000]
 
-* ``import pi_cli.permissions.install`` in a fresh interpreter after the modules a session has
+* ``import pi_cli.permissions.gate`` in a fresh interpreter after the modules a session has
   already loaded (settings, factory), median of ``--runs`` (added start-up cost);
 * one gate decision per tool call, in µs: auto mode without rules, and ask mode with 60 rules
   (20 allow / 20 deny / 20 ask) on a compound bash command and on an edit path;
@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 _PROBE = (
-    "import time, pi_cli.session.factory, pi_cli.config.settings\n"
-    "t = time.perf_counter()\nimport pi_cli.permissions.install\nprint((time.perf_counter() - t) * 1000)"
+    "import time, pi_cli.session.assembly, pi_cli.config.settings\n"
+    "t = time.perf_counter()\nimport pi_cli.permissions.gate\nprint((time.perf_counter() - t) * 1000)"
 )
 
 
@@ -83,7 +83,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--calls", type=int, default=20000)
     args = parser.parse_args()
-    print(f"import pi_cli.permissions.install (after settings/factory), median of {args.runs}: "
+    print(f"import pi_cli.permissions.gate (after settings/assembly), median of {args.runs}: "
           f"{import_ms(args.runs):.1f} ms")  # fmt: skip
     for label, value in decision_us(args.calls).items():
         print(f"gate decision, {label}: {value:.1f} µs/call")

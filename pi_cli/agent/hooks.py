@@ -1,7 +1,8 @@
 """The agent's declared hook chains: how other parts take part in a run without patching it.
 
 An :class:`AgentHooks` is given to the :class:`~pi_cli.agent.agent.Agent` when it is built; the
-session's assembly (``pi_cli.session.factory``) is the one place that fills it, in this order:
+session's assembly (``SessionParts.hooks`` in ``pi_cli.session.assembly``) is the one place that
+fills it, in this order:
 
 * ``tool_call`` — interceptors before a call executes (after prepare and validate). They run in
   order on the same arguments dict (a mutation reaches the next one and ``execute``); the first

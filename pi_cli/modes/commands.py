@@ -49,6 +49,7 @@ BUILTIN_COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("trust", "Save a project trust decision for future pi processes"),
     CommandInfo("sandbox", "Show or change the sandbox: off, workspace or read-only"),
     CommandInfo("mcp", "MCP servers: status, reconnect, enable, disable, exposure"),
+    CommandInfo("agents", "List the subagent definitions (source, tools, model)"),
     CommandInfo("login", "Log in with a subscription (Anthropic, ChatGPT, GitHub Copilot)"),
     CommandInfo("logout", "Remove a stored login"),
     CommandInfo("hotkeys", "Show all keyboard shortcuts"),

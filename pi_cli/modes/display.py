@@ -154,6 +154,12 @@ def tool_call_title(name: str, args: dict[str, Any]) -> str:
     if name in ("grep", "find"):
         where = f" in {path}" if path else ""
         return f"{name} {_short(str(args.get('pattern', '')), 60)}{where}"
+    if name == "subagent":
+        tasks = args.get("tasks")
+        if isinstance(tasks, list):
+            agents = ", ".join(str(t.get("agent", "?")) for t in tasks if isinstance(t, dict))
+            return f"subagent ×{len(tasks)}: {_short(agents, 80)}"
+        return f"subagent {args.get('agent', '?')}: {_short(str(args.get('task', '')), 80)}"
     summary = ", ".join(f"{key}={_short(str(value), 30)}" for key, value in args.items())
     return f"{name} {summary}".rstrip()
 

@@ -70,6 +70,7 @@ class InlineCommands:
             "resume": f.resume, "tree": f.tree, "fork": f.fork, "clone": f.clone, "compact": self.compact,
             "session": self.info, "name": self.name, "copy": self.copy, "export": f.export, "rewind": self.rewind,
             "permissions": self.permissions, "trust": self.trust, "sandbox": self.sandbox, "mcp": self.mcp,
+            "agents": self.agents,
             "login": self.login, "logout": self.logout, "hotkeys": self.hotkeys, "quit": self.quit,
         }  # fmt: skip
         assert {name for name, _ in builtin_entries(INLINE)} == set(self.handlers), "modes/commands.py lists them"
@@ -218,6 +219,11 @@ class InlineCommands:
         from pi_cli.mcp.status import run_action
 
         self._show(render.notice(await run_action(runtime.manager, args), "default"))
+
+    async def agents(self, args: str) -> None:
+        from pi_cli.session.subagents.listing import agents_text
+
+        self._show(render.notice(agents_text(self.session), "default"))
 
     async def login(self, args: str) -> None:
         self._login.run("login", args)

@@ -62,20 +62,23 @@ class SessionCommands:
 
     async def resume(self, args: str) -> None:
         """``/resume``: this project's sessions, newest first, to pick from."""
-        from pi_cli.store.catalog import list_sessions
+        from pi_cli.store.catalog import list_sessions, threaded
 
         if not self._ready("resume"):
             return
         manager = self.session.store.manager
         assert manager is not None
         current = self.session.session_file
-        sessions = [s for s in list_sessions(self.session.cwd, manager.session_dir) if str(s.path) != current]
-        if not sessions:
+        listed = [s for s in list_sessions(self.session.cwd, manager.session_dir) if str(s.path) != current]
+        rows = threaded(listed)[:LIST_LIMIT]  # a subagent's child session under its parent, indented
+        if not rows:
             self._show(render.notice("No other sessions in this project", "dim"))
             return
-        sessions = sessions[:LIST_LIMIT]
+        sessions = [info for info, _ in rows]
         labels = [
-            f"{' '.join((s.name or s.first_message).split())[:70]} · {s.message_count} msgs" for s in sessions
+            f"{'  ' * depth}{'↳ ' if depth else ''}{' '.join((s.name or s.first_message).split())[:70]}"
+            f" · {s.message_count} msgs"
+            for s, depth in rows
         ]
         picked = await self._dialogs.pick("Resume session", labels)
         if picked is None:

@@ -91,7 +91,7 @@ class PiApp(App[int]):
         self.working = WorkingLine(id="working")
         self.queue_area = QueueArea(id="queue")
         self.footer_bar = FooterBar(id="footer")
-        self.renderer = EventRenderer(self.transcript, self._after_event)
+        self.renderer = EventRenderer(self.transcript, self._after_event, self._child_messages)
         self.keys_first = KeysFirst(self._paints, self._input_queued)
         self.pump = EventPump(self._render_frame, before_frame=self.keys_first.wait)
         self.commands = CommandRunner(self)
@@ -113,6 +113,14 @@ class PiApp(App[int]):
         self._branch = git_branch(self.cwd)
         theme = session.settings.theme or "dark"
         self.theme = "textual-light" if theme == "light" else "textual-dark"
+
+    def _child_messages(self, call_id: str) -> list[Any] | None:
+        """The messages of each child of a running ``subagent`` call (for its expanded card)."""
+        runtime = self.session.subagents
+        if runtime is None:
+            return None
+        runs = runtime.children(call_id)
+        return [list(run.session.messages) if run.session is not None else [] for run in runs] if runs else None
 
     # --- layout -----------------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from textual.widget import Widget
 
 from pi_cli.modes.interactive.pump import Delta, Op
 from pi_cli.modes.interactive.widgets.messages import AssistantView, Notice, UserView, message_text
+from pi_cli.modes.interactive.widgets.subagent_card import ChildMessages, make_tool_card
 from pi_cli.modes.interactive.widgets.tool_card import ToolCard
 from pi_cli.modes.interactive.widgets.transcript import Builder, Transcript
 
@@ -53,9 +54,15 @@ def bash_card(message: dict[str, Any]) -> ToolCard:
 class EventRenderer:
     """Turns ops into widget changes. ``on_change`` is called after each batch (footer, queue)."""
 
-    def __init__(self, transcript: Transcript, on_event: Callable[[dict[str, Any]], None]) -> None:
+    def __init__(
+        self,
+        transcript: Transcript,
+        on_event: Callable[[dict[str, Any]], None],
+        children: ChildMessages | None = None,
+    ) -> None:
         self.transcript = transcript
         self.on_event = on_event
+        self.children = children  # a subagent call's children's messages, while it runs
         self.current: AssistantView | None = None
         self.cards: dict[str, ToolCard] = {}
         self.results: dict[str, dict[str, Any]] = {}
@@ -80,12 +87,12 @@ class EventRenderer:
             self.cards[call_id] = view.cards[call_id]
 
     async def _start_assistant(self, message: dict[str, Any]) -> AssistantView:
-        view = AssistantView(None, self.results)
+        view = AssistantView(None, self.results, self.children)
         holder: dict[str, Any] = {"message": message}
-        results = self.results
+        results, children = self.results, self.children
 
         def rebuild() -> Widget:
-            return AssistantView(holder["message"], results)
+            return AssistantView(holder["message"], results, children)
 
         view.rebuild_holder = holder  # type: ignore[attr-defined]
         await self.transcript.add(view, rebuild)
@@ -134,9 +141,7 @@ class EventRenderer:
             card.start(event.get("args") if isinstance(event.get("args"), dict) else None)
         elif kind == "tool_execution_update":
             card = await self._card(event)
-            partial = event.get("partialResult") or {}
-            text = "".join(b.get("text", "") for b in partial.get("content") or [] if b.get("type") == "text")
-            card.set_output(text)
+            card.set_partial(event.get("partialResult") or {})
         elif kind == "tool_execution_end":
             card = await self._card(event)
             card.finish(event.get("result"), bool(event.get("isError")))
@@ -155,7 +160,7 @@ class EventRenderer:
         card = self.cards.get(call_id)
         if card is None:
             # A tool whose call never streamed (or whose view was unmounted): give it its own card.
-            card = ToolCard(call_id, str(event.get("toolName", "?")), event.get("args") or {})
+            card = make_tool_card(call_id, str(event.get("toolName", "?")), event.get("args") or {}, self.children)
             self.cards[call_id] = card
             await self.transcript.add(card)
         return card

@@ -25,7 +25,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from pi_cli.store.catalog import SessionInfo, delete_session, list_all_sessions, list_sessions, rename_session
+from pi_cli.store.catalog import SessionInfo, delete_session, list_all_sessions, list_sessions, rename_session, threaded
 
 Loader = Callable[[bool], list[SessionInfo]]
 HINT = "enter open · tab all projects · ctrl+n named only · ctrl+r rename · ctrl+d delete · esc cancel"
@@ -126,16 +126,21 @@ class ResumeScreen(ModalScreen[str | None]):
         self.query_one("#resume-title", Static).update(f"Resume session ({scope}{named}) · {len(self.shown)} sessions")
 
     def _fill(self) -> None:
-        self.shown = [
-            info
-            for info in self.sessions
+        # A subagent's child session (and a fork) hangs under its parent, indented.
+        rows = [
+            (info, depth)
+            for info, depth in threaded(self.sessions)
             if matches(info, self.query_text) and (info.name is not None or not self.named_only)
         ]
+        self.shown = [info for info, _ in rows]
         options = self.query_one(OptionList)
         highlighted = options.highlighted
         options.clear_options()
         width = max(40, self.size.width - 4)
-        options.add_options([Option(row_text(info, width, self.all_projects)) for info in self.shown])
+        options.add_options(
+            [Option("  " * depth + ("↳ " if depth else "") + row_text(info, width - 2 * depth - (2 if depth else 0),
+                    self.all_projects)) for info, depth in rows]
+        )  # fmt: skip
         if self.shown:
             options.highlighted = min(highlighted or 0, len(self.shown) - 1)
 

@@ -104,7 +104,7 @@ class CommandRunner:
             "clone": s.cmd_clone, "compact": self.cmd_compact, "session": self.cmd_session, "name": self.cmd_name,
             "copy": self.cmd_copy, "export": s.cmd_export, "rewind": self.rewind_commands.cmd_rewind,
             "permissions": p.cmd_permissions, "trust": p.cmd_trust, "sandbox": p.cmd_sandbox,
-            "mcp": self.mcp_commands.cmd_mcp, "login": self.login_commands.cmd_login,
+            "mcp": self.mcp_commands.cmd_mcp, "agents": self.cmd_agents, "login": self.login_commands.cmd_login,
             "logout": self.login_commands.cmd_logout, "hotkeys": self.cmd_hotkeys, "quit": self.cmd_quit,
         }  # fmt: skip
         assert {name for name, _ in builtin_entries(TUI)} == set(self.handlers), "modes/commands.py lists them"
@@ -319,6 +319,11 @@ class CommandRunner:
             return
         self.app.copy_to_clipboard(text)
         self.app.notify("Copied last agent message to clipboard")
+
+    async def cmd_agents(self, args: str) -> None:
+        from pi_cli.session.subagents.listing import agents_text
+
+        await self._notice(agents_text(self.session))
 
     async def cmd_hotkeys(self, args: str) -> None:
         keymap = self.app.user_keymap

@@ -17,6 +17,7 @@ from textual.widgets import Static
 
 from pi_cli.modes.interactive.widgets.main_screen import LaidOutOnce
 from pi_cli.modes.interactive.widgets.markdown_stream import StreamingMarkdown
+from pi_cli.modes.interactive.widgets.subagent_card import ChildMessages, make_tool_card
 from pi_cli.modes.interactive.widgets.tool_card import ToolCard
 from pi_cli.tools.sanitize import strip_control_sequences as clean
 
@@ -113,8 +114,14 @@ class AssistantView(LaidOutOnce, Vertical):
     AssistantView { height: auto; margin: 1 0 0 0; }
     """
 
-    def __init__(self, message: dict[str, Any] | None = None, results: dict[str, dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self,
+        message: dict[str, Any] | None = None,
+        results: dict[str, dict[str, Any]] | None = None,
+        children: ChildMessages | None = None,
+    ) -> None:
         super().__init__()
+        self._children = children
         self.message = message
         self._results = results or {}
         self.blocks: dict[int, Widget] = {}
@@ -151,7 +158,7 @@ class AssistantView(LaidOutOnce, Vertical):
             widget = ThinkingBlock(str(block.get("thinking", "")) if final else "")
         elif kind == "toolCall":
             call_id = str(block.get("id", f"call-{index}"))
-            card = ToolCard(call_id, str(block.get("name", "?")), block.get("arguments") or {})
+            card = make_tool_card(call_id, str(block.get("name", "?")), block.get("arguments") or {}, self._children)
             result = self._results.get(call_id)
             if final and result is not None:
                 card.state = "error" if result.get("isError") else "done"

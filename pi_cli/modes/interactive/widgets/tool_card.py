@@ -101,6 +101,11 @@ class ToolCard(Static):
         self.output = clean(text)
         self._redraw()
 
+    def set_partial(self, partial: dict[str, Any]) -> None:
+        """A ``tool_execution_update``'s partial result: its text is the live output."""
+        blocks = partial.get("content") or []
+        self.set_output("".join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text"))
+
     def finish(self, result: dict[str, Any] | None, is_error: bool) -> None:
         self.output = clean(result_text(result))
         self.details = (result or {}).get("details")
