@@ -3,9 +3,9 @@
 Fast path: ``--version`` and ``--help`` import only :mod:`pi_cli.cli_args` and the standard
 library (no textual, httpx or pydantic). Modes are imported lazily.
 
-Exit codes (pi §1.5): 0 success (json mode even when the model errored, rpc on stdin EOF);
+Exit codes (pi §1.5): 0 success (rpc on stdin EOF);
 1 for CLI errors (unknown option/provider/model, missing key or ``@file``, session not found) and
-for print mode when the last answer is an error or abort; 129/143 on SIGHUP/SIGTERM. Expected
+for print mode when the last answer is an error or abort (json mode: an error); 129/143 on SIGHUP/SIGTERM. Expected
 errors print one line to stderr, never a traceback.
 """
 

@@ -275,7 +275,9 @@ Commands:
   pi remove <source> [-l]        Remove a package and its settings entry (alias: pi uninstall)
   pi update [source]             Update installed packages
   pi list                        List installed packages from settings
-  pi <command> --help            Show help for install/remove/update/list
+  pi mcp add|remove|list         Configure MCP servers (mcp.json; -l for the project's)
+  pi auth login|logout <prov>    Sign in with a subscription (anthropic, openai-codex, github-copilot)
+  pi <command> --help            Show help for install/remove/update/list/mcp/auth
 
 Options:
   --provider <name>              Provider name (used together with --model)

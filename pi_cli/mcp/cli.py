@@ -101,7 +101,10 @@ def run_mcp_command(args: list[str], cwd: Path, agent_dir: Path, trusted: Callab
         if sub in ("login", "logout"):
             _err(f"pi mcp {sub}: OAuth sign-in for MCP servers is not supported yet; set an Authorization header")
             return 1
-        raise _Usage("" if sub in ("", "-h", "--help", "help") else f"unknown command {sub!r}")
+        if sub in ("-h", "--help", "help"):
+            sys.stdout.write(USAGE + "\n")  # asked for: the usage is the answer, not an error
+            return 0
+        raise _Usage("" if sub == "" else f"unknown command {sub!r}")
     except _Usage as exc:
         _err(f"{exc}\n{USAGE}" if str(exc) else USAGE)
         return 2

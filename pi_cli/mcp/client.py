@@ -13,17 +13,19 @@ import contextlib
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_cli import __version__
 from pi_cli.mcp.config import ServerConfig
 from pi_cli.mcp.errors import McpError
 from pi_cli.mcp.log import McpLog
-from pi_cli.mcp.transport.http import HttpTransport
 from pi_cli.mcp.transport.rpc import RpcPeer
 from pi_cli.mcp.transport.stdio import StdioTransport
 from pi_cli.mcp.values import McpValueError, resolve_map
 from pi_cli.sandbox.protocol import ToolSandbox
+
+if TYPE_CHECKING:  # httpx is imported only for a server that speaks HTTP (~90 ms of start-up)
+    from pi_cli.mcp.transport.http import HttpTransport
 
 PROTOCOL_VERSION = "2025-06-18"
 SUPPORTED_VERSIONS = frozenset({"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"})
@@ -77,6 +79,8 @@ class McpClient:
                     sandbox.confinement() if sandbox is not None else None,
                 )
             else:
+                from pi_cli.mcp.transport.http import HttpTransport
+
                 assert config.url is not None
                 headers = resolve_map(config.headers, config.name, "headers")
                 self._transport = HttpTransport(config.name, config.url, headers, self._log, peer.receive, self._closed)
@@ -92,7 +96,7 @@ class McpClient:
         version = result.get("protocolVersion")
         if version not in SUPPORTED_VERSIONS:
             raise McpError(f'MCP server "{self.name}": unsupported protocol version {version!r}')
-        if isinstance(self._transport, HttpTransport):
+        if not isinstance(self._transport, StdioTransport):
             self._transport.protocol_version = str(version)
         info = result.get("serverInfo")
         self.server_info = info if isinstance(info, dict) else {}
@@ -101,7 +105,7 @@ class McpClient:
         await peer.notify("notifications/initialized")
         self._log.write(self.name, "info", f"connected ({self.server_info.get('name', '?')}, protocol {version})")
         self.tools = await self.list_tools()
-        if isinstance(self._transport, HttpTransport):
+        if not isinstance(self._transport, StdioTransport):
             await self._transport.open_notification_stream()
 
     async def _send(self, message: dict[str, Any]) -> None:

@@ -43,6 +43,7 @@ from pi_cli.sandbox.protocol import ToolSandbox
 
 DIRECT_WAIT_S = 10.0
 _CLOSE_WAIT_S = 3.0
+_JOIN_WAIT_S = 1.0  # the loop's own clean-up after close
 T = TypeVar("T")
 
 
@@ -111,6 +112,14 @@ class McpRuntime:
             loop.call_soon(ready.set)
             loop.call_soon(self.manager.start)
             loop.run_forever()
+            # Stopped by close_sync: end what is left (readers, waits) and close the loop here, or
+            # the interpreter's exit destroys pending tasks with a "Task was destroyed" line each.
+            pending = asyncio.all_tasks(loop)
+            for task in pending:
+                task.cancel()
+            with contextlib.suppress(Exception):
+                loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            loop.close()
 
         self._thread = threading.Thread(target=main, name="mcp", daemon=True)
         self._thread.start()
@@ -149,6 +158,8 @@ class McpRuntime:
         with contextlib.suppress(Exception):
             self.submit(self.manager.close()).result(_CLOSE_WAIT_S)
         self._loop.call_soon_threadsafe(self._loop.stop)
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(_JOIN_WAIT_S)
 
     async def close(self) -> None:
         await asyncio.to_thread(self.close_sync)

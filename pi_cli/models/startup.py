@@ -48,7 +48,7 @@ PREFERRED_DEFAULTS: dict[str, str] = {
 DEMO_NOTICE = (
     "No model configured: using the offline demo model (it does not call an LLM). To use a real model, "
     "set an API key such as ANTHROPIC_API_KEY or OPENAI_API_KEY, add the key to auth.json, or define a "
-    "provider in models.json (see `pi --help`)."
+    "provider in models.json (see the README's \"Configuring a provider\")."
 )
 
 
@@ -170,3 +170,17 @@ def choose_model(
 
     notices.append(DEMO_NOTICE)
     return ModelChoice(DEMO_MODEL, None, notices, extra_models=[DEMO_MODEL], source="demo")
+
+
+def configuration_problem(registry: Any, settings: Any) -> str | None:
+    """Why a start-up that fell back to the demo model had something configured that could not be
+    used (models.json problems, a saved default model that is gone or has no key), or None when
+    nothing was configured at all — then the demo is the right answer."""
+    errors = [str(line) for line in getattr(registry, "errors", []) or []]
+    if errors:
+        return errors[0]
+    default_provider = getattr(settings, "default_provider", None)
+    default_model = getattr(settings, "default_model", None)
+    if default_provider and default_model:
+        return f'the saved default model "{default_provider}/{default_model}" is not available (no key, or unknown)'
+    return None

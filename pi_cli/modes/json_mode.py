@@ -2,8 +2,9 @@
 
 Events are the AgentSession's (agent events plus ``queue_update``, ``auto_retry_*``, ...), written
 unchanged with pi's field names; ``message_update`` deltas are coalesced (see
-:mod:`pi_cli.modes.rpc.coalesce`). Like pi, the exit code is 0 even when the model errored;
-notices go to stderr so stdout stays pure JSONL.
+:mod:`pi_cli.modes.rpc.coalesce`). The exit code is 1 when a prompt is refused (no key) or the
+last answer is an error (a 401, a dead server after the retries) — pi 1.6.0 exits 0 then, and a
+script cannot tell; notices go to stderr so stdout stays pure JSONL.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pi_cli.modes.rpc.lifecycle import run_with_signals, write_notices
 
 async def run_json_mode(session: Any, first: str, images: list[dict[str, Any]], rest: list[str]) -> int:
     """Send ``first`` (with ``images``) then each of ``rest``, writing every event; returns the exit code
-    (1 only for a refused prompt, e.g. a missing key)."""
+    (1 for a refused prompt, e.g. a missing key, or an answer that ended in an error)."""
     write_notices(session)
     writer = JsonlWriter()
     writer.write(session.store.header())
@@ -33,6 +34,10 @@ async def run_json_mode(session: Any, first: str, images: list[dict[str, Any]], 
         except PiError as exc:
             coalescer.flush()
             sys.stderr.write(f"{exc}\n")
+            return 1
+        last = next((m for m in reversed(session.message_view()) if m.get("role") == "assistant"), None)
+        if last is not None and last.get("stopReason") == "error":
+            sys.stderr.write(f"Error: {last.get('errorMessage') or 'the model answered with an error'}\n")
             return 1
         return 0
 

@@ -56,9 +56,30 @@ def final_output(messages: list[dict[str, Any]]) -> tuple[str, str | None]:
     return "".join(texts), None
 
 
+def retry_line(event: dict[str, Any]) -> str | None:
+    """What print mode tells stderr while it waits to retry (it is silent otherwise, and a dead
+    server took ~19 s before any word): ``Retrying (1/3) in 2s: 503 overloaded``."""
+    kind = event.get("type")
+    if kind == "auto_retry_start":
+        delay = int(event.get("delayMs", 0) or 0) / 1000
+        error = " ".join(str(event.get("errorMessage") or "").split())[:200]
+        return f"Retrying ({event.get('attempt')}/{event.get('maxAttempts')}) in {delay:g}s: {error}"
+    if kind == "auto_retry_end" and event.get("success"):
+        return f"Retry {event.get('attempt')} succeeded"
+    return None
+
+
 async def run_print_mode(session: Any, first: str, images: list[dict[str, Any]], rest: list[str]) -> int:
     """Returns the exit code: 0, or 1 on a model error / abort / preflight error."""
     write_notices(session)
+
+    def progress(event: dict[str, Any]) -> None:
+        line = retry_line(event)
+        if line is not None:
+            sys.stderr.write(for_terminal(line, sys.stderr) + "\n")
+            sys.stderr.flush()
+
+    session.subscribe(progress)
 
     async def body() -> int:
         try:

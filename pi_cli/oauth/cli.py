@@ -104,6 +104,9 @@ def _store_api_key(provider: str) -> None:
 
 def run_auth_command(argv: list[str]) -> int:
     """``pi auth ...``; returns the exit code."""
+    if not argv or argv[0] in ("-h", "--help", "help") or "--help" in argv:
+        sys.stdout.write(USAGE + "\n")
+        return 0 if argv else 2
     flags = {a for a in argv if a.startswith("--")}
     words = [a for a in argv if not a.startswith("--")]
     unknown = flags - {"--no-browser", "--api-key"}

@@ -40,6 +40,22 @@ def _current_text(path: str) -> str | None:
         return None
 
 
+def _edited_file(path: str, edits: list[dict[str, Any]]) -> tuple[str, str] | None:
+    """(current text, text after ``edits``) of the file an edit call changes, as the edit tool
+    will apply them; None when the file cannot be read or the edits would not apply."""
+    from pi_cli.tools.edit_match import Edit, EditError, apply_edits, normalize_to_lf, strip_bom
+
+    current = _current_text(path) if path and os.path.isfile(path) else None
+    if current is None or not edits:
+        return None
+    text = normalize_to_lf(strip_bom(current)[1])
+    try:
+        applied = apply_edits(text, [Edit(str(e.get("oldText", "")), str(e.get("newText", ""))) for e in edits], path)
+    except EditError:
+        return None
+    return applied.base_content, applied.new_content
+
+
 def preview_lines(tool: str, args: dict[str, Any], cwd: str) -> list[str]:
     """The lines that show what this call would do."""
     from pi_cli.tools.diff import generate_diff  # only when a question is asked (difflib)
@@ -50,11 +66,13 @@ def preview_lines(tool: str, args: dict[str, Any], cwd: str) -> list[str]:
         return _cut(lines)
     if tool == "edit":
         lines = [f"edit {_display_path(tool, args, cwd)}"]
-        edits = args.get("edits")
-        for item in edits if isinstance(edits, list) else []:
-            if isinstance(item, dict):
-                diff = generate_diff(str(item.get("oldText", "")), str(item.get("newText", ""))).diff
-                lines.extend(diff.split("\n"))
+        raw = args.get("edits")
+        edits = [e for e in raw if isinstance(e, dict)] if isinstance(raw, list) else []
+        whole = _edited_file(tool_path(tool, args, cwd) or "", edits)
+        if whole is not None:  # the diff as the result will show it, with the file's own line numbers
+            return _cut([*lines, *generate_diff(*whole).diff.split("\n")])
+        for item in edits:  # the file cannot be read (or the edits do not apply): each replacement
+            lines.extend(generate_diff(str(item.get("oldText", "")), str(item.get("newText", ""))).diff.split("\n"))
         return _cut(lines)
     if tool == "write":
         path = tool_path(tool, args, cwd) or ""

@@ -8,6 +8,7 @@ one-line message when the session is in memory only.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -93,6 +94,8 @@ class SessionFiles:
             manager.set_session_file(target)
         except (OSError, ValueError) as exc:
             raise SessionError(f"Cannot open session {target}: {exc}") from None
+        with contextlib.suppress(OSError):  # ``pi -c`` continues the newest file: this one, now
+            os.utime(target)
         self.reload()
         return {"cancelled": False}
 

@@ -221,6 +221,26 @@ async def test_double_ctrl_c_quits_and_single_clears(faux: Any, tmp_path: Path) 
     assert faux.call_count == 0
 
 
+async def test_ctrl_c_never_quits_with_text_typed_since_the_first_press(faux: Any, tmp_path: Path) -> None:
+    """Issue 33: foo, Ctrl-C, bar, Ctrl-C quit and lost "bar"; now it clears and says how to quit."""
+    session = make_session(faux, tmp_path)
+
+    async def script(pipe: Any, app: InlineApp, out: io.StringIO) -> None:
+        pipe.send_text("foo")
+        await wait_for(lambda: app.buffer.text == "foo")
+        pipe.send_text(CTRL_C)
+        await wait_for(lambda: app.buffer.text == "" and "Press Ctrl+C again to quit" in out.getvalue())
+        pipe.send_text("bar")
+        await wait_for(lambda: app.buffer.text == "bar")
+        pipe.send_text(CTRL_C)  # within the window, but "bar" is new: cleared, not quit
+        await wait_for(lambda: app.buffer.text == "")
+        await asyncio.sleep(0.05)
+        assert app.app.is_running
+        pipe.send_text(CTRL_C)  # an empty editor within the window: quits
+    code, _ = await drive(session, script)
+    assert code == 0
+
+
 async def test_ctrl_d_with_text_does_not_quit(faux: Any, tmp_path: Path) -> None:
     session = make_session(faux, tmp_path)
 

@@ -73,3 +73,31 @@ def test_cli_resolution(agent_dir: Path, tmp_path: Path) -> None:
     assert fresh.session_file is not None and not fresh.session_file.exists()
     explicit = open_session_for_cli("/work/a", session_dir=tmp_path / "flat")
     assert explicit.session_file is not None and explicit.session_file.parent == tmp_path / "flat"
+
+
+async def test_a_resumed_session_is_the_one_continue_reopens(tmp_path: Path) -> None:
+    """Issue 33: /resume an older session, quit without a word, then ``pi -c``: the older one
+    (the one last open), not the newer fork."""
+    import os
+    import time as _time
+
+    from pi_cli.session.assembly import build_session
+    from pi_cli.session.store_bridge import SessionStoreBridge
+    from pi_cli.store.manager import SessionManager
+
+    work = tmp_path / "work"
+    work.mkdir()
+    reply = {"role": "assistant", "content": [{"type": "text", "text": "ok"}], "api": "faux", "provider": "faux",
+             "model": "faux-1", "stopReason": "stop", "timestamp": 3}  # fmt: skip
+    older = SessionManager.create(work, tmp_path / "sessions", fsync=False)
+    older.append_message({"role": "user", "content": [{"type": "text", "text": "old"}], "timestamp": 1})
+    older.append_message(reply)
+    old_file = older.session_file
+    assert old_file is not None
+    os.utime(old_file, (_time.time() - 100, _time.time() - 100))
+    newer = SessionManager.create(work, tmp_path / "sessions", fsync=False)
+    newer.append_message({"role": "user", "content": [{"type": "text", "text": "new"}], "timestamp": 2})
+    newer.append_message(reply)
+    session = build_session(cwd=work, store=SessionStoreBridge(newer, work), system_prompt="t")
+    await session.switch_session(str(old_file))
+    assert SessionManager.continue_recent(work, tmp_path / "sessions").session_file == old_file

@@ -327,6 +327,36 @@ async def test_completion_for_commands_and_paths(faux: Any, workdir: Path) -> No
         assert not app.menu.is_open
 
 
+async def test_ctrl_c_never_quits_with_text_typed_since_the_first_press(faux: Any, workdir: Path) -> None:
+    app = make_app(make_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        app.editor.load_text("foo")
+        await pilot.press("ctrl+c")
+        assert app.editor.text == ""
+        app.editor.load_text("bar")
+        await pilot.press("ctrl+c")  # within a second, but "bar" is new: cleared, not quit
+        await pilot.pause()
+        assert app.is_running and app.editor.text == ""
+        await pilot.press("ctrl+c")  # an empty editor within the window: quits
+        await pilot.pause()
+    assert app.return_value == 0
+
+
+async def test_enter_right_after_fast_typing_completes_the_text_as_it_is(faux: Any, workdir: Path) -> None:
+    """Issue 33: "/", a pause, then "hotkeys" and Enter typed fast gave "/model hotkeys" — the menu
+    still held what "/" completed to when Enter came."""
+    app = make_app(make_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        app.editor.load_text("/")
+        await pilot.pause()
+        assert app.menu.is_open and app.menu.items[0].value == "/model "
+        app.editor.load_text("/hotkeys")  # its Changed message is not handled yet
+        app.editor.action_submit()
+        await pilot.pause()
+        assert app.editor.text == ""  # sent, not turned into "/model hotkeys"
+        assert any("Keyboard shortcuts" in str(n.render()) for n in app.query(Notice))
+
+
 async def test_ctrl_p_cycles_models_and_shift_tab_reports_thinking(faux: Any, workdir: Path) -> None:
     app = make_app(make_session(faux, workdir), keymap={})
     async with app.run_test(size=SIZE) as pilot:

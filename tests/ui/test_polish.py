@@ -97,6 +97,11 @@ async def test_page_keys_scroll_the_transcript_and_the_end_sticks_again(faux: An
         assert transcript.scroll_y >= transcript.max_scroll_y
         await one_turn(pilot, app, faux, "after")  # a new answer keeps the view at the end
         await wait_until(pilot, lambda: transcript.scroll_y >= transcript.max_scroll_y)
+        await pilot.press("pageup", "pageup")  # scrolled back, then a new prompt: its answer in view
+        await pilot.pause()
+        assert transcript.scroll_y < transcript.max_scroll_y
+        await one_turn(pilot, app, faux, "fresh prompt\n" + "line\n" * 8)
+        await wait_until(pilot, lambda: transcript.scroll_y >= transcript.max_scroll_y - 1)
 
 
 async def test_a_tool_only_or_error_turn_has_one_blank_line_above_it(faux: Any, workdir: Path) -> None:

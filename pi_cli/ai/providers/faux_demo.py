@@ -5,7 +5,7 @@ says in every reply that it is the offline demo, explains how to configure a rea
 drives the tools a little so tool cards can be seen working:
 
 * asked to list files / the directory → calls ``ls`` (or ``bash`` with ``ls -la``);
-* asked to run a command in backticks → calls ``bash`` with it;
+* asked to run a command (in backticks, or plainly: ``run git status``) → calls ``bash`` with it;
 * mentions a file path (``src/app.py``, ``README.md``) → calls ``read`` on it;
 * after tool results → summarises them (the first lines of each result).
 
@@ -41,6 +41,8 @@ _LIST_RE = re.compile(
     r"\b(list|show|what|which|see)\b.*\b(files?|director(y|ies)|folders?|dir|contents)\b|^\s*ls\b", re.I | re.S
 )
 _RUN_RE = re.compile(r"\b(run|execute|exec)\b[^`]*`([^`]+)`", re.I)
+# "run git status" with no backticks (the hint as the TUI shows it: Markdown eats the backticks).
+_RUN_PLAIN_RE = re.compile(r"^\s*(?:please\s+)?(run|execute|exec)\s+(?!the\b|a\b|an\b|it\b|this\b)([^\n`]+?)\s*$", re.I)
 _PATH_RE = re.compile(r"(?<![\w@/.-])((?:\.{0,2}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/])")
 _GREETING_RE = re.compile(r"^\s*(hi|hello|hey|howdy|good (morning|afternoon|evening))\b", re.I)
 
@@ -76,7 +78,7 @@ def _summarise_results(results: list[Any]) -> str:
 
 def _plan_tool_call(text: str, tools: set[str]) -> tuple[str, str, dict[str, Any]] | None:
     """(intro text, tool name, arguments) when the request maps onto an available tool."""
-    run = _RUN_RE.search(text)
+    run = _RUN_RE.search(text) or _RUN_PLAIN_RE.search(text)
     if run and "bash" in tools:
         command = run.group(2).strip()
         return f"{LABEL} Running `{command}` for you.", "bash", {"command": command}
@@ -100,7 +102,7 @@ def _plain_reply(text: str, tools: set[str]) -> str:
     if "read" in tools:
         abilities.append('read a file ("show me README.md")')
     if "bash" in tools:
-        abilities.append('run a command ("run `git status`")')
+        abilities.append('run a command ("run git status")')
     can = (" I can still " + ", ".join(abilities) + ".") if abilities else ""
     return (
         f"{LABEL} {opener} I am pi_cli's built-in offline demo model, not a real language model, so I "

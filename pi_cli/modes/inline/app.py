@@ -31,6 +31,7 @@ from rich.console import Console, RenderableType
 
 from pi_cli.modes.commands import INLINE, completion_entries
 from pi_cli.modes.display import FooterFacts, footer_facts, git_branch
+from pi_cli.modes.inline import render
 from pi_cli.modes.inline.approvals import cycle_mode
 from pi_cli.modes.inline.completion import InlineCompleter
 from pi_cli.modes.inline.controller import InlineController
@@ -106,7 +107,8 @@ class InlineApp:
             color_system="auto" if self._scrollback is None else None,
             soft_wrap=False,
         )
-        console.print(renderable)
+        whole = isinstance(renderable, render.Unbroken)  # a URL: one line for the terminal to wrap
+        console.print(renderable, soft_wrap=whole, crop=not whole)
         return buffer.getvalue()
 
     def print(self, renderable: RenderableType) -> None:

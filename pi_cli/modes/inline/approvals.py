@@ -83,6 +83,7 @@ class InlineApprovals:
         if answer.isdigit() and 1 <= int(answer) <= len(self._options):
             self._picked = int(answer) - 1
             self._pending.set_result(self._options[self._picked])
+            self._show(render.notice(f"→ {self._options[self._picked]}", "dim"))  # the answer, in scrollback
             return True
         if self._cancel_on_other_text:
             self._pending.set_result(None)

@@ -86,8 +86,11 @@ class InlineLogin:
 
     def show_url(self, url: str, instructions: str) -> None:
         opened = open_url(url)
-        hint = "" if opened else "\n(open it in a browser: none could be started here)"
-        self._show(render.notice(f"{instructions}\n\n{url}{hint}", "default"))
+        hint = "" if opened else "(open it in a browser: none could be started here)"
+        self._show(render.notice(instructions, "default"))
+        self._show(render.unbroken(url))  # one line however long: the terminal wraps it, copy keeps it whole
+        if hint:
+            self._show(render.notice(hint, "dim"))
 
     def show_device_code(self, verification_uri: str, user_code: str) -> None:
         open_url(verification_uri)

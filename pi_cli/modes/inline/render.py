@@ -49,6 +49,15 @@ def notice(text: str, style: str = "yellow") -> RenderableType:
     return Padding(Text(safe(text), style=style), (1, 0, 0, 0))
 
 
+class Unbroken(Text):
+    """Text the scrollback printer writes as one line, never wrapped or cropped by us: the terminal
+    wraps it softly, so selecting it copies it whole (a login URL)."""
+
+
+def unbroken(text: str) -> RenderableType:
+    return Unbroken("\n" + safe(text))
+
+
 def error_block(text: str) -> RenderableType:
     return notice(text, "bold red")
 

@@ -318,6 +318,8 @@ class PiApp(App[int]):
         (Enter: steering; Alt+Enter: a follow-up) or starts a run with it. With extensions, a
         ``/command`` runs and ``input`` handlers see the text first, inside the returned coroutine."""
         was_running = self.running
+        if not was_running:  # back to the end (and following it) after PageUp, for the new answer
+            self.transcript.scroll_end(animate=False, immediate=True)
         try:
             run = self.session.begin_prompt(text, streaming_behavior="followUp" if follow_up else "steer")
         except Exception as exc:  # refused at once (no model, no key): shown, never raised

@@ -166,6 +166,12 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         options, settings, registry, has_key, session_model=context.model if restored else None, probe=_probe_local
     )
     notices.extend(choice.notices)
+    if choice.source == "demo" and options.mode in ("print", "json"):
+        from pi_cli.models.startup import configuration_problem
+
+        problem = configuration_problem(registry, settings)
+        if problem is not None:  # a script must not take the demo's answer for success
+            raise ConfigError(f"Error: no usable model: {problem}", hint="(pi --list-models shows what is available)")
     model = choice.model
     if options.api_key:
         registry.set_runtime_api_key(model["provider"], options.api_key)

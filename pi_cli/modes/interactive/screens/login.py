@@ -71,10 +71,14 @@ class LoginScreen(ModalScreen[str | None]):
     def show_url(self, url: str, instructions: str) -> None:
         self.url = url
         opened = open_url(url)
+        # The screen wraps a long URL onto several rows, and a terminal selection copies them
+        # with line breaks: put the whole URL on the clipboard too (OSC 52, as /copy does).
+        self.app.copy_to_clipboard(url)
         body = Text(instructions + "\n\n")
         body.append(url, style=f"link {url}")
+        body.append("\n\n(The URL is on the clipboard.)", style="dim")
         if not opened:
-            body.append("\n\nOpen the link above in a browser (no browser could be started here).", style="dim")
+            body.append(" Open it in a browser: none could be started here.", style="dim")
         self.query_one("#login-body", Static).update(body)
 
     def show_device_code(self, verification_uri: str, user_code: str) -> None:

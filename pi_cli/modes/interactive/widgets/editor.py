@@ -117,6 +117,7 @@ class PromptEditor(TextArea):
         self.prompt_history: list[str] = []
         self._history_index: int | None = None
         self._draft = ""
+        self._menu_text = ""  # the text the completion menu was computed for
         self.menu: CompletionMenu | None = None
         self.commands: Callable[[], list[tuple[str, str]]] = list
         self.key_actions: dict[str, str] = {}
@@ -190,6 +191,7 @@ class PromptEditor(TextArea):
         if self.menu is None:
             return
         text = self.text
+        self._menu_text = text
         items = command_completions(text, self.commands())
         if not items:
             items = path_completions(text, self._offset_at_cursor(), self.cwd)
@@ -225,6 +227,10 @@ class PromptEditor(TextArea):
     # --- actions ------------------------------------------------------------------------------
 
     def action_submit(self) -> None:
+        if self.menu is not None and self.menu.is_open and self.text != self._menu_text:
+            # Keys typed fast: the menu still lists what an earlier text completed to ("/" → /model),
+            # and applying that to "/hotkeys" made "/model hotkeys". Complete the text as it is now.
+            self.refresh_completions()
         current = self.menu.current() if self.menu is not None else None
         if current is not None:
             self._accept(current)

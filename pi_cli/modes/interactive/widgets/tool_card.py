@@ -106,11 +106,15 @@ class ToolCard(Static):
         blocks = partial.get("content") or []
         self.set_output("".join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text"))
 
-    def finish(self, result: dict[str, Any] | None, is_error: bool) -> None:
+    def finish(self, result: dict[str, Any] | None, is_error: bool, duration_ms: int | None = None) -> None:
+        """The call ended; ``duration_ms`` is how long the tool itself ran (the agent's measure,
+        without an approval dialog's wait), else the time since the card started."""
         self.output = clean(result_text(result))
         self.details = (result or {}).get("details")
         self.state = "error" if is_error else "done"
-        if self.started_at is not None:
+        if duration_ms is not None:
+            self.elapsed = duration_ms / 1000
+        elif self.started_at is not None:
             self.elapsed = time.monotonic() - self.started_at
         self.remove_class("-pending", "-running")
         self.add_class("-error" if is_error else "-done")
