@@ -144,8 +144,8 @@ class EventRenderer:
             card.set_partial(event.get("partialResult") or {})
         elif kind == "tool_execution_end":
             card = await self._card(event)
-            duration = event.get("durationMs")
-            card.finish(event.get("result"), bool(event.get("isError")), duration if isinstance(duration, int) else None)
+            took = event.get("durationMs")
+            card.finish(event.get("result"), bool(event.get("isError")), took if isinstance(took, int) else None)
         elif kind == "auto_retry_end" and not event.get("success"):
             await self.notice(f"Retry failed after {event.get('attempt')} attempts: {event.get('finalError')}", "error")
         elif kind == "compaction_end":
