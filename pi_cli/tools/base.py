@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any, TypeAlias
 
 from pi_cli.agent.types import AgentToolResult, OnUpdate, ToolExecutionMode
@@ -136,3 +137,27 @@ class BuiltinTool:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r} cwd={self.cwd!r}>"
+
+
+def object_schema(
+    properties: dict[str, dict[str, Any]], required: Sequence[str] = (), *, closed: bool = False
+) -> dict[str, Any]:
+    """A tool's JSON-schema ``parameters`` (keys in the order pi sends them)."""
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = list(required)
+    if closed:
+        schema["additionalProperties"] = False
+    return schema
+
+
+def string(description: str) -> dict[str, Any]:
+    return {"type": "string", "description": description}
+
+
+def number(description: str) -> dict[str, Any]:
+    return {"type": "number", "description": description}
+
+
+def boolean(description: str) -> dict[str, Any]:
+    return {"type": "boolean", "description": description}

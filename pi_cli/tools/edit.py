@@ -16,7 +16,7 @@ from typing import Any
 
 from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
-from pi_cli.tools.base import BuiltinTool, check_aborted, text_result
+from pi_cli.tools.base import BuiltinTool, check_aborted, object_schema, string, text_result
 from pi_cli.tools.files.atomic import atomic_write_bytes
 from pi_cli.tools.files.locks import file_mutation_lock
 from pi_cli.tools.files.paths import resolve_to_cwd
@@ -46,31 +46,26 @@ class EditTool(BuiltinTool):
         "enough surrounding lines to make oldText unique. Use several edits for separate changes to the "
         "same file in one call."
     )
-    parameters: dict[str, Any] = {  # noqa: RUF012
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "description": "File to edit, relative to the working directory or absolute"},
+    parameters = object_schema(
+        {
+            "path": string("File to edit, relative to the working directory or absolute"),
             "edits": {
                 "type": "array",
                 "description": "Replacements, each matched against the original file content",
                 "minItems": 1,
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "oldText": {
-                            "type": "string",
-                            "description": "Text to replace; must occur exactly once in the file",
-                        },
-                        "newText": {"type": "string", "description": "Text to put in its place"},
+                "items": object_schema(
+                    {
+                        "oldText": string("Text to replace; must occur exactly once in the file"),
+                        "newText": string("Text to put in its place"),
                     },
-                    "required": ["oldText", "newText"],
-                    "additionalProperties": False,
-                },
+                    ["oldText", "newText"],
+                    closed=True,
+                ),
             },
         },
-        "required": ["path", "edits"],
-        "additionalProperties": False,
-    }
+        ["path", "edits"],
+        closed=True,
+    )
 
     def prepare_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
         """Accept the legacy single ``oldText``/``newText`` form and ``edits`` sent as a JSON string."""

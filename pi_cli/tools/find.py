@@ -12,7 +12,18 @@ from typing import Any
 
 from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
-from pi_cli.tools.base import BuiltinTool, Notice, as_int, check_aborted, listing_result, require_directory, text_result
+from pi_cli.tools.base import (
+    BuiltinTool,
+    Notice,
+    as_int,
+    check_aborted,
+    listing_result,
+    number,
+    object_schema,
+    require_directory,
+    string,
+    text_result,
+)
 from pi_cli.tools.files.globs import compile_glob
 from pi_cli.tools.files.paths import resolve_to_cwd
 from pi_cli.tools.files.rg import SEARCH_FLAGS, run_rg_lines
@@ -29,18 +40,14 @@ class FindTool(BuiltinTool):
         "relative to the search directory; directories end with '/'. Honours .gitignore. Returns at most "
         f"{DEFAULT_FIND_LIMIT} results by default and {DEFAULT_MAX_BYTES // 1024}KB of output."
     )
-    parameters: dict[str, Any] = {  # noqa: RUF012
-        "type": "object",
-        "properties": {
-            "pattern": {
-                "type": "string",
-                "description": "Glob to match, e.g. '*.ts', '**/*.json' or 'src/**/*.spec.ts'",
-            },
-            "path": {"type": "string", "description": "Directory to search (default: working directory)"},
-            "limit": {"type": "number", "description": f"Most results to return (default: {DEFAULT_FIND_LIMIT})"},
+    parameters = object_schema(
+        {
+            "pattern": string("Glob to match, e.g. '*.ts', '**/*.json' or 'src/**/*.spec.ts'"),
+            "path": string("Directory to search (default: working directory)"),
+            "limit": number(f"Most results to return (default: {DEFAULT_FIND_LIMIT})"),
         },
-        "required": ["pattern"],
-    }
+        ["pattern"],
+    )
 
     async def run(
         self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None

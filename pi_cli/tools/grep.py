@@ -19,7 +19,18 @@ from typing import Any
 
 from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
-from pi_cli.tools.base import BuiltinTool, Notice, as_int, check_aborted, listing_result, text_result
+from pi_cli.tools.base import (
+    BuiltinTool,
+    Notice,
+    as_int,
+    boolean,
+    check_aborted,
+    listing_result,
+    number,
+    object_schema,
+    string,
+    text_result,
+)
 from pi_cli.tools.files.paths import resolve_to_cwd
 from pi_cli.tools.files.rg import SEARCH_FLAGS, run_rg_lines
 from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, truncate_line
@@ -95,22 +106,18 @@ class GrepTool(BuiltinTool):
         f"{DEFAULT_GREP_LIMIT} matches by default and {DEFAULT_MAX_BYTES // 1024}KB of output; lines longer "
         f"than {GREP_MAX_LINE_LENGTH} characters are cut."
     )
-    parameters: dict[str, Any] = {  # noqa: RUF012
-        "type": "object",
-        "properties": {
-            "pattern": {"type": "string", "description": "Regular expression to search for (or literal text)"},
-            "path": {"type": "string", "description": "Directory or file to search (default: working directory)"},
-            "glob": {
-                "type": "string",
-                "description": "Only search files matching this glob, e.g. '*.py' or 'src/**/*.ts'",
-            },
-            "ignoreCase": {"type": "boolean", "description": "Match case-insensitively (default: false)"},
-            "literal": {"type": "boolean", "description": "Treat pattern as plain text, not a regex (default: false)"},
-            "context": {"type": "number", "description": "Lines of context to show around each match (default: 0)"},
-            "limit": {"type": "number", "description": f"Most matches to return (default: {DEFAULT_GREP_LIMIT})"},
+    parameters = object_schema(
+        {
+            "pattern": string("Regular expression to search for (or literal text)"),
+            "path": string("Directory or file to search (default: working directory)"),
+            "glob": string("Only search files matching this glob, e.g. '*.py' or 'src/**/*.ts'"),
+            "ignoreCase": boolean("Match case-insensitively (default: false)"),
+            "literal": boolean("Treat pattern as plain text, not a regex (default: false)"),
+            "context": number("Lines of context to show around each match (default: 0)"),
+            "limit": number(f"Most matches to return (default: {DEFAULT_GREP_LIMIT})"),
         },
-        "required": ["pattern"],
-    }
+        ["pattern"],
+    )
 
     async def run(
         self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None

@@ -13,7 +13,18 @@ from typing import Any
 
 from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
-from pi_cli.tools.base import BuiltinTool, Notice, as_int, check_aborted, listing_result, require_directory, text_result
+from pi_cli.tools.base import (
+    BuiltinTool,
+    Notice,
+    as_int,
+    check_aborted,
+    listing_result,
+    number,
+    object_schema,
+    require_directory,
+    string,
+    text_result,
+)
 from pi_cli.tools.files.paths import resolve_to_cwd
 from pi_cli.tools.truncate import DEFAULT_MAX_BYTES
 
@@ -41,13 +52,12 @@ class LsTool(BuiltinTool):
         f"trailing '/'. Returns at most {DEFAULT_LS_LIMIT} entries by default and "
         f"{DEFAULT_MAX_BYTES // 1024}KB of output."
     )
-    parameters: dict[str, Any] = {  # noqa: RUF012
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "description": "Directory to list (default: working directory)"},
-            "limit": {"type": "number", "description": f"Most entries to return (default: {DEFAULT_LS_LIMIT})"},
-        },
-    }
+    parameters = object_schema(
+        {
+            "path": string("Directory to list (default: working directory)"),
+            "limit": number(f"Most entries to return (default: {DEFAULT_LS_LIMIT})"),
+        }
+    )
 
     async def run(
         self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None

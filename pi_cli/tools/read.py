@@ -18,7 +18,7 @@ from typing import Any
 from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.ai.types import UserContent
-from pi_cli.tools.base import BuiltinTool, as_int, check_aborted, text_result
+from pi_cli.tools.base import BuiltinTool, as_int, check_aborted, number, object_schema, string, text_result
 from pi_cli.tools.files.images import (
     MAX_IMAGE_BASE64_BYTES,
     MAX_IMAGE_DIMENSION,
@@ -56,15 +56,14 @@ class ReadTool(BuiltinTool):
         "a note at the end gives the offset to continue from. Use offset and limit to page through "
         "large files. Images (jpg, png, gif, webp) are returned as image attachments."
     )
-    parameters: dict[str, Any] = {  # noqa: RUF012
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "description": "File to read, relative to the working directory or absolute"},
-            "offset": {"type": "number", "description": "First line to return, counting from 1"},
-            "limit": {"type": "number", "description": "Largest number of lines to return"},
+    parameters = object_schema(
+        {
+            "path": string("File to read, relative to the working directory or absolute"),
+            "offset": number("First line to return, counting from 1"),
+            "limit": number("Largest number of lines to return"),
         },
-        "required": ["path"],
-    }
+        ["path"],
+    )
 
     async def run(
         self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None

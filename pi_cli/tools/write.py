@@ -12,7 +12,7 @@ from typing import Any
 
 from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
-from pi_cli.tools.base import BuiltinTool, check_aborted, text_result
+from pi_cli.tools.base import BuiltinTool, check_aborted, object_schema, string, text_result
 from pi_cli.tools.files.atomic import atomic_write_bytes
 from pi_cli.tools.files.locks import file_mutation_lock
 from pi_cli.tools.files.paths import resolve_to_cwd
@@ -32,14 +32,13 @@ class WriteTool(BuiltinTool):
         "Write a file with the given content, replacing it if it exists and creating it (and any "
         "missing parent directories) if it does not. Prefer edit for changing part of an existing file."
     )
-    parameters: dict[str, Any] = {  # noqa: RUF012
-        "type": "object",
-        "properties": {
-            "path": {"type": "string", "description": "File to write, relative to the working directory or absolute"},
-            "content": {"type": "string", "description": "The complete new content of the file"},
+    parameters = object_schema(
+        {
+            "path": string("File to write, relative to the working directory or absolute"),
+            "content": string("The complete new content of the file"),
         },
-        "required": ["path", "content"],
-    }
+        ["path", "content"],
+    )
 
     async def run(
         self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None

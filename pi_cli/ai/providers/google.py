@@ -22,16 +22,14 @@ import json
 import time
 from typing import Any
 
-from pi_cli.ai.event_stream import AssistantMessageEventStream
 from pi_cli.ai.models import calculate_cost
-from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.requests.google import build_request
 from pi_cli.ai.transport.http_client import ProviderError
 from pi_cli.ai.transport.http_errors import format_stream_error
 from pi_cli.ai.transport.provider_common import new_usage
-from pi_cli.ai.transport.provider_run import run_sse
+from pi_cli.ai.transport.provider_run import sse_stream
 from pi_cli.ai.transport.sse import SSEEvent
-from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model, StopReason
+from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Model, StopReason
 
 API = "google-generative-ai"
 _call_counter = itertools.count(1)
@@ -196,16 +194,5 @@ class GeminiParser:
         calculate_cost(self.model, self.output["usage"])
 
 
-def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
-    """Stream one Gemini request; see the module docstring for the contract."""
-    return AssistantMessageEventStream(
-        run_sse(
-            model,
-            context,
-            options or StreamOptions(),
-            api=API,
-            build_request=build_request,
-            error_style="openai",
-            make_parser=GeminiParser,
-        )
-    )
+# One request of this API; see the module docstring for the contract.
+stream = sse_stream(API, build_request, GeminiParser, "openai")

@@ -11,13 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_cli.ai.event_stream import AssistantMessageEventStream
-from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.providers.openai_responses import ResponsesParser
 from pi_cli.ai.requests.openai_codex import build_request
 from pi_cli.ai.transport.http_client import ProviderError
-from pi_cli.ai.transport.provider_run import run_sse
-from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model
+from pi_cli.ai.transport.provider_run import sse_stream
+from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Model
 
 API = "openai-codex-responses"
 _STATUSES = frozenset(("completed", "incomplete", "failed", "cancelled", "queued", "in_progress"))
@@ -46,16 +44,5 @@ class CodexParser(ResponsesParser):
         raise ProviderError(f"{message or 'Codex response failed'} (provider: {self.model['provider']})")
 
 
-def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
-    """Stream one Codex request (same contract as every provider)."""
-    return AssistantMessageEventStream(
-        run_sse(
-            model,
-            context,
-            options or StreamOptions(),
-            api=API,
-            build_request=build_request,
-            error_style="codex",
-            make_parser=CodexParser,
-        )
-    )
+# One request of this API; see the module docstring for the contract.
+stream = sse_stream(API, build_request, CodexParser, "codex")

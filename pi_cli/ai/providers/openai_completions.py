@@ -19,8 +19,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pi_cli.ai.event_stream import AssistantMessageEventStream
-from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.partial_json import StreamingArgs
 from pi_cli.ai.requests.openai_compat import resolve_compat
 from pi_cli.ai.requests.openai_completions import build_request
@@ -28,9 +26,9 @@ from pi_cli.ai.transport.http_client import ProviderError
 from pi_cli.ai.transport.http_errors import format_stream_error
 from pi_cli.ai.transport.json_templates import TemplateDecoder
 from pi_cli.ai.transport.provider_common import apply_cost, apply_reported_cost, is_openrouter, new_usage
-from pi_cli.ai.transport.provider_run import run_sse
+from pi_cli.ai.transport.provider_run import sse_stream
 from pi_cli.ai.transport.sse import SSEEvent
-from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model, StopReason
+from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Model, StopReason
 
 _REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
 # Strings that change from one chunk to the next (see json_templates): text first, the hot path.
@@ -304,16 +302,5 @@ class ChunkParser:
         return events
 
 
-def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
-    """Stream one chat-completions request; see the module docstring for the contract."""
-    return AssistantMessageEventStream(
-        run_sse(
-            model,
-            context,
-            options or StreamOptions(),
-            api="openai-completions",
-            build_request=build_request,
-            error_style="openai",
-            make_parser=ChunkParser,
-        )
-    )
+# One request of this API; see the module docstring for the contract.
+stream = sse_stream("openai-completions", build_request, ChunkParser, "openai")

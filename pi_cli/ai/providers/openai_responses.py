@@ -24,16 +24,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pi_cli.ai.event_stream import AssistantMessageEventStream
 from pi_cli.ai.models import calculate_cost
-from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.partial_json import StreamingArgs
 from pi_cli.ai.requests.openai_responses import build_request
 from pi_cli.ai.transport.http_client import ProviderError
 from pi_cli.ai.transport.provider_common import new_usage
-from pi_cli.ai.transport.provider_run import run_sse
+from pi_cli.ai.transport.provider_run import sse_stream
 from pi_cli.ai.transport.sse import SSEEvent
-from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Context, Model, StopReason
+from pi_cli.ai.types import AssistantMessage, AssistantMessageEvent, Model, StopReason
 
 API = "openai-responses"
 
@@ -358,16 +356,5 @@ _HANDLERS: dict[str, str] = {
 }
 
 
-def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
-    """Stream one Responses request; see the module docstring for the contract."""
-    return AssistantMessageEventStream(
-        run_sse(
-            model,
-            context,
-            options or StreamOptions(),
-            api=API,
-            build_request=build_request,
-            error_style="openai",
-            make_parser=ResponsesParser,
-        )
-    )
+# One request of this API; see the module docstring for the contract.
+stream = sse_stream(API, build_request, ResponsesParser, "openai")

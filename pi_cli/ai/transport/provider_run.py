@@ -13,6 +13,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import Protocol
 
+from pi_cli.ai.event_stream import AssistantMessageEventStream
 from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.transport.http_client import AbortedError, sse_batches
 from pi_cli.ai.transport.provider_call import ProviderCall, RequestBuilder
@@ -98,3 +99,25 @@ async def run_sse(
         yield call.failure(exc, parser.finalize_args, _describer(parser, call))
     finally:
         await call.close()
+
+
+def sse_stream(
+    api: str, build_request: RequestBuilder, make_parser: ParserFactory, error_style: str = "openai"
+) -> Callable[[Model, Context, StreamOptions | None], AssistantMessageEventStream]:
+    """A provider's ``stream(model, context, options)`` over :func:`run_sse`: every SSE provider's
+    entry point is this with its own api name, request builder and event parser."""
+
+    def stream(model: Model, context: Context, options: StreamOptions | None = None) -> AssistantMessageEventStream:
+        return AssistantMessageEventStream(
+            run_sse(
+                model,
+                context,
+                options or StreamOptions(),
+                api=api,
+                build_request=build_request,
+                error_style=error_style,
+                make_parser=make_parser,
+            )
+        )
+
+    return stream

@@ -27,7 +27,7 @@ from typing import Any
 from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.sandbox.protocol import OutsideApprover, ToolSandbox
-from pi_cli.tools.base import BuiltinTool
+from pi_cli.tools.base import BuiltinTool, number, object_schema, string
 from pi_cli.tools.shell.output import OutputCollector
 from pi_cli.tools.shell.runner import BashRunResult, default_shell, kill_tracked_process_groups, run_bash
 from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
@@ -55,14 +55,13 @@ class BashTool(BuiltinTool):
         "whichever is smaller; when output is cut, the full output is saved to a file named in the result. "
         "stdin is not connected. Optionally pass timeout in seconds."
     )
-    parameters: dict[str, Any] = {  # noqa: RUF012
-        "type": "object",
-        "properties": {
-            "command": {"type": "string", "description": "The shell command to run"},
-            "timeout": {"type": "number", "description": "Seconds after which the command is killed (no default)"},
+    parameters = object_schema(
+        {
+            "command": string("The shell command to run"),
+            "timeout": number("Seconds after which the command is killed (no default)"),
         },
-        "required": ["command"],
-    }
+        ["command"],
+    )
 
     def __init__(
         self,
