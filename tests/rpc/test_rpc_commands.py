@@ -42,6 +42,8 @@ def test_state_model_and_thinking_commands(pi: PiEnv) -> None:
         assert state["steeringMode"] == "one-at-a-time" and state["followUpMode"] == "one-at-a-time"
         assert state["sessionId"] and state["autoCompactionEnabled"] is True
         assert state["messageCount"] == 0 and state["pendingMessageCount"] == 0
+        # Beyond pi (issue 26): what confines bash, as /sandbox shows it.
+        assert set(state["sandbox"]) >= {"mode", "network", "writable", "denyRead", "landlockAbi"}
 
         models = client.request({"type": "get_available_models"})["data"]["models"]
         ids = {(m["provider"], m["id"]) for m in models}
@@ -242,3 +244,4 @@ def test_models_scope_drives_cycle_model(pi: PiEnv) -> None:
         assert think["thinkingLevel"] == "high"
     finally:
         client.close()
+

@@ -25,6 +25,8 @@ FIXTURE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "pi16" 
 # usage was parsed (they show ``reasoning``/``totalFromProvider``), pi_cli writes each as it happens,
 # before the usage arrives. The final usage is compared in tests/ai/test_pi16_parity.py.
 NOT_YET = {"reasoning", "totalFromProvider"}
+# Fields pi_cli adds on purpose (README, deliberate differences): get_state's ``sandbox``.
+BEYOND_PI = {"sandbox"}
 DELTAS = ("text_delta", "thinking_delta", "toolcall_delta")
 
 
@@ -45,7 +47,7 @@ def _collapse(kinds: list[str]) -> list[str]:
 def _shape(value: Any) -> Any:
     """Field names (recursively, first list item only); leaves become their JSON type name."""
     if isinstance(value, dict):
-        return {k: _shape(v) for k, v in value.items() if k not in NOT_YET}
+        return {k: _shape(v) for k, v in value.items() if k not in NOT_YET | BEYOND_PI}
     if isinstance(value, list):
         return [_shape(value[0])] if value else []
     if isinstance(value, bool) or value is None:

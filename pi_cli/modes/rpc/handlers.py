@@ -174,6 +174,9 @@ def state_of(session: Any) -> dict[str, Any]:
             "pendingMessageCount": session.pending_message_count,
         }
     )
+    if session.sandbox is not None:
+        # Beyond pi (it has no sandbox): clients that know the field show what confines bash.
+        state["sandbox"] = session.sandbox.state()
     return state
 
 
