@@ -129,6 +129,8 @@ class Bench:
         self.home.mkdir(exist_ok=True)
         self.cwd = Path(PROJECT)
         self.cwd.mkdir(exist_ok=True)
+        self.profile_dir: Path | None = None  # py-spy raw stacks of pi_cli's CPU windows go here
+        self.profile_name = ""  # the file name of the next CPU window's profile (set per figure)
 
     def program(
         self, name: str, argv: list[str], figures: tuple[str, ...], extra_env: dict[str, str] | None = None
@@ -195,12 +197,25 @@ class Bench:
                 while time.perf_counter() - sent < (3.0 if printing else 0.5):
                     time.sleep(0.05)
             time.sleep(1.0)
+            spy = self._profile(prog, pane.pid)
             cpu0, wall0 = cpu_seconds(pane.pid), time.perf_counter()
             time.sleep(self.window)
             cpu1, wall1 = cpu_seconds(pane.pid), time.perf_counter()
+            if spy is not None:
+                spy.wait(timeout=30)
             if work.END_MARK in pane.screen() or not pane.alive():
                 raise RuntimeError(f"{prog.name}: the answer ended inside the window; lower --window")
         return 100 * (cpu1 - cpu0) / (wall1 - wall0)
+
+    def _profile(self, prog: Program, pid: int) -> subprocess.Popen[bytes] | None:
+        """py-spy recording the window (pi_cli only; py-spy is not in the tree that is measured,
+        but sampling slows the program a little: compare figures from unprofiled runs)."""
+        if self.profile_dir is None or not self.profile_name or not prog.name.startswith("pi_cli"):
+            return None
+        out = self.profile_dir / f"{prog.name}-{self.profile_name}.txt"
+        argv = ["py-spy", "record", "--pid", str(pid), "--duration", str(int(self.window)), "--rate", "200",
+                "--format", "raw", "--output", str(out), "--subprocesses"]  # fmt: skip
+        return subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def echo(self, prog: Program, text: str, first: str) -> tuple[float, float]:
         """Keystroke echo (ms) while ``text`` streams at ``FAST_RATE``: median and worst of
@@ -273,6 +288,7 @@ class Bench:
 
     def run_figure(self, prog: Program, figure: str, rate_chars: int) -> None:
         fast_chars = int(FAST_RATE * work.CHARS_PER_TOKEN * (self.window + 14))
+        self.profile_name = f"{figure}-{len(prog.results.get(figure, [])) + 1}"
         if figure == "ready":
             values = {"ready": self.ready(prog)}
         elif figure == "cpu_prose":
@@ -330,6 +346,7 @@ def _reference() -> list[str]:
 def measure(
     rounds: int, reference: bool, inline: bool, figures: list[str], rate: float, window: float,
     entries: int = 20_000, log: Callable[[str], None] = lambda _m: None, baseline: str = "",
+    profile: str = "",
 ) -> list[Program]:  # fmt: skip
     """Alternate the programs over ``rounds`` rounds of every figure; returns them with results."""
     if shutil.which("tmux") is None:
@@ -337,6 +354,9 @@ def measure(
     rate_chars = int(rate * work.CHARS_PER_TOKEN * (window + 14))  # outlasts launch + warm-up + window
     with tempfile.TemporaryDirectory(prefix="bench-tui-") as tmp, FakeLLMServer([], loop=False) as server:
         bench = Bench(Path(tmp), server, rate, window)
+        if profile:
+            bench.profile_dir = Path(profile).resolve()
+            bench.profile_dir.mkdir(parents=True, exist_ok=True)
         main = tuple(f for f in FIGURES if f not in PAIRED.values())
         programs = [bench.program("pi_cli", _ours(), main)]
         if baseline:
@@ -427,6 +447,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=float, default=100.0, help="deltas (~tokens) per second for CPU figures")
     parser.add_argument("--window", type=float, default=6.0, help="seconds of CPU sampling per run")
     parser.add_argument("--entries", type=int, default=20_000, help="entries in the resumed session")
+    parser.add_argument("--profile", default="", help="write py-spy raw stacks of pi_cli's CPU windows to this folder")
     args = parser.parse_args(argv)
     figures = [f for f in FIGURES if f not in PAIRED.values()]
     if args.only:
@@ -439,7 +460,7 @@ def main(argv: list[str] | None = None) -> int:
         figures = [f for f in figures if f in chosen]
     programs = measure(args.rounds, args.reference_pi, args.inline, figures, args.rate, args.window,
                        args.entries, log=lambda m: print(m, file=sys.stderr, flush=True),
-                       baseline=args.baseline)  # fmt: skip
+                       baseline=args.baseline, profile=args.profile)  # fmt: skip
     print(report(programs, args.rounds, args.rate))
     return 0
 
