@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -95,7 +96,10 @@ class SessionFiles:
         except (OSError, ValueError) as exc:
             raise SessionError(f"Cannot open session {target}: {exc}") from None
         with contextlib.suppress(OSError):  # ``pi -c`` continues the newest file: this one, now
-            os.utime(target)
+            # An explicit fine-grained time: the kernel's own "now" for utime is as coarse as
+            # its write stamps (a few ms), so a file written just before could tie with this one.
+            now = time.time_ns()
+            os.utime(target, ns=(now, now))
         self.reload()
         return {"cancelled": False}
 

@@ -75,7 +75,8 @@ def test_no_key_reaches_any_output_or_file(tmp_path: Path, server: FakeLLMServer
     # json mode with the env key, and a 500 that echoes it
     server.add_turns([{"text": "json answer"}, _echoing_error(500, ENV_KEY)])
     result = env.run("--model", "groq/llama-3.3-70b-versatile", "--mode", "json", "one", "two", model=False)
-    assert result.returncode == 0 and "json answer" in result.stdout
+    # json exits 1 when its last answer is an error (README, "Where pi_cli differs")
+    assert result.returncode == 1 and "json answer" in result.stdout
     outputs += [result.stdout, result.stderr]
     # rpc: state, models, an echoing error, messages, stats, export
     server.add_turns([_echoing_error(400, MODELS_KEY), {"text": "rpc answer"}])
@@ -177,7 +178,7 @@ def test_responses_and_gemini_keys_never_reach_any_output_or_file(tmp_path: Path
     for model, key in (("openai/gpt-5.4", OPENAI_KEY), ("google/gemini-2.5-pro", GEMINI_KEY)):
         server.add_turns([{"thinking": "hm", "text": f"answer from {model}"}, _echoing_error(400, key)])
         result = env.run("--model", model, "--thinking", "low", "--mode", "json", "one", "two", model=False)
-        assert result.returncode == 0, result.stderr
+        assert result.returncode == 1, result.stderr  # the last answer is the echoed error
         assert f"answer from {model}" in result.stdout and "400 Invalid credentials" in result.stdout
         outputs += [result.stdout, result.stderr]
     paths = [r["path"] for r in server.requests]

@@ -201,18 +201,27 @@ def _advance(context: Context, line: str, kind: str) -> Context:
         number, bullet, run = 0, "", "other"
     elif kind in ("html", "table", "other") and not context.blank:
         # A lazy continuation line, or a block interrupting the text above (an HTML block then
-        # runs to the next blank line).
+        # runs to the next blank line, or past blank lines to its end marker: a comment, <pre>
+        # and the like interrupt a paragraph too).
         number, bullet, run = -1, "?", "html" if kind == "html" else "other"
         paragraph = context.paragraph or "nested"
+        if kind == "html":
+            html_end = _html_end(line)
     elif kind in ("html", "table", "other"):
         number, bullet, run, paragraph = 0, "", "html" if kind == "html" else "other", ""
         if kind == "html":
-            html_end = next((end for begin, end in _HTML_UNTIL if begin.match(line) and not end.search(line)), None)
+            html_end = _html_end(line)
     elif context.blank or not context.paragraph:  # plain text: a new top-level paragraph
         number, bullet, paragraph, run = 0, "", "top", run or "plain"
     else:  # plain text going on (a lazy line keeps the item or quote it continues)
         paragraph, run = context.paragraph, run or "plain"
     return Context(False, paragraph, run, number, delimiter, bullet, html_end)
+
+
+def _html_end(line: str) -> re.Pattern[str] | None:
+    """The end marker an HTML block opened by ``line`` runs on to over blank lines (None: it
+    ends at the next blank line, or on this very line)."""
+    return next((end for begin, end in _HTML_UNTIL if begin.match(line) and not end.search(line)), None)
 
 
 def _fence_open(line: str) -> tuple[str, str] | None:
