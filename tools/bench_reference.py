@@ -42,8 +42,12 @@ TOKENS = 20_000
 def reference_command(path: str) -> list[str]:
     """The argv prefix that starts the reference pi found at ``path``."""
     p = Path(path).expanduser().resolve()
-    candidates = [p, p / "node_modules/@mariozechner/pi-coding-agent/dist/cli.js", p / "dist/cli.js",
-                  p / "node_modules/.bin/pi"]
+    candidates = [
+        p,
+        p / "node_modules/@mariozechner/pi-coding-agent/dist/cli.js",
+        p / "dist/cli.js",
+        p / "node_modules/.bin/pi",
+    ]
     for candidate in candidates:
         if candidate.is_file():
             if candidate.suffix == ".js":
@@ -68,8 +72,9 @@ def _version_wall(prefix: list[str], env: dict[str, str], cwd: Path, repeat: int
     return statistics.median(run_child([*prefix, "--version"], env, cwd)[0] for _ in range(repeat))
 
 
-def _print_run(prefix: list[str], env: dict[str, str], cwd: Path, server: FakeLLMServer,
-               repeat: int) -> tuple[float, float]:
+def _print_run(
+    prefix: list[str], env: dict[str, str], cwd: Path, server: FakeLLMServer, repeat: int
+) -> tuple[float, float]:
     server.add_turns([{"text": "warm-up"}])
     run_child([*prefix, *_model_args("-p", "warm up")], env, cwd)
     walls: list[float] = []
@@ -113,8 +118,9 @@ class _Lines:
                 raise RuntimeError("the rpc process exited early")
             lines = (self.pending + chunk).split(b"\n")
             self.pending = lines.pop()
-            self.ready = [line for line in lines if line.startswith(b"{")
-                          and not line.startswith(b'{"type":"message_update"')]
+            self.ready = [
+                line for line in lines if line.startswith(b"{") and not line.startswith(b'{"type":"message_update"')
+            ]
             self.ready.reverse()
         return self.ready.pop()
 
@@ -131,8 +137,9 @@ def _stderr_sink() -> Any:
     return open(target, "ab") if target else subprocess.DEVNULL
 
 
-def _rpc_run(prefix: list[str], env: dict[str, str], cwd: Path, server: FakeLLMServer, repeat: int,
-             to_file: bool = False) -> float:
+def _rpc_run(
+    prefix: list[str], env: dict[str, str], cwd: Path, server: FakeLLMServer, repeat: int, to_file: bool = False
+) -> float:
     """Seconds from sending a prompt to reading its ``agent_end`` (median of ``repeat``).
 
     ``to_file``: the child's stdout is a regular file that is followed as it grows (pi 0.73.1 dies
@@ -140,8 +147,14 @@ def _rpc_run(prefix: list[str], env: dict[str, str], cwd: Path, server: FakeLLMS
     """
     out_path = cwd / f"rpc-out-{time.monotonic_ns()}.jsonl"
     sink = open(out_path, "wb") if to_file else subprocess.PIPE  # noqa: SIM115 - closed below
-    proc = subprocess.Popen([*prefix, *_model_args("--mode", "rpc")], env=env, cwd=cwd, stdin=subprocess.PIPE,
-                            stdout=sink, stderr=_stderr_sink())
+    proc = subprocess.Popen(
+        [*prefix, *_model_args("--mode", "rpc")],
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.PIPE,
+        stdout=sink,
+        stderr=_stderr_sink(),
+    )
     assert proc.stdin is not None
     reader_fd = os.open(out_path, os.O_RDONLY) if to_file else None
     lines = _Lines(proc, reader_fd)
@@ -247,8 +260,10 @@ def reference_rows(path: str, repeat: int = 3) -> list[tuple[str, str, str, str]
         ("-p 20k tokens, peak RSS", "print_mib", "{:.0f} MiB"),
         ("rpc 20k tokens, all events", "rpc_s", "{:.3f} s"),
     ]
-    rows = [(label, _cell(ours[key], fmt), _cell(theirs[key], fmt), _ratio(theirs[key], ours[key]))
-            for label, key, fmt in figures]
+    rows = [
+        (label, _cell(ours[key], fmt), _cell(theirs[key], fmt), _ratio(theirs[key], ours[key]))
+        for label, key, fmt in figures
+    ]
     notes = [f"{who}: {side['rpc_note']}" for who, side in (("pi_cli", ours), ("pi", theirs)) if "rpc_note" in side]
     if notes:
         rows.append(("  rpc note", "", "; ".join(str(n) for n in notes), ""))

@@ -95,7 +95,7 @@ def measure_cli(agent_dir: Path, expected: int) -> tuple[float, float] | None:
     script = (
         "import resource,subprocess,sys,json\n"
         "p=subprocess.Popen(sys.argv[1:],stdin=subprocess.PIPE,stdout=subprocess.PIPE,stderr=subprocess.DEVNULL)\n"
-        "p.stdin.write(b'{\"id\":\"m\",\"type\":\"get_messages\"}\\n');p.stdin.flush()\n"
+        'p.stdin.write(b\'{"id":"m","type":"get_messages"}\\n\');p.stdin.flush()\n'
         "n=-1\n"
         "for line in p.stdout:\n"
         "    r=json.loads(line)\n"

@@ -48,7 +48,7 @@ PREFERRED_DEFAULTS: dict[str, str] = {
 DEMO_NOTICE = (
     "No model configured: using the offline demo model (it does not call an LLM). To use a real model, "
     "set an API key such as ANTHROPIC_API_KEY or OPENAI_API_KEY, add the key to auth.json, or define a "
-    "provider in models.json (see the README's \"Configuring a provider\")."
+    'provider in models.json (see the README\'s "Configuring a provider").'
 )
 
 

@@ -15,6 +15,8 @@ from pi_cli.store.entry_messages import user_text
 from pi_cli.store.tree import SessionTreeNode
 
 HIDDEN_TYPES = frozenset({"model_change", "thinking_level_change", "label", "custom", "session_info"})
+
+
 @dataclass(frozen=True, slots=True)
 class TreeRow:
     entry_id: str

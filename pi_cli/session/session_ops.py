@@ -149,7 +149,6 @@ class SessionFiles:
             raise SessionError(str(exc)) from None
         return str(path)
 
-
     async def navigate_tree(
         self,
         target_id: str,

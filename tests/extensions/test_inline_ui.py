@@ -21,8 +21,6 @@ from pi_cli.modes.inline.extensions import prompt_toolkit_keys
 ENTER, CTRL_D = "\r", "\x04"
 
 
-
-
 def make_session(faux: Any, cwd: Path, register: Callable[[ExtensionAPI], None]) -> tuple[Any, ExtensionRunner]:
     from pi_cli.session.assembly import SessionParts, build_session
 

@@ -20,8 +20,6 @@ os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 SIZE = (90, 30)
 
 
-
-
 def make_app(faux: Any, cwd: Path, register: Callable[[ExtensionAPI], None]) -> tuple[Any, ExtensionRunner]:
     from pi_cli.modes.interactive import make_app as build
     from pi_cli.session.assembly import SessionParts, build_session

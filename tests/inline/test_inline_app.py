@@ -237,6 +237,7 @@ async def test_ctrl_c_never_quits_with_text_typed_since_the_first_press(faux: An
         await asyncio.sleep(0.05)
         assert app.app.is_running
         pipe.send_text(CTRL_C)  # an empty editor within the window: quits
+
     code, _ = await drive(session, script)
     assert code == 0
 

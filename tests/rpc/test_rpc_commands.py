@@ -244,4 +244,3 @@ def test_models_scope_drives_cycle_model(pi: PiEnv) -> None:
         assert think["thinkingLevel"] == "high"
     finally:
         client.close()
-
