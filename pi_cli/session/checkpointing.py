@@ -52,6 +52,21 @@ def change_summary(changes: dict[str, list[str]]) -> str:
     return ", ".join(parts) if parts else "no file changes"
 
 
+# ``preview`` keys say what the restore does: "created" files come back (they were deleted since),
+# "deleted" ones go (they were created since).
+_CHANGE_WORDS = (
+    ("modified", "modified"),
+    ("created", "restored (deleted since)"),
+    ("deleted", "deleted (created since)"),
+)
+
+
+def change_lines(changes: dict[str, list[str]]) -> list[str]:
+    """The files a restore changes, one per line, as a restore would treat each:
+    ``  modified                 src/app.py``."""
+    return [f"  {word:24} {path}" for key, word in _CHANGE_WORDS for path in changes.get(key, [])]
+
+
 class SessionCheckpoints:
     """The checkpoint side of one session (see the module docstring): snapshots of ``cwd``
     recorded in ``store``'s session; a rewind refuses while ``busy()`` and ends with ``reload()``

@@ -31,6 +31,14 @@ async def test_rewind_restores_files_and_conversation(faux: Any, workdir: Path) 
         modes = app.screen
         assert [i.key for i in modes.items] == ["both", "files", "conversation"]
         assert modes.items[0].detail == "files: 1 created, 1 deleted"
+        # the files themselves, as the README promises (issue 33 item 13), on the screen
+        assert modes.note.splitlines() == [
+            "Files to restore:",
+            f"  {'restored (deleted since)':24} hello.txt",
+            f"  {'deleted (created since)':24} made.txt",
+        ]
+        shown = str(modes.query_one("#picker-note").render())
+        assert "made.txt" in shown and "hello.txt" in shown
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.editor.text == "first question")
         assert (workdir / "hello.txt").read_text() == "hello\n" and not (workdir / "made.txt").exists()
@@ -63,3 +71,12 @@ async def test_tree_offers_to_restore_files(faux: Any, workdir: Path) -> None:
         await pilot.press("enter")
         await wait_until(pilot, lambda: not (workdir / "made.txt").exists())
         assert app.editor.text == "second question"
+
+
+def test_a_long_file_list_is_cut_with_a_count() -> None:
+    from pi_cli.modes.interactive.slash.rewind import files_note
+
+    note = files_note({"modified": [f"f{n}.py" for n in range(20)]})
+    assert note.splitlines()[0] == "Files to restore:" and note.splitlines()[-1] == "  … and 8 more"
+    assert len(note.splitlines()) == 14
+    assert files_note({}) == "Files: no changes to restore"

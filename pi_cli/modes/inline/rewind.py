@@ -17,19 +17,13 @@ from rich.console import RenderableType
 
 from pi_cli.modes.inline import render
 from pi_cli.modes.inline.approvals import InlineApprovals
-from pi_cli.session.checkpointing import change_summary
+from pi_cli.session.checkpointing import change_lines, change_summary
 
 if TYPE_CHECKING:
     from pi_cli.session.agent_session import AgentSession
 
 _MODES = {"both": (True, True), "files": (True, False), "conversation": (False, True)}
 USAGE = "Usage: /rewind [N [both|files|conversation]]"
-_CHANGE_WORDS = (("modified", "modified"), ("created", "deleted (created since)"), ("deleted", "restored"))
-
-
-def change_lines(changes: dict[str, list[str]]) -> list[str]:
-    """The files a restore changes, one per line: ``  modified  src/app.py``."""
-    return [f"  {word:24} {path}" for key, word in _CHANGE_WORDS for path in changes.get(key, [])]
 
 
 async def rewind_command(

@@ -43,14 +43,20 @@ class PickerScreen(ModalScreen[str | None]):
         background: $surface; padding: 0 1;
     }
     PickerScreen #picker-title { color: $text-muted; height: 1; }
+    PickerScreen #picker-note { height: auto; max-height: 14; }
     PickerScreen Input, PickerScreen Input:focus { border: none; height: 1; padding: 0; background: $surface; }
     PickerScreen OptionList { border: none; height: auto; max-height: 20; background: $surface; }
     """
 
-    def __init__(self, title: str, items: list[PickItem], query: str = "", highlight: str | None = None) -> None:
-        """``highlight``: key of the row to start on (default: the current item, else the first)."""
+    def __init__(
+        self, title: str, items: list[PickItem], query: str = "", highlight: str | None = None, note: str = ""
+    ) -> None:
+        """``highlight``: key of the row to start on (default: the current item, else the first);
+        ``note``: lines shown under the title, what the choice is about (e.g. the files a rewind
+        restores), drawn as plain text."""
         super().__init__()
         self.title_text = title
+        self.note = note
         self.items = items
         self.initial_query = query
         self.highlight = highlight
@@ -59,6 +65,8 @@ class PickerScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(self.title_text, id="picker-title")
+            if self.note:
+                yield Static(self.note, id="picker-note", markup=False)
             yield Input(value=self.initial_query, placeholder="type to filter", id="picker-filter")
             yield OptionList(id="picker-list")
 

@@ -1,8 +1,9 @@
 """``/rewind`` in the TUI (issue 18): back to before a user message, files and/or conversation.
 
 ``/rewind`` lists the user messages (newest first, as ``/fork`` does), marking those with a file
-checkpoint. Choosing one shows what restoring would change (files modified, created, deleted) as
-the options' detail, then offers "Conversation and files", "Files only" or "Conversation only"
+checkpoint. Choosing one lists the files restoring would change (modified, created, deleted: the
+first ``_FILES_SHOWN`` of them, then a count) above the choices, and counts them in the options'
+detail, then offers "Conversation and files", "Files only" or "Conversation only"
 (only the last when no checkpoint covers the message). Rewinding the conversation moves the leaf
 to before the message and puts its text back in the editor; the restore is itself a checkpoint.
 The work is done by ``session.checkpoints`` (pi_cli.session.checkpointing).
@@ -12,9 +13,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_cli.session.checkpointing import change_summary
+from pi_cli.session.checkpointing import change_lines, change_summary
 
 _MODES = {"both": (True, True), "files": (True, False), "conversation": (False, True)}
+_FILES_SHOWN = 12  # the picker stays on screen with the transcript behind it
+
+
+def files_note(changes: dict[str, list[str]]) -> str:
+    """The files a restore changes, one per line, at most ``_FILES_SHOWN`` then ``… and N more``."""
+    lines = change_lines(changes)
+    if not lines:
+        return "Files: no changes to restore"
+    shown = lines[:_FILES_SHOWN]
+    if len(lines) > _FILES_SHOWN:
+        shown.append(f"  … and {len(lines) - _FILES_SHOWN} more")
+    return "\n".join(["Files to restore:", *shown])
 
 
 class RewindCommands:
@@ -58,9 +71,11 @@ class RewindCommands:
 
         checkpoints = self.app.session.checkpoints
         items: list[PickItem] = []
+        note = ""
         if checkpoints.checkpoint_for(entry_id):
             try:
-                summary = "files: " + change_summary(await checkpoints.preview(entry_id))
+                preview = await checkpoints.preview(entry_id)
+                summary, note = "files: " + change_summary(preview), files_note(preview)
             except Exception as exc:
                 summary = f"files: cannot compare ({exc})"
             items += [PickItem("both", "Conversation and files", summary), PickItem("files", "Files only", summary)]
@@ -70,7 +85,7 @@ class RewindCommands:
             if mode in _MODES:
                 self.app.run_worker(self._rewind(entry_id, mode), exclusive=True, group="rewind")
 
-        self.app.push_screen(PickerScreen("Rewind", items), chosen)
+        self.app.push_screen(PickerScreen("Rewind", items, note=note), chosen)
 
     async def _rewind(self, entry_id: str, mode: str) -> None:
         files, conversation = _MODES[mode]
