@@ -4,7 +4,8 @@ Events are the AgentSession's (agent events plus ``queue_update``, ``auto_retry_
 unchanged with pi's field names; ``message_update`` deltas are coalesced (see
 :mod:`pi_cli.modes.rpc.coalesce`). The exit code is 1 when a prompt is refused (no key) or the
 last answer is an error (a 401, a dead server after the retries) — pi 1.6.0 exits 0 then, and a
-script cannot tell; notices go to stderr so stdout stays pure JSONL.
+script cannot tell; notices, and a line per retry as in print mode, go to stderr so stdout stays
+pure JSONL.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import sys
 from typing import Any
 
 from pi_cli.errors import PiError
-from pi_cli.modes.print_mode import send_all
+from pi_cli.modes.print_mode import send_all, write_retry_progress
 from pi_cli.modes.rpc.coalesce import UpdateCoalescer
 from pi_cli.modes.rpc.jsonl import JsonlWriter
 from pi_cli.modes.rpc.lifecycle import run_with_signals, write_notices
@@ -27,6 +28,7 @@ async def run_json_mode(session: Any, first: str, images: list[dict[str, Any]], 
     writer.write(session.store.header())
     coalescer = UpdateCoalescer(writer.write)
     unsubscribe = session.subscribe(coalescer.push)
+    session.subscribe(write_retry_progress)  # the events say it too, but a person watching sees stderr
 
     async def body() -> int:
         try:

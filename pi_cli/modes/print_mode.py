@@ -69,17 +69,18 @@ def retry_line(event: dict[str, Any]) -> str | None:
     return None
 
 
+def write_retry_progress(event: dict[str, Any]) -> None:
+    """A session listener for the headless modes: each :func:`retry_line` to stderr."""
+    line = retry_line(event)
+    if line is not None:
+        sys.stderr.write(for_terminal(line, sys.stderr) + "\n")
+        sys.stderr.flush()
+
+
 async def run_print_mode(session: Any, first: str, images: list[dict[str, Any]], rest: list[str]) -> int:
     """Returns the exit code: 0, or 1 on a model error / abort / preflight error."""
     write_notices(session)
-
-    def progress(event: dict[str, Any]) -> None:
-        line = retry_line(event)
-        if line is not None:
-            sys.stderr.write(for_terminal(line, sys.stderr) + "\n")
-            sys.stderr.flush()
-
-    session.subscribe(progress)
+    session.subscribe(write_retry_progress)
 
     async def body() -> int:
         try:

@@ -34,6 +34,16 @@ def test_print_mode_says_it_is_retrying(pi: PiEnv) -> None:
     assert "Retrying (1/3) in 0.02s: " in result.stderr and "overloaded" in result.stderr
 
 
+def test_json_mode_says_it_is_retrying_on_stderr_and_keeps_stdout_pure(pi: PiEnv) -> None:
+    assert pi.server is not None
+    pi.server.add_turns([{"status": 503, "body": {"error": {"message": "overloaded"}}}, {"text": "fine now"}])
+    result = pi.run("--mode", "json", "hi")
+    assert result.returncode == 0
+    assert "Retrying (1/3) in 0.02s: " in result.stderr and "Retry 1 succeeded" in result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]  # every stdout line is JSON
+    assert any(e.get("type") == "auto_retry_start" for e in events)
+
+
 def test_mcp_in_print_mode_leaves_no_asyncio_noise(pi: PiEnv) -> None:
     assert pi.server is not None
     server = Path(__file__).resolve().parents[1] / "mcp" / "mcp_test_server.py"
