@@ -47,6 +47,18 @@ def make_session(faux: Any, cwd: Path, tools: list[str] = (), parts: Any = None)
                          tools=[available[name] for name in tools])  # fmt: skip
 
 
+def stored_session(faux: Any, root: Path) -> AgentSession:
+    """A session written to a file under ``root`` (``/tree``, ``/export`` and the like need one)."""
+    from pi_cli.session.assembly import build_session
+    from pi_cli.session.store_bridge import SessionStoreBridge
+    from pi_cli.store.manager import SessionManager
+
+    work = root / "work"
+    work.mkdir(exist_ok=True)
+    store = SessionStoreBridge(SessionManager.create(work, root / "sessions", fsync=False), work)
+    return build_session(cwd=work, store=store, system_prompt="test", model=faux.model())
+
+
 def user_texts(context: Any) -> list[str]:
     out = []
     for message in context["messages"]:
@@ -324,3 +336,52 @@ async def test_inline_slash_commands_switch_thinking_and_show_session(faux: Any,
     code, _ = await drive(session, script)
     assert code == 0
     assert user_texts(faux.requests[0].context) == ["/etc/hosts looks wrong"]
+
+
+async def test_inline_keys_of_the_first_hour(faux: Any, tmp_path: Path) -> None:
+    """Issue 33 item 8: Esc then ``/`` types the slash, Ctrl-L opens the model picker, Esc Esc on an
+    empty idle editor runs ``/tree`` — none of it reaches the model."""
+    faux.set_responses([faux_assistant([faux_text("first answer")])])
+    session = stored_session(faux, tmp_path)
+
+    async def script(pipe: Any, app: InlineApp, out: io.StringIO) -> None:
+        pipe.send_text("hello" + ENTER)
+        await wait_for(lambda: "first answer" in out.getvalue() and not app.controller.running)
+        pipe.send_text("\x1b/")  # read as Meta-/ by prompt_toolkit's emacs keys: the "/" was lost
+        await wait_for(lambda: app.buffer.text == "/")
+        app.buffer.reset()
+        pipe.send_text("\x0c")  # Ctrl-L
+        await wait_for(lambda: "Select model" in out.getvalue() and "faux/faux-1" in out.getvalue())
+        pipe.send_text(CTRL_C)  # cancel the picker
+        await asyncio.sleep(0.05)
+        before = len(out.getvalue())
+        pipe.send_text("\x1b")
+        await asyncio.sleep(0.1)
+        pipe.send_text("\x1b")  # the second Escape within 0.5 s
+        await wait_for(lambda: "user: hello" in out.getvalue()[before:])
+        pipe.send_text(CTRL_C)
+        await asyncio.sleep(0.05)
+        app.buffer.reset()
+        pipe.send_text("/quit" + ENTER)
+
+    code, _ = await drive(session, script)
+    assert code == 0
+    assert faux.call_count == 1
+
+
+async def test_inline_export_writes_the_file_and_sends_nothing(faux: Any, tmp_path: Path) -> None:
+    """Issue 33 item 1: ``/export FILE`` in inline reached the model as text; now it writes FILE."""
+    faux.set_responses([faux_assistant([faux_text("first answer")])])
+    session = stored_session(faux, tmp_path)
+    target = tmp_path / "out.jsonl"
+
+    async def script(pipe: Any, app: InlineApp, out: io.StringIO) -> None:
+        pipe.send_text("hello" + ENTER)
+        await wait_for(lambda: "first answer" in out.getvalue() and not app.controller.running)
+        pipe.send_text(f"/export {target}" + ENTER)
+        await wait_for(lambda: "Session exported to:" in out.getvalue())
+        pipe.send_text("/quit" + ENTER)
+
+    code, _ = await drive(session, script)
+    assert code == 0 and faux.call_count == 1
+    assert '"hello"' in target.read_text()

@@ -280,9 +280,20 @@ class InlineApp:
         def _escape(event: KeyPressEvent) -> None:
             self._set_text(ctl.ctrl_c(self.buffer.text))
 
-        @keys.add("escape", filter=Condition(lambda: not ctl.running and not self.buffer.text), eager=False)
+        idle_and_empty = Condition(lambda: not ctl.running and not self.buffer.text)
+
+        @keys.add("escape", filter=idle_and_empty, eager=False)
         def _double_escape(event: KeyPressEvent) -> None:
             self._double_escape()
+
+        @keys.add("escape", "escape", filter=idle_and_empty)
+        def _escape_escape(event: KeyPressEvent) -> None:
+            # Two quick Escapes reach the key processor together (the first waits for a possible
+            # Meta sequence), so the timed path above would see them as two slow ones.
+            self._last_escape = 0.0
+            action = self._double_escape_action()
+            if action:
+                self.controller.run_line(f"/{action}")
 
         @keys.add("escape", "/")
         def _escape_slash(event: KeyPressEvent) -> None:
@@ -321,15 +332,20 @@ class InlineApp:
             # opens emacs-mode chords; without it the shortcut waited for the chord timeout).
             keys.add(*names, eager=True)(fire)
 
+    def _double_escape_action(self) -> str:
+        """The command a double Escape runs (``tree`` or ``fork``), or "" when it is turned off."""
+        action = str(self.session.settings.double_escape_action or "tree")
+        return "" if action == "none" else action
+
     def _double_escape(self) -> None:
         """pi's ``doubleEscapeAction``: a second Escape within 0.5 s on an empty, idle editor runs
         ``/tree`` (default) or ``/fork``; ``none`` turns it off. A single Escape does nothing (it
         used to leave prompt_toolkit waiting for a second key, which swallowed a ``/`` typed next)."""
         import time
 
-        action = str(self.session.settings.double_escape_action or "tree")
+        action = self._double_escape_action()
         now = time.monotonic()
-        if action == "none" or now - self._last_escape >= DOUBLE_ESCAPE_S:
+        if not action or now - self._last_escape >= DOUBLE_ESCAPE_S:
             self._last_escape = now
             return
         self._last_escape = 0.0
