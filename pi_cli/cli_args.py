@@ -61,6 +61,7 @@ class CliArgs:
     no_prompt_templates: bool = False
     themes: list[str] = field(default_factory=list)
     no_themes: bool = False
+    use_theme: str | None = None
     no_context_files: bool = False
     export: list[str] | None = None
     list_models: str | bool | None = None
@@ -87,6 +88,7 @@ _VALUE_FLAGS: dict[str, str] = {
     "--session": "session",
     "--fork": "fork",
     "--session-dir": "session_dir",
+    "--use-theme": "use_theme",
 }
 _REPEATABLE: dict[str, str] = {
     "--append-system-prompt": "append_system_prompt",
@@ -307,7 +309,10 @@ Options:
   --no-prompt-templates, -np     Disable prompt template discovery
   --extension, -e <path>         Load a Python extension file/folder, or example:NAME (repeatable)
   --no-extensions, -ne           Disable extension discovery (explicit -e paths still load)
-  --theme <path>, --no-themes    Accepted for compatibility
+  --theme <path>                 Load a theme file or folder of them (repeatable)
+  --no-themes                    Disable theme discovery (--theme paths still load)
+  --use-theme <name>             Theme for this run: dark, light, system, a pair light/dark, or a
+                                 custom theme's name (settings "theme" is the lasting choice)
   --export <in.jsonl> [out.html] Export a session file to HTML and exit
   --list-models [search]         List available models (optional fuzzy search)
   --list-agents                  List the subagent definitions (builtin, user, package, project)

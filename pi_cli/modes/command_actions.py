@@ -113,8 +113,10 @@ class SettingRow:
     value: str
 
 
-def settings_rows(session: AgentSession, theme: str) -> list[SettingRow]:
-    """The ``/settings`` rows with their current values (``theme``: the front end's)."""
+def settings_rows(session: AgentSession, theme: str | None = None) -> list[SettingRow]:
+    """The ``/settings`` rows with their current values (``theme``: the chosen theme's setting
+    value, by default the session's)."""
+    theme = theme if theme is not None else session.themes.selected
     from pi_cli.permissions.trust import default_project_trust
 
     rows = [
@@ -130,6 +132,19 @@ def settings_rows(session: AgentSession, theme: str) -> list[SettingRow]:
         rows.append(SettingRow("sandbox", "Sandbox (this session)", session.sandbox.policy.mode))
     rows.append(SettingRow("trust-default", "Default project trust", TRUST_DEFAULT_LABELS[default_project_trust()]))
     return rows
+
+
+def choose_theme(session: AgentSession, name: str) -> str:
+    """Make ``name`` (a theme name, ``system`` or a ``light/dark`` pair) the session's theme and
+    save it as settings ``theme``; returns the notice. The front end redraws with
+    ``session.themes.active(...)``. Raises ValueError for a name no theme has."""
+    catalog = session.themes
+    problem = catalog.problem(name)
+    if problem is not None:
+        raise ValueError(problem)
+    catalog.selected = name
+    session.save_setting("theme", name)
+    return f"Theme: {name} (saved)"
 
 
 def toggle_setting(session: AgentSession, key: str) -> str:

@@ -44,6 +44,7 @@ BUILTIN_COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("name", "Set session display name"),
     CommandInfo("copy", "Copy last agent message to clipboard"),
     CommandInfo("export", "Export session to HTML file (or .jsonl)"),
+    CommandInfo("share", "Share session as a secret GitHub gist (needs gh)"),
     CommandInfo("rewind", "Restore files and/or conversation to before a message"),
     CommandInfo("permissions", "Tool approval mode: auto, ask or read-only"),
     CommandInfo("trust", "Save a project trust decision for future pi processes"),

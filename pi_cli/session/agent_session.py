@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from pi_cli.models.registry import ModelRegistry
     from pi_cli.permissions.gate import PermissionGate
     from pi_cli.resources.loader import Resources
+    from pi_cli.resources.themes import ThemeCatalog
     from pi_cli.sandbox.controller import Sandbox
     from pi_cli.session.subagents.runtime import SubagentRuntime
 
@@ -87,6 +88,7 @@ class AgentSession:
         sandbox: Sandbox | None = None,
         subagents: SubagentRuntime[AgentSession] | None = None,
         child: bool = False,
+        themes: ThemeCatalog | None = None,
     ) -> None:
         self.agent = agent
         self.cwd = cwd
@@ -100,6 +102,7 @@ class AgentSession:
         self.sandbox = sandbox
         self.subagents = subagents
         self.is_child = child
+        self._themes = themes
         self.startup_notices: list[str] = []
         self.resume_requested = False  # ``pi -r``: the UI should offer its session picker
         self.model_source = "cli"  # cli | scope | session | settings | available | local | demo
@@ -125,6 +128,16 @@ class AgentSession:
         self._unsubscribe_agent = agent.subscribe(self._on_agent_event)
 
     # -- state -------------------------------------------------------------------------------
+
+    @property
+    def themes(self) -> ThemeCatalog:
+        """The themes found for this session and the chosen one (only the built-ins, chosen by the
+        ``theme`` setting, when the assembly found none: an embedder's or a child's session)."""
+        if self._themes is None:
+            from pi_cli.resources.themes import ThemeCatalog
+
+            self._themes = ThemeCatalog(selected=self.settings.theme or "dark")
+        return self._themes
 
     @property
     def model(self) -> Model | None:
@@ -487,7 +500,9 @@ class AgentSession:
         return self.files.fork_messages()
 
     async def export_html(self, output_path: str | None = None) -> str:
-        return await self.files.export_html(output_path)
+        """The session as an HTML page in the active theme's colours; returns its path."""
+        theme = self.themes.active()
+        return await self.files.export_html(output_path, {**theme.colors, **theme.export})
 
     # -- session info and statistics ---------------------------------------------------------
 

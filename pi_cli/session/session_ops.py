@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -136,7 +136,8 @@ class SessionFiles:
         self.reload()
         return {"cancelled": False}
 
-    async def export_html(self, output_path: str | None) -> str:
+    async def export_html(self, output_path: str | None, theme: Mapping[str, str] | None = None) -> str:
+        """Write the session's HTML page (``theme``: colours by pi's token names); returns its path."""
         manager = self.manager()
         from pi_cli.store.export_html import export_html as render
 
@@ -144,7 +145,7 @@ class SessionFiles:
         key = self._models.api_key_for_provider(model["provider"]) if model else None
         try:
             prompt = self._agent.state.system_prompt
-            path = render(manager, output_path, system_prompt=prompt, secrets=[key] if key else [])
+            path = render(manager, output_path, system_prompt=prompt, secrets=[key] if key else [], theme=theme)
         except (OSError, ValueError) as exc:
             raise SessionError(str(exc)) from None
         return str(path)

@@ -1,200 +1,168 @@
 """Export a session as one self-contained HTML file (``/export``, ``--export``, RPC ``export_html``).
 
-The page needs nothing else: CSS is inline, there is no script, images are ``data:`` URIs. It shows
-the header facts, optionally the system prompt and tools, then the active branch: user messages,
-assistant text and thinking, each tool call with its arguments and its result, ``!`` runs,
-compaction and branch summaries, and model / thinking-level changes.
+The page needs nothing else: CSS and the viewer script are inline, images are ``data:`` URIs, no
+request leaves it. Every entry of the session is drawn once, in Python
+(:mod:`pi_cli.store.export_blocks`), and embedded as JSON ``{"leaf", "entries": [[id, parent,
+html], …]}`` — a string in a script element costs the browser a scan, where the same HTML in the
+document costs a parse and a layout (a 57 MB session's page loads in seconds instead of tens).
+The branch that was current is also in the document as plain HTML (its last
+``STATIC_BUDGET`` bytes: the page reads without script, and the end of the conversation shows
+at once). The viewer (``viewer/viewer.js``) draws any branch from the JSON, the newest
+``PAGE`` entries first with a button for earlier ones, switches branches from a tree of the user
+messages, collapses tool cards and thinking, and keeps ``#<entry id>`` links. Colours come from
+the active theme (its ``export`` and UI colours as CSS variables).
 
-Safety: every piece of session text goes through ``html.escape`` (quotes included); image data
-must be base64 with an ``image/*`` type or it is dropped. Secrets never leave: values of
-API-key-like environment variables and any strings passed in ``secrets`` are replaced by
-``[redacted]`` before escaping.
+Safety: session text is escaped and secrets redacted (see ``export_blocks``); the embedded JSON
+escapes ``<`` so it can never close its script element.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import html
 import json
-import os
-import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-from pi_cli.store.entry_messages import bash_execution_to_text
+from pi_cli.store.export_blocks import Page, Redactor
 from pi_cli.store.jsonl import Entry
 from pi_cli.store.manager import SessionManager, message_from_entry
 
-_SECRET_ENV = re.compile(r"(API_KEY|_TOKEN|_SECRET|SECRET_ACCESS_KEY|AUTH)$")
-_MIME = re.compile(r"^image/[a-z0-9.+-]+$")
-
-_CSS = """
-body{margin:0;background:#18181e;color:#e4e4e7;font:14px/1.5 ui-monospace,SFMono-Regular,Menlo,monospace}
-main{max-width:960px;margin:0 auto;padding:24px}
-h1{font-size:18px;margin:0 0 8px} .meta{color:#a1a1aa;margin-bottom:16px}
-.msg{border-radius:6px;padding:10px 14px;margin:10px 0;white-space:pre-wrap;word-wrap:break-word}
-.user{background:#2a2a35} .assistant{background:#1f1f26} .tool{background:#1b2420;border-left:3px solid #4ade80}
-.tool.error{border-left-color:#f87171} .note{color:#a1a1aa;font-size:12px;margin:6px 0}
-.summary{background:#2b2718;border-left:3px solid #facc15} .bash{background:#1e2230}
-.label{color:#a1a1aa;font-size:12px;text-transform:uppercase;letter-spacing:.05em;margin-bottom:4px}
-details{margin:6px 0} summary{cursor:pointer;color:#a1a1aa} pre{margin:4px 0;white-space:pre-wrap}
-.thinking{color:#a1a1aa;font-style:italic} img{max-width:100%}
-"""
+_VIEWER = Path(__file__).with_name("viewer")
+# theme token → the CSS variable the viewer's stylesheet reads
+_CSS_VARIABLES = {
+    "pageBg": "page-bg", "cardBg": "card-bg", "infoBg": "info-bg", "text": "text", "muted": "muted",
+    "accent": "accent", "userMessageBg": "user-bg", "customMessageBg": "custom-bg", "toolSuccessBg": "tool-ok-bg",
+    "toolErrorBg": "tool-err-bg", "toolPendingBg": "tool-pending-bg", "thinkingText": "thinking", "error": "error",
+    "success": "success", "borderMuted": "border", "mdLink": "link", "selectedBg": "selected",
+}  # fmt: skip
+_TREE_TEXT = 80  # characters of a user message in the tree
 
 
-class _Redactor:
-    def __init__(self, secrets: Iterable[str]) -> None:
-        values = {s for s in secrets if s and len(s) >= 6}
-        for name, value in os.environ.items():
-            if _SECRET_ENV.search(name.upper()) and len(value) >= 8:
-                values.add(value)
-        # Longest first so a secret containing another is replaced whole.
-        self._values = sorted(values, key=len, reverse=True)
-
-    def __call__(self, text: str) -> str:
-        for value in self._values:
-            if value in text:
-                text = text.replace(value, "[redacted]")
-        return text
+@cache
+def _asset(name: str) -> str:
+    return (_VIEWER / name).read_text(encoding="utf-8")
 
 
-class _Page:
-    def __init__(self, redact: _Redactor) -> None:
-        self.parts: list[str] = []
-        self.redact = redact
-
-    def esc(self, text: Any) -> str:
-        return html.escape(self.redact(text if isinstance(text, str) else str(text)), quote=True)
-
-    def block(self, css: str, label: str, body_html: str) -> None:
-        self.parts.append(f'<div class="msg {css}"><div class="label">{self.esc(label)}</div>{body_html}</div>')
-
-    def note(self, text: str) -> None:
-        self.parts.append(f'<div class="note">{self.esc(text)}</div>')
-
-    def image(self, block: dict[str, Any]) -> str:
-        mime = str(block.get("mimeType", ""))
-        data = str(block.get("data", ""))
-        try:
-            base64.b64decode(data, validate=True)
-        except (binascii.Error, ValueError):
-            return '<div class="note">[image omitted: invalid data]</div>'
-        if not _MIME.match(mime):
-            return '<div class="note">[image omitted: unknown type]</div>'
-        return f'<img alt="image" src="data:{mime};base64,{data}">'
-
-    def content(self, content: Any) -> str:
-        if isinstance(content, str):
-            return self.esc(content)
-        out = []
-        for block in content or []:
-            if block.get("type") == "text":
-                out.append(self.esc(block.get("text", "")))
-            elif block.get("type") == "image":
-                out.append(self.image(block))
-        return "\n".join(out)
+def _theme_css(colors: Mapping[str, str] | None) -> str:
+    """``:root`` overrides for the theme's colours (a token left at the terminal default keeps
+    the stylesheet's own value)."""
+    if not colors:
+        return ""
+    pairs = [f"--{var}:{colors[key]}" for key, var in _CSS_VARIABLES.items() if colors.get(key, "").startswith("#")]
+    return ":root{" + ";".join(pairs) + "}" if pairs else ""
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False)
-
-
-def _render_assistant(page: _Page, message: dict[str, Any], results: dict[str, dict[str, Any]]) -> None:
-    body = []
-    calls = []
-    for block in message.get("content") or []:
-        kind = block.get("type")
-        if kind == "text":
-            body.append(page.esc(block.get("text", "")))
-        elif kind == "thinking" and block.get("thinking"):
-            body.append(f'<details><summary>thinking</summary><div class="thinking">{page.esc(block["thinking"])}</div>'
-                        "</details>")  # fmt: skip
-        elif kind == "toolCall":
-            calls.append(block)
-    stop = message.get("stopReason")
-    if stop in ("error", "aborted"):
-        body.append(f'<div class="note">{page.esc(message.get("errorMessage") or "Operation aborted")}</div>')
-    label = f"assistant · {message.get('provider', '')}/{message.get('model', '')}"
-    page.block("assistant", label, "\n".join(body))
-    for call in calls:
-        result = results.get(str(call.get("id")))
-        error = bool(result and result.get("isError"))
-        inner = f"<pre>{page.esc(_json(call.get('arguments')))}</pre>"
-        if result is not None:
-            shown = page.content(result.get("content"))
-            inner += f"<details open><summary>result</summary><pre>{shown}</pre></details>"
-        else:
-            inner += '<div class="note">(no result)</div>'
-        page.block("tool error" if error else "tool", f"tool call · {call.get('name', '')}", inner)
-
-
-def _render_entry(page: _Page, entry: Entry, results: dict[str, dict[str, Any]]) -> None:
-    kind = entry.get("type")
-    if kind == "model_change":
-        page.note(f"model: {entry.get('provider')}/{entry.get('modelId')}")
-        return
-    if kind == "thinking_level_change":
-        page.note(f"thinking level: {entry.get('thinkingLevel')}")
-        return
-    if kind == "compaction":
-        page.block("summary", f"compaction · {entry.get('tokensBefore', 0)} tokens summarised",
-                   page.esc(entry.get("summary", "")))  # fmt: skip
-        return
+def _user_text(entry: Entry) -> str | None:
     message = message_from_entry(entry)
-    if message is None:
-        return
-    role = message.get("role")
-    if role == "user":
-        page.block("user", "user", page.content(message.get("content")))
-    elif role == "assistant":
-        _render_assistant(page, message, results)
-    elif role == "bashExecution":
-        page.block("bash", "user bash", page.esc(bash_execution_to_text(message)))
-    elif role == "branchSummary":
-        page.block("summary", "branch summary", page.esc(message.get("summary", "")))
-    elif role == "custom" and message.get("display", True):
-        page.block("user", f"custom · {message.get('customType', '')}", page.content(message.get("content")))
-    # toolResult messages are shown under their call.
+    if message is None or message.get("role") != "user":
+        return None
+    content = message.get("content")
+    if isinstance(content, str):
+        text = content
+    else:
+        text = " ".join(b.get("text", "") for b in content or [] if b.get("type") == "text") or "[image]"
+    return " ".join(text.split())[:_TREE_TEXT] or "(empty)"
+
+
+def _tree_rows(page: Page, entries: list[Entry], on_branch: set[str]) -> str:
+    """The user messages as a tree (depth grows at each fork), each a link to its branch."""
+    ids = {e["id"] for e in entries if "id" in e}
+    children: dict[str, list[str]] = {}
+    for entry in entries:
+        if "id" in entry:
+            parent = entry.get("parentId")
+            children.setdefault(parent if isinstance(parent, str) and parent in ids else "", []).append(entry["id"])
+    by_id = {e["id"]: e for e in entries if "id" in e}
+    rows: list[str] = []
+    stack: list[tuple[str, int]] = [(child, 0) for child in reversed(children.get("", []))]
+    while stack:
+        entry_id, depth = stack.pop()
+        text = _user_text(by_id[entry_id])
+        if text is not None:
+            css = ' class="on"' if entry_id in on_branch else ""
+            target = page.esc(entry_id)
+            link = f'<a href="#{target}" data-target="{target}"{css}>{page.esc(text)}</a>'
+            rows.append(f'<li style="--d:{depth}">{link}</li>')
+        kids = children.get(entry_id, [])
+        step = 1 if len(kids) > 1 else 0
+        stack.extend((kid, depth + step) for kid in reversed(kids))
+    return "<ul>" + "".join(rows) + "</ul>"
+
+
+STATIC_BUDGET = 512 * 1024  # bytes of the current branch's HTML also put in the document
+
+
+def _data_json(rows: list[tuple[str, str | None, str]], leaf: str | None) -> str:
+    text = json.dumps({"leaf": leaf, "entries": rows}, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c")
+
+
+def _static_branch(rows: list[tuple[str, str | None, str]], branch: list[Entry]) -> str:
+    """The current branch's entries as HTML, its newest ones up to ``STATIC_BUDGET`` bytes, with a
+    note saying how many earlier ones only the viewer shows."""
+    html_of = {entry_id: html for entry_id, _, html in rows}
+    shown: list[str] = []
+    size = 0
+    for entry in reversed(branch):
+        html = html_of.get(entry.get("id", ""), "")
+        if not html:
+            continue
+        if size + len(html) > STATIC_BUDGET and shown:
+            break
+        shown.append(html)
+        size += len(html)
+    drawn = sum(1 for e in branch if html_of.get(e.get("id", "")))
+    earlier = drawn - len(shown)
+    note = f'<div class="note">{earlier} earlier entries: the page shows them with scripts on.</div>' if earlier else ""
+    return note + "\n".join(reversed(shown))
 
 
 def render_html(
     manager: SessionManager, *, system_prompt: str | None = None, tools: list[dict[str, Any]] | None = None,
-    secrets: Iterable[str] = (),
+    secrets: Iterable[str] = (), theme: Mapping[str, str] | None = None,
 ) -> str:  # fmt: skip
-    """The HTML page for the session's active branch."""
-    page = _Page(_Redactor(secrets))
+    """The HTML page for the session: every entry embedded, the current branch shown. ``theme``:
+    colours by pi's token and export names (``pageBg``, ``text``, ``userMessageBg`` …)."""
+    page = Page(Redactor(secrets))
     header = manager.get_header()
+    entries = manager.get_entries()
     branch = manager.get_branch()
+    on_branch = {e["id"] for e in branch if "id" in e}
     results = {
         str(e["message"].get("toolCallId")): e["message"]
-        for e in branch
+        for e in entries
         if e.get("type") == "message" and e["message"].get("role") == "toolResult"
     }
+    rows = [(e["id"], e.get("parentId"), page.entry_html(e, results)) for e in entries if "id" in e]
     name = manager.get_session_name()
     title = name or f"pi session {manager.session_id}"
     page.parts.append(f"<h1>{page.esc(title)}</h1>")
     exported = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     meta = f"session {manager.session_id} · cwd {header.get('cwd', '')} · started {header.get('timestamp', '')}"
     page.parts.append(f'<div class="meta">{page.esc(meta)} · exported {page.esc(exported)}</div>')
+    page.parts.append(
+        '<div class="toolbar" data-needs-script hidden><button data-action="expand-all">expand all</button>'
+        '<button data-action="collapse-tools">collapse tool calls</button>'
+        '<button data-action="toggle-thinking">thinking</button></div>'
+    )
     if system_prompt:
         page.parts.append(f"<details><summary>system prompt</summary><pre>{page.esc(system_prompt)}</pre></details>")
     if tools:
-        rows = "\n".join(f"{t.get('name', '')}: {t.get('description', '')}" for t in tools)
-        page.parts.append(f"<details><summary>tools</summary><pre>{page.esc(rows)}</pre></details>")
-    for entry in branch:
-        _render_entry(page, entry, results)
-    off_branch = len(manager.get_entries()) - len(branch)
-    if off_branch > 0:
-        page.note(f"{off_branch} entries on other branches are not shown.")
+        listing = "\n".join(f"{t.get('name', '')}: {t.get('description', '')}" for t in tools)
+        page.parts.append(f"<details><summary>tools</summary><pre>{page.esc(listing)}</pre></details>")
+    page.parts.append(f'<div id="entries">{_static_branch(rows, branch)}</div>')
+    tree = _tree_rows(page, entries, on_branch)
     body = "\n".join(page.parts)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{page.esc(title)}</title><style>{_CSS}</style></head>"
-        f"<body><main>\n{body}\n</main></body></html>\n"
+        f"<title>{page.esc(title)}</title><style>{_asset('viewer.css')}{_theme_css(theme)}</style></head>"
+        f'<body><div class="layout"><nav id="tree" data-needs-script hidden><h2>Branches</h2>{tree}</nav>'
+        f"<main>\n{body}\n</main></div>"
+        f'<script type="application/json" id="session-data">{_data_json(rows, manager.get_leaf_id())}</script>'
+        f"<script>{_asset('viewer.js')}</script></body></html>\n"
     )
 
 
@@ -205,7 +173,7 @@ def default_export_path(session_file: str | Path) -> Path:
 
 def export_html(
     manager: SessionManager, output_path: str | Path | None = None, *, system_prompt: str | None = None,
-    tools: list[dict[str, Any]] | None = None, secrets: Iterable[str] = (),
+    tools: list[dict[str, Any]] | None = None, secrets: Iterable[str] = (), theme: Mapping[str, str] | None = None,
 ) -> Path:  # fmt: skip
     """Write the page and return its path. Errors (pi's wording): ``Cannot export in-memory session
     to HTML``, ``Nothing to export yet - start a conversation first``."""
@@ -214,16 +182,19 @@ def export_html(
     if not manager.session_file.exists():
         raise ValueError("Nothing to export yet - start a conversation first")
     target = Path(output_path) if output_path else default_export_path(manager.session_file)
-    target.write_text(render_html(manager, system_prompt=system_prompt, tools=tools, secrets=secrets), "utf-8")
+    page = render_html(manager, system_prompt=system_prompt, tools=tools, secrets=secrets, theme=theme)
+    target.write_text(page, "utf-8")
     return target
 
 
-def export_file_to_html(input_path: str | Path, output_path: str | Path | None = None) -> Path:
+def export_file_to_html(
+    input_path: str | Path, output_path: str | Path | None = None, theme: Mapping[str, str] | None = None
+) -> Path:
     """``pi --export in.jsonl [out.html]``: ``File not found: <path>`` if the input is missing."""
     source = Path(input_path)
     if not source.exists():
         raise FileNotFoundError(f"File not found: {source}")
     manager = SessionManager.open(source)
     target = Path(output_path) if output_path else default_export_path(source)
-    target.write_text(render_html(manager), "utf-8")
+    target.write_text(render_html(manager, theme=theme), "utf-8")
     return target

@@ -149,6 +149,40 @@ def light_theme(home: Path) -> Scene:
     return app, run_before
 
 
+FJORD = {  # a custom theme file's content (pi's format): cold blues, warm headings
+    "name": "fjord",
+    "vars": {"ice": "#88c0d0", "sea": "#5e81ac", "night": "#2e3440", "deep": "#3b4252", "snow": "#eceff4"},
+    "colors": {
+        "accent": "ice",
+        "border": "sea",
+        "borderAccent": "ice",
+        "text": "snow",
+        "muted": "#a3b1c6",
+        "success": "#a3be8c",
+        "error": "#bf616a",
+        "warning": "#ebcb8b",
+        "selectedBg": "deep",
+        "mdHeading": "#d08770",
+        "mdCode": "ice",
+        "mdLink": "sea",
+        "syntaxKeyword": "#81a1c1",
+        "syntaxString": "#a3be8c",
+    },
+    "export": {"pageBg": "night", "cardBg": "deep"},
+}
+
+
+def custom_theme(home: Path) -> Scene:
+    """The streaming state under a custom theme file (``~/.pi/agent/themes/fjord.json``)."""
+    from pi_cli.modes.interactive.theming import apply_theme
+    from pi_cli.resources.themes import builtin_themes, parse_theme
+
+    app, run_before = streaming_tool(home)
+    builtins = builtin_themes()
+    apply_theme(app, parse_theme(FJORD, "fjord.json", {True: builtins["dark"], False: builtins["light"]}))
+    return app, run_before
+
+
 def model_picker(home: Path) -> Scene:
     app, _ = _app(home, [])
 
@@ -239,6 +273,7 @@ SCENES: dict[str, Callable[[Path], Scene]] = {
     "streaming_tool": streaming_tool,
     "queued_messages": queued_messages,
     "light_theme": light_theme,
+    "custom_theme": custom_theme,
     "model_picker": model_picker,
     "error": error,
 }

@@ -28,6 +28,7 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 from rich.console import Console, RenderableType
+from rich.theme import Theme as RichTheme
 
 from pi_cli.modes.commands import INLINE, completion_entries
 from pi_cli.modes.display import FooterFacts, footer_facts, git_branch
@@ -84,6 +85,7 @@ class InlineApp:
         self.controller.on_editor_text = self._set_text
         self.controller.on_copy = self.copy
         self._last_escape = 0.0
+        self._rich_theme: tuple[str, RichTheme] | None = None  # (theme setting, its Rich styles)
         self._shortcut_lines: list[str] = []
         self.app: Application[int] = Application(
             layout=self._layout(),
@@ -106,10 +108,20 @@ class InlineApp:
             force_terminal=self._scrollback is None,
             color_system="auto" if self._scrollback is None else None,
             soft_wrap=False,
+            theme=self._markdown_theme(),
         )
         whole = isinstance(renderable, render.Unbroken)  # a URL: one line for the terminal to wrap
         console.print(renderable, soft_wrap=whole, crop=not whole)
         return buffer.getvalue()
+
+    def _markdown_theme(self) -> RichTheme:
+        """The chosen theme's Markdown colours (rebuilt when ``/settings`` changes the theme)."""
+        selected = self.session.themes.selected
+        if self._rich_theme is None or self._rich_theme[0] != selected:
+            from pi_cli.modes.inline.theming import rich_theme
+
+            self._rich_theme = (selected, rich_theme(self.session.themes.active()))
+        return self._rich_theme[1]
 
     def print(self, renderable: RenderableType) -> None:
         """Commit ``renderable`` to scrollback above the live area."""

@@ -68,7 +68,8 @@ class InlineCommands:
         self.handlers: dict[str, Handler] = {
             "model": self.model, "thinking": self.thinking, "settings": self.settings, "new": f.new,
             "resume": f.resume, "tree": f.tree, "fork": f.fork, "clone": f.clone, "compact": self.compact,
-            "session": self.info, "name": self.name, "copy": self.copy, "export": f.export, "rewind": self.rewind,
+            "session": self.info, "name": self.name, "copy": self.copy, "export": f.export, "share": f.share,
+            "rewind": self.rewind,
             "permissions": self.permissions, "trust": self.trust, "sandbox": self.sandbox, "mcp": self.mcp,
             "agents": self.agents,
             "login": self.login, "logout": self.logout, "hotkeys": self.hotkeys, "quit": self.quit,
@@ -147,15 +148,17 @@ class InlineCommands:
 
     async def settings(self, args: str) -> None:
         """The /settings rows; choosing one moves it to its next value and saves it (pi's /settings)."""
-        rows = actions.settings_rows(self.session, self.session.settings.theme or "dark")
+        rows = actions.settings_rows(self.session)
         picked = await self._dialogs.pick("Settings", [f"{r.label}: {r.value}" for r in rows])
         if picked is None:
             return
         key = rows[picked].key
         if key == "theme":
-            theme = "light" if rows[picked].value == "dark" else "dark"
-            self.session.save_setting("theme", theme)
-            self._ok(f"Theme: {theme} (saved)")
+            names = self.session.themes.names()
+            current = self.session.themes.selected
+            chosen = await self._dialogs.pick("Theme", [f"{n}{' (current)' if n == current else ''}" for n in names])
+            if chosen is not None:
+                self._ok(actions.choose_theme(self.session, names[chosen]))
             return
         self._ok(actions.toggle_setting(self.session, key))
 

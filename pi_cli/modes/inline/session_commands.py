@@ -143,3 +143,11 @@ class SessionCommands:
         """``/export [path]``: HTML, or the active branch as JSONL for a ``.jsonl`` path."""
         path = await actions.export_session(self.session, args)
         self._show(render.notice(f"Session exported to: {path}", "green"))
+
+    async def share(self, args: str) -> None:
+        """``/share``: the session's page as a secret gist through ``gh``; prints the link."""
+        from pi_cli.modes.share import share_session
+
+        self._show(render.notice("Sharing: uploading the session as a secret gist…", "dim"))
+        url = await share_session(self.session)
+        self._show(render.notice(f"Shared: {url}", "green"))

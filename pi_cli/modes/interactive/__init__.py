@@ -30,11 +30,23 @@ def run_interactive(
 ) -> int:
     """Run the TUI until the user quits; returns the process exit code. ``after_first_paint``
     runs once the first frame is on screen and the first-render warm-up is done (idle time)."""
-    app = make_app(session, initial_messages)
+    app = make_app(session, initial_messages, terminal_dark=_terminal_dark(session))
     if after_first_paint is not None:
         app.after_first_paint.append(after_first_paint)
     result = app.run()
     return int(result or 0)
+
+
+def _terminal_dark(session: Any) -> bool | None:
+    """Whether the terminal's background is dark, asked only when the theme follows it."""
+    selected = str(session.themes.selected or "")
+    if selected != "system" and ("/" not in selected or selected in session.themes.themes):
+        return None
+    from pi_cli.modes.terminal_colors import query_background
+    from pi_cli.resources.themes import luminance
+
+    background = query_background()
+    return None if background is None else luminance(background) < 0.2
 
 
 __all__ = ["make_app", "run_interactive"]

@@ -76,7 +76,10 @@ class PiApp(App[int]):
         keymap: dict[str, str] | None = None,
         warnings: list[str] | None = None,
         max_mounted: int = 40,
+        terminal_dark: bool | None = None,
     ) -> None:
+        """``terminal_dark``: the terminal's background as it reported it (None: unknown), for
+        themes that follow it."""
         super().__init__()
         self.session = session
         self.cwd = Path(session.cwd)
@@ -109,10 +112,10 @@ class PiApp(App[int]):
         self._bash_task: asyncio.Task[None] | None = None
         self._ctrl_c = QuitGuard()
         self._last_escape = 0.0
-        self._light_markdown = False
+        self._markdown_theme = ""  # the Textual theme the answers on screen were styled for
         self._branch = git_branch(self.cwd)
-        theme = session.settings.theme or "dark"
-        self.theme = "textual-light" if theme == "light" else "textual-dark"
+        self.terminal_dark = terminal_dark
+        self.show_theme()
 
     def _child_messages(self, call_id: str) -> list[Any] | None:
         """The messages of each child of a running ``subagent`` call (for its expanded card)."""
@@ -166,16 +169,22 @@ class PiApp(App[int]):
         self.theme_changed_signal.subscribe(self, lambda _theme: self._match_markdown_theme())
         self.call_after_refresh(self._warm_up)
 
+    def show_theme(self) -> None:
+        """Draw with the session's chosen theme (``/settings``, ``--use-theme``, settings)."""
+        from pi_cli.modes.interactive.theming import apply_theme
+
+        apply_theme(self, self.session.themes.active(self.terminal_dark))
+
     def _match_markdown_theme(self) -> None:
-        """Answers take their styles from the palette for the current theme (light or dark): when
-        that flips, re-render the answers already shown."""
-        light = not self.current_theme.dark
-        if light != self._light_markdown:
+        """Answers take their styles from the palette for the current theme: when the theme
+        changes, re-render the answers already shown (the first time, none are)."""
+        name = self.current_theme.name
+        if self._markdown_theme and name != self._markdown_theme:
             from pi_cli.modes.interactive.widgets.markdown_stream import StreamingMarkdown
 
             for block in self.query(StreamingMarkdown):
                 block.restyle()
-        self._light_markdown = light
+        self._markdown_theme = name
 
     def _warm_up(self) -> None:
         """Load, in a thread, what the first answer needs: the Markdown renderer (rich.markdown,

@@ -55,6 +55,7 @@ def build_session(
         agent=agent, cwd=cwd, settings=settings, model_registry=registry, store=store, scoped_models=scoped_models,
         resources=resources, save_setting=save_setting, extensions=parts.extensions, permissions=parts.permissions,
         mcp=parts.mcp, sandbox=parts.sandbox, subagents=parts.subagents, child=parts.parent is not None,
+        themes=parts.themes,
     )  # fmt: skip
     holder.append(session)
     session.startup_notices.extend(notices)

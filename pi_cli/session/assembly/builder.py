@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from pi_cli.config.settings import Settings
     from pi_cli.models.registry import ModelRegistry
     from pi_cli.resources.loader import Resources
+    from pi_cli.resources.themes import ThemeCatalog
     from pi_cli.session.subagents.runtime import SubagentRuntime
     from pi_cli.store.manager import SessionManager
 
@@ -111,7 +112,7 @@ def _probe_local() -> list[Model]:
 def _package_resources(
     cwd: Path, trusted: bool, notices: list[str]
 ) -> tuple[dict[str, list[str]], dict[str, tuple[str, str]]]:
-    """Skill, prompt and agent paths of installed pi packages (pi_cli.packages) by scope, and each
+    """Skill, prompt, theme and agent paths of installed pi packages (pi_cli.packages) by scope, and each
     package's root → (source, scope); a package that cannot load is one warning. Two small JSON
     reads when none is declared."""
     from pi_cli.config.paths import agent_dir
@@ -124,7 +125,7 @@ def _package_resources(
     paths = {
         f"{scope}_{kind}": packages.resource_paths(kind, scope)
         for scope in ("user", "project")
-        for kind in ("skills", "prompts", "agents")
+        for kind in ("skills", "prompts", "themes", "agents")
     }
     return paths, {str(p.root): (p.declaration.source, p.scope) for p in packages.packages}
 
@@ -198,6 +199,8 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         parts.subagents = _subagents(cwd, settings, project_trusted, package_paths, notices)
         tools = _with_subagent_tool(options, tools, SubagentTool(parts.subagents))
         snippets["subagent"] = SNIPPET
+    parts.themes = _themes(options, cwd, settings, project_trusted, package_paths)
+    parts.notices.extend(f"Warning: {line}" for line in parts.themes.warnings)
     packaged = package_paths, package_origins
     resources = _resources(options, cwd, settings, project_trusted, notices, load_resources, *packaged)
     if not project_trusted and options.interactive:
@@ -237,6 +240,21 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
     if parts.mcp is not None:
         parts.mcp.start()  # connecting begins now, in every mode, on the MCP thread
     return session
+
+
+def _themes(
+    options: SessionOptions, cwd: Path, settings: Settings, trusted: bool, package_paths: dict[str, list[str]]
+) -> ThemeCatalog:
+    """The themes found for ``cwd`` (see :mod:`pi_cli.resources.themes`) and the one chosen:
+    ``--use-theme``, else settings ``theme``."""
+    from pi_cli.config.paths import agent_dir
+    from pi_cli.resources.themes import discover_themes
+
+    return discover_themes(
+        cwd, agent_dir(), selected=options.use_theme or settings.theme or "dark", project_trusted=trusted,
+        settings_paths=settings.themes, package_paths=package_paths, cli_paths=options.themes,
+        no_themes=options.no_themes,
+    )  # fmt: skip
 
 
 def wants_subagents(options: SessionOptions, settings: Settings) -> bool:

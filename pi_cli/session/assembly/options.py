@@ -49,6 +49,9 @@ class SessionOptions:
     no_mcp: bool = False
     permissions: str | None = None  # --permissions auto|ask|read-only (beats settings)
     sandbox: str | None = None  # --sandbox off|workspace|read-only (beats settings)
+    themes: list[str] = field(default_factory=list)  # --theme paths (files or folders)
+    no_themes: bool = False
+    use_theme: str | None = None  # --use-theme NAME: this run's theme (beats settings, not saved)
     # Tests and embedders: a stream function replacing pi_cli.ai.stream.stream.
     stream_fn: Any = None
     # MCP server configs from elsewhere (an ACP client's), beside mcp.json's.

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from pi_cli.extensions.runner import ExtensionRunner
     from pi_cli.mcp.runtime import McpRuntime
     from pi_cli.permissions.gate import PermissionGate
+    from pi_cli.resources.themes import ThemeCatalog
     from pi_cli.sandbox.controller import Sandbox
     from pi_cli.session.agent_session import AgentSession
     from pi_cli.session.subagents.runtime import SubagentRuntime
@@ -50,6 +51,7 @@ class SessionParts:
     mcp: McpRuntime | None = None
     sandbox: Sandbox | None = None  # confines every process a tool starts (when its mode is not off)
     subagents: SubagentRuntime[AgentSession] | None = None  # the ``subagent`` tool's agents and children
+    themes: ThemeCatalog | None = None  # the themes found and the one chosen (front ends, exports)
     parent: AgentSession | None = None  # set for a subagent's child session: the parts above are the parent's
     notices: list[str] = field(default_factory=list)  # the parts' start-up warnings, one line each
 

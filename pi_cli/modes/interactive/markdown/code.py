@@ -155,16 +155,30 @@ class LexMemo:
         return tokens + last, final
 
 
+_CODE_STYLES: dict[str, Any] = {}  # pygments style classes built from theme files, by name
+
+
+def register_code_style(name: str, style_class: Any) -> None:
+    """Make ``style_class`` (a pygments ``Style`` subclass) the code style called ``name``; a
+    theme file's syntax colours arrive this way. Registering a name again replaces it."""
+    _CODE_STYLES[name] = style_class
+    _theme.cache_clear()
+    token_style.cache_clear()
+
+
 @lru_cache(maxsize=8)
 def _theme(name: str) -> tuple[Any, Style]:
-    """The pygments style class for ``name`` and its background as a Rich style."""
+    """The pygments style class for ``name`` (a registered one first) and its background as a
+    Rich style."""
     from pygments.styles import get_style_by_name
     from pygments.util import ClassNotFound
 
-    try:
-        style_class = get_style_by_name(name)
-    except ClassNotFound:
-        style_class = get_style_by_name("monokai")
+    style_class = _CODE_STYLES.get(name)
+    if style_class is None:
+        try:
+            style_class = get_style_by_name(name)
+        except ClassNotFound:
+            style_class = get_style_by_name("monokai")
     return style_class, Style(bgcolor=style_class.background_color)
 
 

@@ -76,6 +76,15 @@ DARK = Palette(
 LIGHT = replace(DARK, name="light", code=Style(bold=True, color="dark_cyan"))
 
 
+_REGISTERED: dict[str, Palette] = {}  # palettes of Textual themes built from theme files
+
+
+def register_palette(theme_name: str, palette: Palette) -> None:
+    """Use ``palette`` for the Textual theme called ``theme_name``."""
+    _REGISTERED[theme_name] = palette
+
+
 def palette_for(theme: Theme) -> Palette:
-    """The palette for a Textual theme: light or dark by its ``dark`` flag."""
-    return DARK if theme.dark else LIGHT
+    """The palette for a Textual theme: the one registered for it, else light or dark by its
+    ``dark`` flag."""
+    return _REGISTERED.get(theme.name) or (DARK if theme.dark else LIGHT)

@@ -33,6 +33,7 @@ from pi_cli.modes.interactive.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from pi_cli.modes.interactive.extension_ui.bridge import ExtensionChrome
+    from pi_cli.resources.themes import ThemeCatalog
     from pi_cli.session.agent_session import AgentSession
 
 
@@ -68,6 +69,8 @@ class CommandHost(Protocol):
 
     def refresh_footer(self) -> None: ...
 
+    def show_theme(self) -> None: ...
+
     async def show_notice(self, text: str | Text, kind: str = "info") -> None: ...
 
     async def quit(self) -> None: ...
@@ -102,7 +105,8 @@ class CommandRunner:
             "model": self.cmd_model, "thinking": self.cmd_thinking, "settings": self.cmd_settings,
             "new": self.cmd_new, "resume": s.cmd_resume, "tree": s.cmd_tree, "fork": s.cmd_fork,
             "clone": s.cmd_clone, "compact": self.cmd_compact, "session": self.cmd_session, "name": self.cmd_name,
-            "copy": self.cmd_copy, "export": s.cmd_export, "rewind": self.rewind_commands.cmd_rewind,
+            "copy": self.cmd_copy, "export": s.cmd_export, "share": s.cmd_share,
+            "rewind": self.rewind_commands.cmd_rewind,
             "permissions": p.cmd_permissions, "trust": p.cmd_trust, "sandbox": p.cmd_sandbox,
             "mcp": self.mcp_commands.cmd_mcp, "agents": self.cmd_agents, "login": self.login_commands.cmd_login,
             "logout": self.login_commands.cmd_logout, "hotkeys": self.cmd_hotkeys, "quit": self.cmd_quit,
@@ -216,16 +220,14 @@ class CommandRunner:
         from pi_cli.modes.command_actions import settings_rows, toggle_setting
         from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
 
-        theme = "light" if self.app.theme == "textual-light" else "dark"
-        items = [PickItem(r.key, r.label, r.value) for r in settings_rows(self.session, theme)]
+        items = [PickItem(r.key, r.label, r.value) for r in settings_rows(self.session)]
 
         def chosen(key: str | None) -> None:
             if not key:
                 return
             if key == "theme":
-                light = self.app.theme != "textual-light"
-                self.app.theme = "textual-light" if light else "textual-dark"
-                self.session.save_setting("theme", "light" if light else "dark")
+                self.app.call_later(self.app.run_worker, self.open_theme_picker(), exclusive=True, group="settings")
+                return
             else:
                 try:
                     self.app.notify(toggle_setting(self.session, key))
@@ -235,6 +237,26 @@ class CommandRunner:
             self.app.call_later(self.app.run_worker, self.cmd_settings("", key), exclusive=True, group="settings")
 
         self.app.push_screen(PickerScreen("Settings (Enter toggles, Esc closes)", items, highlight=row), chosen)
+
+    async def open_theme_picker(self) -> None:
+        """The theme list (from ``/settings``): the choice is drawn at once, saved, and the
+        settings list reopens on its Theme row."""
+        from pi_cli.modes.command_actions import choose_theme
+        from pi_cli.modes.interactive.screens.picker import PickerScreen, PickItem
+
+        catalog = self.session.themes
+        items = [
+            PickItem(name, name, _theme_detail(catalog, name), current=name == catalog.selected)
+            for name in catalog.names()
+        ]
+
+        def chosen(name: str | None) -> None:
+            if name:
+                self.app.notify(choose_theme(self.session, name))
+                self.app.show_theme()
+            self.app.call_later(self.app.run_worker, self.cmd_settings("", "theme"), exclusive=True, group="settings")
+
+        self.app.push_screen(PickerScreen("Theme", items), chosen)
 
     async def cmd_new(self, args: str) -> None:
         if self.app.running:
@@ -344,3 +366,11 @@ class CommandRunner:
         if extension_rows:  # as pi: the bound extension shortcuts in a section of their own
             text += "\n\nExtensions\n" + "\n".join(f"{key.ljust(width)}{desc}" for key, desc in extension_rows)
         await self._notice(text)
+
+
+def _theme_detail(catalog: ThemeCatalog, name: str) -> str:
+    """Where a theme comes from, for its row in the theme list."""
+    if name == "system":
+        return "follows the terminal"
+    theme = catalog.themes.get(name)
+    return "built-in" if theme is None or theme.source == "builtin" else theme.source

@@ -253,3 +253,15 @@ class SessionCommands:
             await self._notice(f"Export failed: {exc}", "error")
             return
         await self._notice(f"Session exported to: {path}")
+
+    async def cmd_share(self, args: str) -> None:
+        """Upload the session's page as a secret gist through ``gh`` and show the link."""
+        from pi_cli.modes.share import share_session
+
+        await self._notice("Sharing: uploading the session as a secret gist…")
+        try:
+            url = await share_session(self.session)
+        except Exception as exc:
+            await self._notice(f"Share failed: {exc}", "error")
+            return
+        await self._notice(f"Shared: {url}")
