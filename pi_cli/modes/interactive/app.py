@@ -24,6 +24,7 @@ from textual.binding import Binding, BindingType
 
 from pi_cli.modes.display import footer_facts, git_branch
 from pi_cli.modes.input_routing import QUIT_HINT, QuitGuard, Route, restored_editor_text, route_input
+from pi_cli.modes.interactive.attach import AttachmentError, ImageAttachments
 from pi_cli.modes.interactive.keys import APP_KEYS, describe
 from pi_cli.modes.interactive.pump import EventPump, KeysFirst
 from pi_cli.modes.interactive.render import EventRenderer
@@ -113,6 +114,7 @@ class PiApp(App[int]):
         self._ctrl_c = QuitGuard()
         self._last_escape = 0.0
         self._markdown_theme = ""  # the Textual theme the answers on screen were styled for
+        self.attachments = ImageAttachments(self.cwd)  # images for the next message (Ctrl-V, dropped paths)
         self._branch = git_branch(self.cwd)
         self.terminal_dark = terminal_dark
         self.show_theme()
@@ -144,6 +146,7 @@ class PiApp(App[int]):
         self.editor.set_keymap(self.user_keymap)
         self.editor.menu = self.menu
         self.editor.commands = self.commands.completion_entries
+        self.editor.paste_filter = self._attach_pasted
         await self.transcript.add(startup_header(self.session, self.cwd, self.user_keymap))
         demo = is_demo_model(self.session)
         for warning in [*self.startup_warnings, *self.session.startup_notices]:
@@ -299,7 +302,8 @@ class PiApp(App[int]):
 
     def refresh_queue(self) -> None:
         steering, follow_up = self.queued()
-        self.queue_area.show_queue(steering, follow_up, describe("app.message.dequeue", self.user_keymap))
+        dequeue = describe("app.message.dequeue", self.user_keymap)
+        self.queue_area.show_queue(steering, follow_up, dequeue, self.attachments.chips())
 
     # --- submitting -------------------------------------------------------------------------
 
@@ -329,8 +333,9 @@ class PiApp(App[int]):
         was_running = self.running
         if not was_running:  # back to the end (and following it) after PageUp, for the new answer
             self.transcript.scroll_end(animate=False, immediate=True)
+        images = self.attachments.take()
         try:
-            run = self.session.begin_prompt(text, streaming_behavior="followUp" if follow_up else "steer")
+            run = self.session.begin_prompt(text, images, streaming_behavior="followUp" if follow_up else "steer")
         except Exception as exc:  # refused at once (no model, no key): shown, never raised
             asyncio.get_running_loop().create_task(self._refused(exc))
             return
@@ -476,6 +481,10 @@ class PiApp(App[int]):
         if self._bash_task is not None and not self._bash_task.done():
             self.session.abort_bash()
             return
+        if not self.editor.text and self.attachments:
+            self.notify(f"Removed {self.attachments.clear()} attached image(s)")
+            self.refresh_queue()
+            return
         if self._ctrl_c.press(self.editor.text) == "quit":
             await self.quit()
             return
@@ -509,6 +518,24 @@ class PiApp(App[int]):
         self.editor.set_text(restored_editor_text(texts, self.editor.text))
         self.refresh_queue()
         return len(texts)
+
+    async def action_paste_image(self) -> None:
+        try:
+            self.notify(await self.attachments.paste_clipboard())
+        except AttachmentError as exc:
+            self.notify(str(exc), severity="warning")
+        self.refresh_queue()
+
+    def _attach_pasted(self, text: str) -> bool:
+        """The editor's paste filter: a pasted or dropped image path becomes an attachment."""
+        try:
+            taken = self.attachments.attach_pasted(text)
+        except AttachmentError as exc:
+            self.notify(str(exc), severity="warning")
+            return True  # an image path that could not be read: not text to type either
+        if taken:
+            self.refresh_queue()
+        return taken
 
     def action_dequeue(self) -> None:
         count = self.restore_queue()

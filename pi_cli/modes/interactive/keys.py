@@ -37,6 +37,7 @@ APP_KEYS: tuple[KeySpec, ...] = (
     KeySpec("app.tools.expand", "ctrl+o", "toggle_tools", "Toggle tool output"),
     KeySpec("app.thinking.toggle", "ctrl+t", "toggle_thinking", "Toggle thinking blocks"),
     KeySpec("app.message.dequeue", "alt+up", "dequeue", "Restore queued messages"),
+    KeySpec("app.clipboard.pasteImage", "ctrl+v", "paste_image", "Paste an image from the clipboard"),
     KeySpec("app.permissions.cycle", "alt+m", "cycle_permissions", "Cycle tool approval mode (auto/ask/read-only)"),
 )
 """App-level bindings (priority: they work while the editor has focus)."""

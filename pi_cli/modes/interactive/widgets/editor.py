@@ -94,6 +94,16 @@ class PromptEditor(TextArea):
     PromptEditor.-thinking-high { border-top: solid $accent; border-bottom: solid $accent; }
     """
 
+    paste_filter: Callable[[str], bool] | None = None
+    """Set by the app: sees each paste first and returns True when it took it (an image path)."""
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        # Textual calls each class's handler down the MRO: preventing the default keeps
+        # TextArea's from inserting a paste the filter took.
+        if self.paste_filter is not None and self.paste_filter(event.text):
+            event.prevent_default()
+            event.stop()
+
     @dataclass
     class Submitted(Message):
         """The user sent ``text`` (``follow_up``: with Alt+Enter)."""

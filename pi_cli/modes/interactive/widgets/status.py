@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 from rich.segment import Segment
 from rich.text import Text
@@ -73,12 +74,18 @@ class QueueArea(Static):
     QueueArea.-shown { display: block; }
     """
 
-    def show_queue(self, steering: list[str], follow_up: list[str], dequeue_key: str = "Alt+Up") -> None:
+    def show_queue(
+        self, steering: list[str], follow_up: list[str], dequeue_key: str = "Alt+Up", attachments: Sequence[str] = ()
+    ) -> None:
+        """The queued messages, then the images waiting for the next message (``attachments``)."""
         width = max(20, self.size.width - 2 if self.size.width else 100)
         lines = [f"Steering: {_one_line(t, width - 10)}" for t in steering]
         lines += [f"Follow-up: {_one_line(t, width - 11)}" for t in follow_up]
         if lines:
             lines.append(f"↳ {dequeue_key} to edit all queued messages")
+        if attachments:
+            lines += [_one_line(chip, width) for chip in attachments]
+            lines.append("↳ sent with your next message (ctrl+c on an empty editor removes them)")
         self.text = "\n".join(lines)
         if lines:
             self.update(Text(self.text))
