@@ -41,7 +41,8 @@ def image_content(data: bytes, mime: str) -> ImageContent:
 
 def describe(image: ImageContent, name: str = "") -> str:
     """A chip's text: ``screenshot.png · png · 34 KB``."""
-    size = len(image["data"]) * 3 // 4
+    data = image["data"]
+    size = len(data) * 3 // 4 - data[-2:].count("=")  # base64's length less its padding
     kind = image["mimeType"].removeprefix("image/")
     label = f"{size / 1024:.0f} KB" if size >= 1024 else f"{size} B"
     return " · ".join(part for part in (name, kind, label) if part)

@@ -124,8 +124,9 @@ class InlineApp:
         return self._rich_theme[1]
 
     def print(self, renderable: RenderableType) -> None:
-        """Commit ``renderable`` to scrollback above the live area."""
-        text = self._render_ansi(renderable)
+        """Commit ``renderable`` to scrollback above the live area (an image as its own escape
+        sequence: Rich would drop it as control characters)."""
+        text = renderable.sequence if isinstance(renderable, render.TerminalImage) else self._render_ansi(renderable)
         if self._scrollback is not None:
             self._scrollback.write(text)
             return

@@ -15,6 +15,7 @@ from rich.padding import Padding
 from rich.text import Text
 
 from pi_cli.modes.display import preview_lines, result_text, tool_call_title
+from pi_cli.modes.terminal_images import Protocol, encode
 from pi_cli.tools.sanitize import strip_control_sequences as safe
 
 
@@ -43,6 +44,29 @@ def tool_block(name: str, args: dict[str, Any], result: dict[str, Any] | None, i
     style = "red" if is_error else "grey62"
     parts.extend(Text("  " + line, style=style) for line in lines)
     return Padding(Group(*parts), (1, 0, 0, 0))
+
+
+class TerminalImage(Text):
+    """An image for the scrollback printer to write as its escape ``sequence`` (built by
+    :mod:`pi_cli.modes.terminal_images` from checked base64), bypassing Rich."""
+
+    def __init__(self, sequence: str) -> None:
+        super().__init__("")
+        self.sequence = sequence
+
+
+def result_images(result: dict[str, Any] | None, protocol: Protocol | None, width: int) -> list[RenderableType]:
+    """The images of a tool result drawn inline, when the terminal has a protocol (else none: the
+    text already names them)."""
+    if protocol is None or not result:
+        return []
+    drawn: list[RenderableType] = []
+    for block in result.get("content") or []:
+        if block.get("type") == "image":
+            sequence = encode(block, protocol, width)
+            if sequence:
+                drawn.append(TerminalImage(sequence))
+    return drawn
 
 
 def notice(text: str, style: str = "yellow") -> RenderableType:
