@@ -21,20 +21,13 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 
+from pi_cli.modes.display import question_line_styles
+
 
 def styled_question(title: str) -> Text:
     """The question with diff lines coloured (``+n`` added, ``-n`` removed) and the first line bold."""
     text = Text()
-    for index, line in enumerate(title.split("\n")):
-        style = "bold" if index == 0 else ""
-        if index and line[:1] == "+" and line[1:2] != "+":
-            style = "green"
-        elif index and line[:1] == "-" and line[1:2] != "-":
-            style = "red"
-        elif line.startswith("$ "):
-            style = "bold"
-        elif line.startswith("("):
-            style = "dim"
+    for line, style in question_line_styles(title, "bold", command_style="bold"):
         text.append(line + "\n", style=style)
     text.rstrip()
     return text
