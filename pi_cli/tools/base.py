@@ -45,6 +45,17 @@ def text_result(text: str, details: Any = None) -> AgentToolResult:
     return AgentToolResult(content=[{"type": "text", "text": text}], details=details)
 
 
+def limit_notice(
+    reached: bool, limit: int, counted: str, key: str, advice: str = ", or refine pattern"
+) -> Notice | None:
+    """pi's notice for a listing stopped at ``limit`` ``counted`` (``results``, ``matches``,
+    ``entries``), or None when it was not: the text suggests twice the limit, ``details[key]`` is
+    the limit."""
+    if not reached:
+        return None
+    return (f"{limit} {counted} limit reached. Use limit={limit * 2} for more{advice}", key, limit)
+
+
 def listing_result(
     lines: list[str], limit_notice: Notice | None, extra_notice: Notice | None = None
 ) -> AgentToolResult:
