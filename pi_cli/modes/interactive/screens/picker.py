@@ -11,12 +11,12 @@ from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from pi_cli.modes.interactive.screens.sheet import BottomSheet
+from pi_cli.modes.interactive.screens.sheet import BottomSheet, list_keys
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,12 +30,7 @@ class PickItem:
 class PickerScreen(BottomSheet[str | None]):
     """Choose one of ``items``."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,ctrl+c", "cancel", "Cancel", priority=True),
-        Binding("up", "move(-1)", show=False, priority=True),
-        Binding("down", "move(1)", show=False, priority=True),
-        Binding("enter", "choose", "Choose", priority=True),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list_keys("Choose")
 
     DEFAULT_CSS = """
     PickerScreen > Vertical { max-height: 80%; }

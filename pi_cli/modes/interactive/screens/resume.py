@@ -24,7 +24,7 @@ from textual.events import Key
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from pi_cli.modes.interactive.screens.sheet import BottomSheet
+from pi_cli.modes.interactive.screens.sheet import BottomSheet, list_keys
 from pi_cli.store.catalog import SessionInfo, delete_session, list_all_sessions, list_sessions, rename_session, threaded
 
 Loader = Callable[[bool], list[SessionInfo]]
@@ -71,10 +71,7 @@ class ResumeScreen(BottomSheet[str | None]):
     """Pick a session file; dismisses with its path (as text) or None."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,ctrl+c", "cancel", "Cancel", priority=True),
-        Binding("up", "move(-1)", show=False, priority=True),
-        Binding("down", "move(1)", show=False, priority=True),
-        Binding("enter", "choose", "Open", priority=True),
+        *list_keys("Open"),
         Binding("tab", "toggle_scope", "All projects", priority=True),
         Binding("ctrl+n", "toggle_named", "Named only", priority=True),
         Binding("ctrl+r", "rename", "Rename", priority=True),

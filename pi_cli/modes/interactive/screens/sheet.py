@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
 
 ResultT = TypeVar("ResultT")
@@ -25,3 +26,15 @@ class BottomSheet(ModalScreen[ResultT]):
     }
     BottomSheet Input, BottomSheet Input:focus { border: none; height: 1; padding: 0; background: $surface; }
     """
+
+
+def list_keys(choose: str) -> list[BindingType]:
+    """The keys of a sheet that lists things: Escape or Ctrl-C cancels, Up/Down move, Enter
+    chooses (footer label ``choose``). The screen defines ``action_cancel``, ``action_move(delta)``
+    and ``action_choose``."""
+    return [
+        Binding("escape,ctrl+c", "cancel", "Cancel", priority=True),
+        Binding("up", "move(-1)", show=False, priority=True),
+        Binding("down", "move(1)", show=False, priority=True),
+        Binding("enter", "choose", choose, priority=True),
+    ]

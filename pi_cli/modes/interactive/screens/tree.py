@@ -21,7 +21,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Input, Static
 
-from pi_cli.modes.interactive.screens.sheet import BottomSheet
+from pi_cli.modes.interactive.screens.sheet import BottomSheet, list_keys
 from pi_cli.modes.tree_rows import TreeRow, flatten, initial_index
 
 __all__ = ["TreeRow", "TreeScreen", "flatten", "initial_index"]
@@ -33,14 +33,11 @@ class TreeScreen(BottomSheet[str | None]):
     """Choose an entry of the session tree; dismisses with its id or None."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,ctrl+c", "cancel", "Cancel", priority=True),
-        Binding("up", "move(-1)", show=False, priority=True),
-        Binding("down", "move(1)", show=False, priority=True),
+        *list_keys("Select"),
         Binding("pageup", "move(-15)", show=False, priority=True),
         Binding("pagedown", "move(15)", show=False, priority=True),
         Binding("home", "jump(0)", show=False, priority=True),
         Binding("end", "jump(-1)", show=False, priority=True),
-        Binding("enter", "choose", "Select", priority=True),
     ]
 
     DEFAULT_CSS = """
