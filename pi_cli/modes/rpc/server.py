@@ -19,7 +19,7 @@ import json
 import os
 import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_cli.errors import PiError
 from pi_cli.modes.rpc.coalesce import UpdateCoalescer
@@ -28,6 +28,9 @@ from pi_cli.modes.rpc.handlers import handle_command
 from pi_cli.modes.rpc.jsonl import JsonlWriter, iter_records
 from pi_cli.modes.rpc.lifecycle import run_with_signals, write_notices
 from pi_cli.modes.rpc.protocol import CommandError, UnknownCommand, failure, parse_command
+
+if TYPE_CHECKING:
+    from pi_cli.session.agent_session import AgentSession
 
 
 class _FdReader:
@@ -70,7 +73,7 @@ class RpcServer:
     """pi's RPC protocol over stdin/stdout for one session: each command line is handled in its own
     task (so ``abort`` or ``steer`` can arrive mid-run), events and responses share one ordered writer."""
 
-    def __init__(self, session: Any, writer: JsonlWriter | None = None) -> None:
+    def __init__(self, session: AgentSession, writer: JsonlWriter | None = None) -> None:
         self.session = session
         self.writer = writer or JsonlWriter()
         self.coalescer = UpdateCoalescer(self.output)
@@ -159,7 +162,7 @@ class RpcServer:
         self._unsubscribe()
 
 
-async def run_rpc_mode(session: Any) -> int:
+async def run_rpc_mode(session: AgentSession) -> int:
     """Serve commands from stdin until EOF (exit 0) or SIGTERM/SIGHUP (143/129)."""
     write_notices(session)
     server = RpcServer(session)
