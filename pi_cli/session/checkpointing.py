@@ -1,8 +1,8 @@
 """Checkpoints and rewind for an AgentSession (issue 18).
 
-``SessionCheckpoints(session)`` snapshots the project's files (``pi_cli.checkpoints``) before each
-user message's run and after each tool batch, and records, for every user message, the checkpoint
-taken just before it as a ``custom`` session entry::
+A session's :class:`SessionCheckpoints` snapshots the project's files (``pi_cli.checkpoints``)
+before each user message's run and after each tool batch, and records, for every user message,
+the checkpoint taken just before it as a ``custom`` session entry::
 
     {"type": "custom", "customType": "pi_cli.checkpoint",
      "data": {"entryId": <user message entry id>, "checkpointId": <sha>}}
