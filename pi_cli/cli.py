@@ -16,11 +16,14 @@ import gc
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_cli.cli_args import CliArgs, parse_args, print_help, select_mode
 from pi_cli.config import paths
 from pi_cli.errors import PiError
+
+if TYPE_CHECKING:
+    from pi_cli.session.agent_session import AgentSession
 
 
 def take_flag_words(args: CliArgs, runner: Any) -> None:
@@ -108,11 +111,11 @@ def session_options(args: CliArgs, mode: str, cwd: Path) -> Any:
     return SessionOptions(cwd=cwd, mode=mode, offline=args.offline or paths.offline(), **values)
 
 
-def _wants_inline(args: CliArgs, session: Any) -> bool:
+def _wants_inline(args: CliArgs, session: AgentSession) -> bool:
     return args.inline or session.settings.ui == "inline"
 
 
-def run_interactive_mode(args: CliArgs, session: Any, initial: list[str]) -> int:
+def run_interactive_mode(args: CliArgs, session: AgentSession, initial: list[str]) -> int:
     """The inline front end (``--inline`` or settings ``ui: inline``) or the full-screen TUI."""
     if _wants_inline(args, session):
         import asyncio

@@ -13,10 +13,13 @@ import base64
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pi_cli.errors import InputFileError
 from pi_cli.tools.files.images import detect_image_mime
+
+if TYPE_CHECKING:
+    from pi_cli.ai.types import ImageContent
 
 
 @dataclass(slots=True)
@@ -24,7 +27,7 @@ class InitialInput:
     """``first`` (may be empty), its image attachments, and the messages to send after it."""
 
     first: str = ""
-    images: list[dict[str, Any]] = field(default_factory=list)
+    images: list[ImageContent] = field(default_factory=list)
     rest: list[str] = field(default_factory=list)
 
     @property
@@ -39,10 +42,10 @@ def _resolve(arg: str, cwd: Path) -> Path:
     return Path(os.path.normpath(path))
 
 
-def read_file_args(file_args: list[str], cwd: Path) -> tuple[str, list[dict[str, Any]]]:
+def read_file_args(file_args: list[str], cwd: Path) -> tuple[str, list[ImageContent]]:
     """Text and image attachments for ``@file`` arguments, in order."""
     text_parts: list[str] = []
-    images: list[dict[str, Any]] = []
+    images: list[ImageContent] = []
     for arg in file_args:
         path = _resolve(arg, cwd)
         if not path.exists():

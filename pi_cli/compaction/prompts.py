@@ -39,19 +39,31 @@ _SECTIONS = """## Goal
 
 Keep every section short. Keep file paths, function names and error messages exactly as written."""
 
+# Each placeholder of _SECTIONS: what to write there in a first summary, and in an update.
+_HINTS: dict[str, tuple[str, str]] = {
+    "goal": (
+        "What the user wants to achieve; list several goals if the session covered several tasks",
+        "Keep the existing goals; add new ones if the task grew",
+    ),
+    "constraints": (
+        'Constraints, preferences or requirements the user stated, or "(none)"',
+        "Keep the existing ones; add newly found ones",
+    ),
+    "done": ("Finished tasks and changes", "Earlier finished items plus the newly finished ones"),
+    "in_progress": ("Work under way", "Current work, updated"),
+    "blocked": ("Anything preventing progress", "Current blockers; remove resolved ones"),
+    "decisions": ("Short reason", "Short reason (keep earlier decisions, add new ones)"),
+    "next_steps": ("What should happen next, in order", "Updated for the current state"),
+    "critical": (
+        'Data, examples or references needed to continue, or "(none)"',
+        "Keep what matters, add what is new",
+    ),
+}
+
 SUMMARIZATION_PROMPT = (
     "The messages above are the conversation to summarise. Write a structured checkpoint summary "
     "that another model can use to carry on the work.\n\nUse exactly this format:\n\n"
-    + _SECTIONS.format(
-        goal="What the user wants to achieve; list several goals if the session covered several tasks",
-        constraints='Constraints, preferences or requirements the user stated, or "(none)"',
-        done="Finished tasks and changes",
-        in_progress="Work under way",
-        blocked="Anything preventing progress",
-        decisions="Short reason",
-        next_steps="What should happen next, in order",
-        critical='Data, examples or references needed to continue, or "(none)"',
-    )
+    + _SECTIONS.format(**{key: first for key, (first, _update) in _HINTS.items()})
 )
 
 UPDATE_SUMMARIZATION_PROMPT = (
@@ -63,16 +75,7 @@ UPDATE_SUMMARIZATION_PROMPT = (
     '- REVISE "Next Steps" to match what was done\n'
     "- KEEP file paths, function names and error messages exactly\n"
     "- DROP what no longer matters\n\nUse exactly this format:\n\n"
-    + _SECTIONS.format(
-        goal="Keep the existing goals; add new ones if the task grew",
-        constraints="Keep the existing ones; add newly found ones",
-        done="Earlier finished items plus the newly finished ones",
-        in_progress="Current work, updated",
-        blocked="Current blockers; remove resolved ones",
-        decisions="Short reason (keep earlier decisions, add new ones)",
-        next_steps="Updated for the current state",
-        critical="Keep what matters, add what is new",
-    )
+    + _SECTIONS.format(**{key: update for key, (_first, update) in _HINTS.items()})
 )
 
 TURN_PREFIX_SUMMARIZATION_PROMPT = """This is the FIRST PART of a turn too large to keep whole.

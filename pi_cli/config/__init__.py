@@ -1,3 +1,4 @@
 """Settings, auth.json, keybindings and the agent-dir paths: files on disk read into plain
-values. Imports nothing else of pi_cli, so every layer may use it.
+values, and the path-glob dialect of permission rules and ignore files. Imports nothing else of
+pi_cli, so every layer may use it.
 """

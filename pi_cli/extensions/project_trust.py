@@ -19,23 +19,23 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from pi_cli.extensions.runner import ExtensionRunner, _describe
+from pi_cli.extensions.ui import NoUI
 
 Select = Callable[[str, list[str]], Awaitable["str | None"]]
 Ask = Callable[[str, "str | None"], Awaitable["str | None"]]
 TRUST_ANSWERS = ("yes", "no", "undecided")
 
 
-class TrustUI:
+class TrustUI(NoUI):
     """``ctx.ui`` of ``project_trust``: start-up terminal dialogs when ``select``/``ask`` are given
-    (interactive modes on a terminal), else ``select``/``input`` → None and ``confirm`` → False.
-    ``notify`` writes to stderr outside the interactive modes (pi drops it there); status, widget
-    and editor calls do nothing."""
+    (interactive modes on a terminal), else :class:`~pi_cli.extensions.ui.NoUI`'s answers
+    (``select``/``input`` → None, ``confirm`` → False). ``notify`` writes to stderr outside the
+    interactive modes (pi drops it there); status, widget and editor calls do nothing."""
 
     def __init__(self, select: Select | None = None, ask: Ask | None = None, notify: bool = True) -> None:
         self._select = select
@@ -45,9 +45,7 @@ class TrustUI:
 
     def notify(self, text: str, level: str = "info") -> None:
         if self._notify:
-            prefix = "" if level == "info" else f"{level.capitalize()}: "
-            sys.stderr.write(f"{prefix}{text}\n")
-            sys.stderr.flush()
+            super().notify(text, level)
 
     async def confirm(self, title: str, message: str = "") -> bool:
         if self._select is None:
@@ -59,15 +57,6 @@ class TrustUI:
 
     async def input(self, title: str, placeholder: str | None = None) -> str | None:
         return None if self._ask is None else await self._ask(title, placeholder)
-
-    def set_status(self, key: str, text: str | None) -> None:
-        return None
-
-    def set_widget(self, key: str, lines: list[str] | None, placement: str = "aboveEditor") -> None:
-        return None
-
-    def set_editor_text(self, text: str) -> None:
-        return None
 
 
 @dataclass(slots=True)

@@ -12,9 +12,10 @@ import hashlib
 from collections.abc import Coroutine, Mapping
 from typing import Any, Protocol
 
-from pi_cli.agent.types import AgentToolResult, OnUpdate, ToolExecutionMode
+from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.mcp.config import ServerConfig, mcp_namespace
+from pi_cli.tools.base import PlainTool
 
 
 class ServerView(Protocol):
@@ -70,10 +71,8 @@ def _schema(raw: Any) -> dict[str, Any]:
     return {"type": "object", "properties": {}}
 
 
-class McpTool:
+class McpTool(PlainTool):
     """One server tool. ``annotations`` carries the server's hints (``readOnlyHint`` …) for gates."""
-
-    execution_mode: ToolExecutionMode | None = None
 
     def __init__(self, manager: ToolHost, server: str, name: str, definition: dict[str, Any]) -> None:
         self._manager = manager
@@ -87,17 +86,9 @@ class McpTool:
         annotations = definition.get("annotations")
         self.annotations: dict[str, Any] = annotations if isinstance(annotations, dict) else {}
 
-    def prepare_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
-        return args
-
-    async def execute(
-        self,
-        tool_call_id: str,
-        args: dict[str, Any],
-        signal: AbortSignal | None = None,
-        on_update: OnUpdate | None = None,
+    async def run(
+        self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None
     ) -> AgentToolResult:
-        del tool_call_id, on_update
         manager = self._manager
         # Across loops the runner cancels on abort; an AbortSignal only works on its own loop.
         inner_signal = signal if manager.runner is None else None
@@ -110,7 +101,7 @@ class McpTool:
         return f"<McpTool {self.name}>"
 
 
-class ToolSearchTool:
+class ToolSearchTool(PlainTool):
     """``tool_search``: ranks the deferred MCP tools and loads the matches for the rest of the session.
 
     The result's ``details.loaded`` lists the loaded names (pi's shape); the session finds them there
@@ -130,7 +121,6 @@ class ToolSearchTool:
         },
         "required": ["query"],
     }
-    execution_mode: ToolExecutionMode | None = None
 
     def __init__(self, manager: ToolHost) -> None:
         self._manager = manager
@@ -151,17 +141,9 @@ class ToolSearchTool:
             return TOOL_SEARCH_DESCRIPTION
         return TOOL_SEARCH_DESCRIPTION + "\n\nMCP servers with tools to load:\n" + "\n".join(lines)
 
-    def prepare_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
-        return args
-
-    async def execute(
-        self,
-        tool_call_id: str,
-        args: dict[str, Any],
-        signal: AbortSignal | None = None,
-        on_update: OnUpdate | None = None,
+    async def run(
+        self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None
     ) -> AgentToolResult:
-        del tool_call_id, on_update
         query = str(args.get("query", ""))
         if not query.strip():
             raise ValueError("query must not be empty")

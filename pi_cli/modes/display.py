@@ -207,3 +207,22 @@ def _short_path(path: str, cwd: Path) -> str:
         return str(Path(path).relative_to(cwd))
     except ValueError:
         return home_relative(path)
+
+
+def question_line_styles(title: str, title_style: str, command_style: str = "") -> list[tuple[str, str]]:
+    """Each line of an approval question with its Rich style, as both front ends colour it: the
+    first line ``title_style``; then a diff's added lines green and removed ones red (``++``/``--``
+    lines are not diff lines), ``$ command`` lines ``command_style`` and ``(notes)`` dim."""
+    styled: list[tuple[str, str]] = []
+    for index, line in enumerate(title.split("\n")):
+        style = title_style if index == 0 else ""
+        if index and line[:1] == "+" and line[1:2] != "+":
+            style = "green"
+        elif index and line[:1] == "-" and line[1:2] != "-":
+            style = "red"
+        elif line.startswith("$ ") and command_style:
+            style = command_style
+        elif line.startswith("("):
+            style = "dim"
+        styled.append((line, style))
+    return styled

@@ -11,7 +11,7 @@ pure JSONL.
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pi_cli.errors import PiError
 from pi_cli.modes.print_mode import send_all, write_retry_progress
@@ -19,8 +19,12 @@ from pi_cli.modes.rpc.coalesce import UpdateCoalescer
 from pi_cli.modes.rpc.jsonl import JsonlWriter
 from pi_cli.modes.rpc.lifecycle import run_with_signals, write_notices
 
+if TYPE_CHECKING:
+    from pi_cli.ai.types import ImageContent
+    from pi_cli.session.agent_session import AgentSession
 
-async def run_json_mode(session: Any, first: str, images: list[dict[str, Any]], rest: list[str]) -> int:
+
+async def run_json_mode(session: AgentSession, first: str, images: list[ImageContent], rest: list[str]) -> int:
     """Send ``first`` (with ``images``) then each of ``rest``, writing every event; returns the exit code
     (1 for a refused prompt, e.g. a missing key, or an answer that ended in an error)."""
     write_notices(session)

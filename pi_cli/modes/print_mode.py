@@ -10,10 +10,14 @@ not printed. Notices (warnings, the demo-model hint) go to stderr.
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_cli.errors import PiError
 from pi_cli.modes.rpc.lifecycle import run_with_signals, write_notices
+
+if TYPE_CHECKING:
+    from pi_cli.ai.types import ImageContent
+    from pi_cli.session.agent_session import AgentSession
 
 
 def for_terminal(text: str, stream: Any) -> str:
@@ -34,7 +38,7 @@ def for_terminal(text: str, stream: Any) -> str:
     return strip_control_sequences(text)
 
 
-async def send_all(session: Any, first: str, images: list[dict[str, Any]], rest: list[str]) -> None:
+async def send_all(session: AgentSession, first: str, images: list[ImageContent], rest: list[str]) -> None:
     """The initial message (if any) and then every further message, sequentially."""
     if first or images:
         await session.prompt(first, images or None)
@@ -77,7 +81,7 @@ def write_retry_progress(event: dict[str, Any]) -> None:
         sys.stderr.flush()
 
 
-async def run_print_mode(session: Any, first: str, images: list[dict[str, Any]], rest: list[str]) -> int:
+async def run_print_mode(session: AgentSession, first: str, images: list[ImageContent], rest: list[str]) -> int:
     """Returns the exit code: 0, or 1 on a model error / abort / preflight error."""
     write_notices(session)
     session.subscribe(write_retry_progress)

@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from pi_cli.config.globs import glob_regex
 from pi_cli.permissions.shell.analysis import Analysis, Part, analyse
 
 PATH_TOOLS = frozenset({"read", "write", "edit", "ls", "grep", "find"})
@@ -58,20 +59,7 @@ def _name_regex(glob: str) -> re.Pattern[str]:
 
 
 def _path_regex(glob: str) -> re.Pattern[str]:
-    out: list[str] = []
-    i = 0
-    while i < len(glob):
-        if glob.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif glob.startswith("**", i):
-            out.append(".*")
-            i += 2
-        else:
-            ch = glob[i]
-            out.append("[^/]*" if ch == "*" else "[^/]" if ch == "?" else re.escape(ch))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
+    return re.compile(glob_regex(glob) + r"\Z")
 
 
 def parse_rule(text: str) -> Rule:

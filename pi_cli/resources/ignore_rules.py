@@ -12,6 +12,8 @@ import os
 import re
 from dataclasses import dataclass
 
+from pi_cli.config.globs import glob_regex
+
 __all__ = ["IGNORE_FILE_NAMES", "IgnoreRule", "is_ignored", "read_ignore_rules"]
 
 IGNORE_FILE_NAMES: tuple[str, ...] = (".gitignore", ".ignore", ".fdignore")
@@ -22,36 +24,6 @@ class IgnoreRule:
     regex: re.Pattern[str]
     negated: bool
     dir_only: bool
-
-
-def _translate(glob: str) -> str:
-    out: list[str] = []
-    i = 0
-    while i < len(glob):
-        if glob.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif glob.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif glob[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif glob[i] == "?":
-            out.append("[^/]")
-            i += 1
-        elif glob[i] == "[" and "]" in glob[i + 2 :]:
-            end = glob.index("]", i + 2)
-            body = glob[i + 1 : end]
-            out.append("[" + ("^" + body[1:] if body.startswith("!") else body).replace("\\", "\\\\") + "]")
-            i = end + 1
-        elif glob[i] == "\\" and i + 1 < len(glob):
-            out.append(re.escape(glob[i + 1]))
-            i += 2
-        else:
-            out.append(re.escape(glob[i]))
-            i += 1
-    return "".join(out)
 
 
 def _compile(line: str, prefix: str) -> IgnoreRule | None:
@@ -68,7 +40,7 @@ def _compile(line: str, prefix: str) -> IgnoreRule | None:
     if not text:
         return None
     lead = "" if anchored else "(?:.*/)?"
-    regex = re.compile(f"^{re.escape(prefix)}{lead}{_translate(text)}$")
+    regex = re.compile(f"^{re.escape(prefix)}{lead}{glob_regex(text, classes=True)}$")
     return IgnoreRule(regex=regex, negated=negated, dir_only=dir_only)
 
 

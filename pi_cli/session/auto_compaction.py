@@ -16,6 +16,7 @@ session file (summary + kept entries). A failure or cancellation ends with ``com
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from pi_cli.errors import PiError
@@ -33,29 +34,24 @@ class CompactionFailed(PiError):
     pass
 
 
+@dataclass(eq=False)
 class AutoCompactor:
     """The compaction state of one session: enabled flag, the running compaction, and the
     once-per-prompt overflow attempt. It compacts ``store``'s session with ``models``' model and
     key, rebuilds ``agent``'s transcript, and announces through ``emit`` (and ``extensions``)."""
 
-    def __init__(
-        self,
-        agent: Agent,
-        store: SessionStoreBridge,
-        models: ModelControl,
-        settings: Settings,
-        emit: Callable[[dict[str, Any]], Awaitable[None]],
-        extensions: ExtensionRunner | None,
-    ) -> None:
-        self._agent = agent
-        self._store = store
-        self._models = models
-        self._settings = settings
-        self._emit = emit
-        self._extensions = extensions
-        self._slot = AbortSlot("Compaction cancelled")
-        self.overflow_attempted = False
-        self.enabled = settings.compaction.enabled
+    agent: Agent
+    store: SessionStoreBridge
+    models: ModelControl
+    settings: Settings
+    emit: Callable[[dict[str, Any]], Awaitable[None]]
+    extensions: ExtensionRunner | None
+    overflow_attempted: bool = field(default=False, init=False)
+    enabled: bool = field(init=False)  # from ``settings``; /settings and RPC toggle it
+    _slot: AbortSlot = field(default_factory=lambda: AbortSlot("Compaction cancelled"), init=False)
+
+    def __post_init__(self) -> None:
+        self.enabled = self.settings.compaction.enabled
 
     @property
     def running(self) -> bool:
@@ -65,7 +61,7 @@ class AutoCompactor:
         self._slot.abort()
 
     def _enabled(self) -> bool:
-        return self.enabled and self._store.manager is not None
+        return self.enabled and self.store.manager is not None
 
     async def compact(
         self, reason: str, custom_instructions: str | None = None, will_retry: bool = False
@@ -73,11 +69,11 @@ class AutoCompactor:
         """Run one compaction with events; returns pi's result JSON. Raises CompactionFailed."""
         from pi_cli.compaction.compactor import CompactionAbortedError, CompactionError, run_compaction
 
-        manager = self._store.manager
-        model = self._models.model
+        manager = self.store.manager
+        model = self.models.model
         if manager is None or model is None:
             raise CompactionFailed("Compaction needs a stored session and a model.")
-        ext = self._extensions
+        ext = self.extensions
         before = None
         from_extension = [False]  # an extension's session_before_compact supplied the summary
         if ext is not None and ext.has_handlers("session_before_compact"):
@@ -91,18 +87,18 @@ class AutoCompactor:
                 return answer
 
         with self._slot.hold() as signal:
-            await self._emit({"type": "compaction_start", "reason": reason})
+            await self.emit({"type": "compaction_start", "reason": reason})
             end: dict[str, Any] = {"type": "compaction_end", "reason": reason, "result": None, "aborted": False,
                                    "willRetry": False}  # fmt: skip
             try:
                 result = await run_compaction(
                     manager,
                     model,
-                    self._settings,
-                    api_key=self._models.api_key_for_provider(model["provider"]),
+                    self.settings,
+                    api_key=self.models.api_key_for_provider(model["provider"]),
                     custom_instructions=custom_instructions,
                     signal=signal,
-                    thinking_level=self._models.thinking_level,
+                    thinking_level=self.models.thinking_level,
                     before=before,
                 )
             except CompactionAbortedError:  # aborted, or cancelled by an extension
@@ -121,11 +117,11 @@ class AutoCompactor:
             and messages[-1].get("stopReason") == "error"
         ):
             messages.pop()  # the overflow error is kept in the file, not in the context the retry continues
-        self._agent.state.messages = messages
+        self.agent.state.messages = messages
         payload: dict[str, Any] = result.to_json()
         end["result"] = payload
         end["willRetry"] = will_retry
-        await self._emit(end)
+        await self.emit(end)
         if ext is not None and ext.has_handlers("session_compact"):
             entry = manager.get_leaf_entry()
             await ext.emit({"type": "session_compact", "compactionEntry": entry, "fromExtension": result.from_hook,
@@ -135,8 +131,8 @@ class AutoCompactor:
     async def _failed(self, end: dict[str, Any], from_extension: bool) -> None:
         """A failed or cancelled compaction: ``compaction_end``, then extensions'
         ``session_compact_failed`` ``{reason, errorMessage, aborted, willRetry, fromExtension}``."""
-        await self._emit(end)
-        ext = self._extensions
+        await self.emit(end)
+        ext = self.extensions
         if ext is not None and ext.has_handlers("session_compact_failed"):
             await ext.emit({"type": "session_compact_failed", "reason": end["reason"],
                             "errorMessage": end.get("errorMessage"), "aborted": end["aborted"],
@@ -149,8 +145,8 @@ class AutoCompactor:
         from pi_cli.ai.overflow import is_context_overflow
         from pi_cli.compaction.compactor import estimate_context_tokens, should_compact
 
-        model = self._models.model
-        messages = self._agent.state.messages
+        model = self.models.model
+        messages = self.agent.state.messages
         last = next((m for m in reversed(messages) if m.get("role") == "assistant"), None)
         if model is None or last is None:
             return False
@@ -165,7 +161,7 @@ class AutoCompactor:
                 return False
             self.overflow_attempted = True
             if messages and messages[-1] is last:
-                self._agent.state.messages = messages[:-1]
+                self.agent.state.messages = messages[:-1]
             try:
                 await self.compact("overflow", will_retry=True)
             except CompactionFailed:
@@ -174,7 +170,7 @@ class AutoCompactor:
         if last.get("stopReason") in ("error", "aborted"):
             return False
         tokens = estimate_context_tokens(cast(list[dict[str, Any]], list(messages))).tokens
-        if window and should_compact(tokens, window, self._settings):
+        if window and should_compact(tokens, window, self.settings):
             try:
                 await self.compact("threshold")
             except CompactionFailed:

@@ -1,8 +1,8 @@
 """Checkpoints and rewind for an AgentSession (issue 18).
 
-``SessionCheckpoints(session)`` snapshots the project's files (``pi_cli.checkpoints``) before each
-user message's run and after each tool batch, and records, for every user message, the checkpoint
-taken just before it as a ``custom`` session entry::
+A session's :class:`SessionCheckpoints` snapshots the project's files (``pi_cli.checkpoints``)
+before each user message's run and after each tool batch, and records, for every user message,
+the checkpoint taken just before it as a ``custom`` session entry::
 
     {"type": "custom", "customType": "pi_cli.checkpoint",
      "data": {"entryId": <user message entry id>, "checkpointId": <sha>}}
@@ -20,6 +20,7 @@ before the message (a branch: nothing is deleted); it returns ``{"changedFiles",
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -67,46 +68,41 @@ def change_lines(changes: dict[str, list[str]]) -> list[str]:
     return [f"  {word:24} {path}" for key, word in _CHANGE_WORDS for path in changes.get(key, [])]
 
 
+@dataclass(eq=False)
 class SessionCheckpoints:
     """The checkpoint side of one session (see the module docstring): snapshots of ``cwd``
-    recorded in ``store``'s session; a rewind refuses while ``busy()`` and ends with ``reload()``
+    recorded in ``session_store``'s session; a rewind refuses while ``busy()`` and ends with ``reload()``
     (the agent's transcript from the moved leaf). ``enabled=False`` turns them off whatever the
     settings say."""
 
-    def __init__(
-        self,
-        cwd: Path,
-        settings: Settings,
-        store: SessionStoreBridge,
-        busy: Callable[[], bool],
-        reload: Callable[[], None],
-        enabled: bool = True,
-    ) -> None:
-        self._cwd = cwd
-        self._settings = settings
-        self._session_store = store
-        self._busy = busy
-        self._reload = reload
-        # A subagent's child session takes none (``enabled=False``): its parent's checkpoints
-        # cover the run the child is part of, and children running at once would race on them.
-        self.enabled = enabled and bool(_setting(settings, "enabled", True))
-        self._store: CheckpointStore | None = None
-        self._pending: str | None = None  # taken before the run, waiting for the user entry id
-        self.notice: str | None = None
+    cwd: Path
+    settings: Settings
+    session_store: SessionStoreBridge
+    busy: Callable[[], bool]
+    reload: Callable[[], None]
+    # A subagent's child session takes none (``enabled=False``): its parent's checkpoints
+    # cover the run the child is part of, and children running at once would race on them.
+    enabled: bool = True
+    notice: str | None = field(default=None, init=False)
+    _store: CheckpointStore | None = field(default=None, init=False)
+    _pending: str | None = field(default=None, init=False)  # taken before the run, waiting for the user entry id
+
+    def __post_init__(self) -> None:
+        self.enabled = self.enabled and bool(_setting(self.settings, "enabled", True))
 
     @property
     def store(self) -> CheckpointStore:
         if self._store is None:
             self._store = CheckpointStore(
-                self._cwd, agent_dir(),
-                max_file_bytes=int(_setting(self._settings, "maxFileBytes", DEFAULT_MAX_FILE_BYTES)),
-                max_files=int(_setting(self._settings, "maxFiles", DEFAULT_MAX_FILES)),
+                self.cwd, agent_dir(),
+                max_file_bytes=int(_setting(self.settings, "maxFileBytes", DEFAULT_MAX_FILE_BYTES)),
+                max_files=int(_setting(self.settings, "maxFiles", DEFAULT_MAX_FILES)),
             )  # fmt: skip
         return self._store
 
     def _active(self) -> bool:
         # Without a session file there is no entry to attach a checkpoint to and nothing to rewind.
-        return self.enabled and self._session_store.manager is not None
+        return self.enabled and self.session_store.manager is not None
 
     async def _snapshot(self, label: str) -> str | None:
         store = self.store
@@ -128,10 +124,10 @@ class SessionCheckpoints:
         if kind == "message_end" and event.get("message", {}).get("role") == "user":
             checkpoint = self._pending or await self._snapshot("before steering message")
             self._pending = None
-            manager = self._session_store.manager
+            manager = self.session_store.manager
             entry_id = manager.get_leaf_id() if manager is not None else None
             if checkpoint and entry_id:
-                self._session_store.append_custom_entry(CUSTOM_TYPE, {"entryId": entry_id, "checkpointId": checkpoint})
+                self.session_store.append_custom_entry(CUSTOM_TYPE, {"entryId": entry_id, "checkpointId": checkpoint})
         elif kind == "turn_end" and event.get("toolResults"):
             await self._snapshot("after tool batch")
 
@@ -139,7 +135,7 @@ class SessionCheckpoints:
 
     def checkpoints(self) -> list[dict[str, Any]]:
         """Every recorded (user entry, checkpoint) pair of this session file, in file order."""
-        manager = self._session_store.manager
+        manager = self.session_store.manager
         if manager is None:
             return []
         out = []
@@ -177,9 +173,9 @@ class SessionCheckpoints:
 
     async def rewind(self, entry_id: str, files: bool = True, conversation: bool = True) -> dict[str, Any]:
         """Restore files and/or move the leaf before user entry ``entry_id`` (module docstring)."""
-        if self._busy():
+        if self.busy():
             raise SessionError("Cannot rewind while the agent is running")
-        manager = self._session_store.manager
+        manager = self.session_store.manager
         if manager is None:
             raise SessionError("Rewind needs a session file (this session is not saved).")
         entry = manager.get_entry(entry_id)
@@ -201,6 +197,6 @@ class SessionCheckpoints:
                 manager.reset_leaf()
             else:
                 manager.branch(parent)
-            self._reload()
+            self.reload()
         changed = sorted({p for paths in changes.values() for p in paths})
         return {"changedFiles": changed, "changes": changes, "text": text}

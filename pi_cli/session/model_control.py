@@ -9,6 +9,7 @@ model and thinking level become the saved defaults.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from pi_cli.ai.types import THINKING_LEVELS, Model, ThinkingLevel
@@ -40,39 +41,30 @@ def clamp_level(model: Model | None, level: str) -> str:
     return str(clamp_thinking_level(model, level))
 
 
+@dataclass(eq=False)
 class ModelControl:
     """The model and thinking level of one session's ``agent``, with the credentials behind
     them: keys from ``registry`` (plus probe/``--api-key`` extras), changes recorded in ``store``,
     saved as defaults through ``save_setting``, announced through ``emit_nowait``."""
 
-    def __init__(
-        self,
-        agent: Agent,
-        registry: ModelRegistry | None,
-        store: SessionStoreBridge,
-        settings: Settings | None,
-        save_setting: Callable[[str, Any], None],
-        emit_nowait: Callable[[dict[str, Any]], None],
-        scoped: list[tuple[Model, str | None]],
-    ) -> None:
-        self._agent = agent
-        self._registry = registry
-        self._store = store
-        self._settings = settings
-        self._save_setting = save_setting
-        self._emit_nowait = emit_nowait
-        self.scoped = scoped
-        self.extra_keys: dict[str, str] = {}
-        self.extra_models: list[Model] = []
+    agent: Agent
+    registry: ModelRegistry | None
+    store: SessionStoreBridge
+    settings: Settings | None
+    save_setting: Callable[[str, Any], None]
+    emit_nowait: Callable[[dict[str, Any]], None]
+    scoped: list[tuple[Model, str | None]]
+    extra_keys: dict[str, str] = field(default_factory=dict, init=False)  # ``--api-key`` and probes
+    extra_models: list[Model] = field(default_factory=list, init=False)  # local servers found at start-up
 
     @property
     def model(self) -> Model | None:
-        model: Model | None = self._agent.state.model
+        model: Model | None = self.agent.state.model
         return model
 
     @property
     def thinking_level(self) -> str:
-        return str(self._agent.state.thinking_level or "off")
+        return str(self.agent.state.thinking_level or "off")
 
     # -- credentials ---------------------------------------------------------------------------
 
@@ -80,7 +72,7 @@ class ModelControl:
         """The key for ``provider``: a ``--api-key``/probe key first, then the registry's."""
         if provider in self.extra_keys:
             return self.extra_keys[provider]
-        registry = self._registry
+        registry = self.registry
         if registry is None:
             return None
         key: str | None = registry.api_key_for_provider(provider)
@@ -89,11 +81,11 @@ class ModelControl:
     def has_credentials(self, model: Model) -> bool:
         if model["provider"] in KEYLESS_PROVIDERS or model["provider"] in self.extra_keys:
             return True
-        registry = self._registry
+        registry = self.registry
         return registry is not None and bool(registry.is_available(model))
 
     def env_var_for(self, provider: str) -> str | None:
-        registry = self._registry
+        registry = self.registry
         if registry is None:
             return None
         name: str | None = registry.env_var_for(provider)
@@ -102,7 +94,7 @@ class ModelControl:
     def available_models(self) -> list[Model]:
         """Models with credentials (registry's available ones, plus local/demo extras)."""
         models: list[Model] = []
-        registry = self._registry
+        registry = self.registry
         if registry is not None:
             models.extend(registry.available_models())
         seen = {(m["provider"], m["id"]) for m in models}
@@ -127,11 +119,11 @@ class ModelControl:
         """Switch model, record it in the session file, save it as the default when ``persist``, and
         re-clamp the thinking level (``thinking_level`` or the current one) to what the model supports."""
         wanted = thinking_level or self._level_for_switch()
-        self._agent.state.model = model
-        self._store.append_model_change(model["provider"], model["id"])
+        self.agent.state.model = model
+        self.store.append_model_change(model["provider"], model["id"])
         if persist:
-            self._save_setting("defaultProvider", model["provider"])
-            self._save_setting("defaultModel", model["id"])
+            self.save_setting("defaultProvider", model["provider"])
+            self.save_setting("defaultModel", model["id"])
         self.set_thinking_level(wanted, persist=False)
 
     def _level_for_switch(self) -> str:
@@ -140,7 +132,7 @@ class ModelControl:
         current = self.model
         if current is not None and current.get("reasoning"):
             return self.thinking_level
-        default = self._settings.default_thinking_level if self._settings is not None else None
+        default = self.settings.default_thinking_level if self.settings is not None else None
         return str(default) if default else "medium"
 
     def cycle_model(self, direction: str = "forward") -> dict[str, Any] | None:
@@ -170,13 +162,13 @@ class ModelControl:
         ``thinking_level_changed``; it is saved as the default only for reasoning models."""
         clamped = clamp_level(self.model, level)
         changed = clamped != self.thinking_level
-        self._agent.state.thinking_level = cast(ThinkingLevel, clamped)
+        self.agent.state.thinking_level = cast(ThinkingLevel, clamped)
         if changed:
-            self._store.append_thinking_level_change(clamped)
-            self._emit_nowait({"type": "thinking_level_changed", "level": clamped})
+            self.store.append_thinking_level_change(clamped)
+            self.emit_nowait({"type": "thinking_level_changed", "level": clamped})
         model = self.model
         if persist and model is not None and model.get("reasoning"):
-            self._save_setting("defaultThinkingLevel", clamped)
+            self.save_setting("defaultThinkingLevel", clamped)
         return clamped
 
     def cycle_thinking_level(self) -> str | None:

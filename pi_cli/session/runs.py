@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from pi_cli.agent.agent import Agent
@@ -41,42 +42,33 @@ def queued_texts(messages: Sequence[AgentMessage]) -> list[str]:
     return [user_text(cast(dict[str, Any], m)) for m in messages if m.get("role") == "user"]
 
 
+@dataclass(eq=False)
 class RunControl:
     """One session's runs: starting them, their follow-through, settling, aborting, queueing."""
 
-    def __init__(
-        self,
-        agent: Agent,
-        hub: EventHub,
-        retry: AutoRetry,
-        compactor: AutoCompactor,
-        checkpoints: SessionCheckpoints,
-        extensions: ExtensionRunner | None,
-        after_run: Callable[[], None],
-    ) -> None:
-        self._agent = agent
-        self._hub = hub
-        self._retry = retry
-        self._compactor = compactor
-        self._checkpoints = checkpoints
-        self._extensions = extensions
-        self._after_run = after_run  # e.g. the user's ``!`` commands held back during the run
-        self._busy = False
-        self._abort_requested = False
-        self._settling: asyncio.Future[None] | None = None
-        self._announced: tuple[int, int] = (0, 0)  # queue lengths of the last queue_update
+    agent: Agent
+    hub: EventHub
+    retry: AutoRetry
+    compactor: AutoCompactor
+    checkpoints: SessionCheckpoints
+    extensions: ExtensionRunner | None
+    after_run: Callable[[], None]  # e.g. the user's ``!`` commands held back during the run
+    _busy: bool = field(default=False, init=False)
+    _abort_requested: bool = field(default=False, init=False)
+    _settling: asyncio.Future[None] | None = field(default=None, init=False)
+    _announced: tuple[int, int] = field(default=(0, 0), init=False)  # queue lengths of the last queue_update
 
     @property
     def active(self) -> bool:
         """True from the start of a run (its preflight included) until it has settled."""
-        return self._busy or self._agent.state.is_streaming
+        return self._busy or self.agent.state.is_streaming
 
     # -- starting runs ---------------------------------------------------------------------------
 
     def start_user_run(self, message: dict[str, Any]) -> Run:
         """Mark the session busy now and return the run of a user message (to be awaited)."""
         self._busy = True
-        self._compactor.overflow_attempted = False
+        self.compactor.overflow_attempted = False
         return self._run(self._user_run(message))
 
     def start_custom_run(self, message: dict[str, Any]) -> Run:
@@ -85,7 +77,7 @@ class RunControl:
         return self._run(self._custom_run(message))
 
     async def _user_run(self, message: dict[str, Any]) -> None:
-        agent, ext = self._agent, self._extensions
+        agent, ext = self.agent, self.extensions
         messages: list[Any] = [message]
         original = agent.state.system_prompt
         if ext is not None:
@@ -102,7 +94,7 @@ class RunControl:
                 agent.state.system_prompt = original
 
     async def _custom_run(self, message: dict[str, Any]) -> None:
-        await self._agent.prompt([message])
+        await self.agent.prompt([message])
         await self._follow_through()
 
     async def _run(self, body: Run) -> None:
@@ -111,16 +103,16 @@ class RunControl:
             await asyncio.shield(settling)
         self._abort_requested = False
         try:
-            await self._checkpoints.before_run()
+            await self.checkpoints.before_run()
             await body
         finally:
             body.close()  # a body never awaited (before_run raised) must not warn
             self._busy = False
-            self._after_run()
+            self.after_run()
             done = self._settling = asyncio.get_running_loop().create_future()
             try:
                 # pi 1.6: nothing more will run on its own (retries, compaction, queued messages).
-                await self._hub.emit({"type": "agent_settled", "aborted": self.last_stop() == "aborted"})
+                await self.hub.emit({"type": "agent_settled", "aborted": self.last_stop() == "aborted"})
             finally:
                 self._settling = None
                 done.set_result(None)
@@ -131,10 +123,10 @@ class RunControl:
         queued after the last poll needs one more continuation (pi's ``_handlePostAgentRun``).
         After an abort the queues are left as they are: the front end hands them back (TUI,
         inline) or keeps them (RPC)."""
-        agent = self._agent
+        agent = self.agent
         while True:
-            await self._retry.run_loop()
-            if await self._compactor.after_run():
+            await self.retry.run_loop()
+            if await self.compactor.after_run():
                 await agent.continue_()
                 continue
             if self._abort_requested or self.last_stop() == "aborted" or not agent.has_queued_messages():
@@ -143,7 +135,7 @@ class RunControl:
 
     def last_stop(self) -> str | None:
         """The ``stopReason`` of the last assistant message."""
-        for message in reversed(self._agent.state.messages):
+        for message in reversed(self.agent.state.messages):
             if message.get("role") == "assistant":
                 return str(message.get("stopReason"))
         return None
@@ -151,10 +143,10 @@ class RunControl:
     async def abort(self) -> None:
         """Stop the current run (and any retry wait or compaction) and wait until the agent is idle."""
         self._abort_requested = True
-        self._retry.abort()
-        self._compactor.abort()
-        self._agent.abort()
-        await self._agent.wait_for_idle()
+        self.retry.abort()
+        self.compactor.abort()
+        self.agent.abort()
+        await self.agent.wait_for_idle()
 
     # -- queues ------------------------------------------------------------------------------------
 
@@ -162,27 +154,27 @@ class RunControl:
         """Queue a user message on the agent (``kind``: ``"steer"`` or ``"followUp"``) and announce it."""
         content: list[Any] = [{"type": "text", "text": text}, *(images or [])]
         message = {"role": "user", "content": content, "timestamp": now_ms()}
-        (self._agent.steer if kind == "steer" else self._agent.follow_up)(message)
-        self._hub.emit_nowait(self.queue_event())
+        (self.agent.steer if kind == "steer" else self.agent.follow_up)(message)
+        self.hub.emit_nowait(self.queue_event())
 
     def clear(self) -> tuple[list[str], list[str]]:
         """Drop every queued message; returns the user texts (steering, follow-up) for the editor."""
-        steering = queued_texts(self._agent.clear_steering_queue())
-        follow_up = queued_texts(self._agent.clear_follow_up_queue())
-        self._hub.emit_nowait(self.queue_event())
+        steering = queued_texts(self.agent.clear_steering_queue())
+        follow_up = queued_texts(self.agent.clear_follow_up_queue())
+        self.hub.emit_nowait(self.queue_event())
         return steering, follow_up
 
     def texts(self) -> tuple[list[str], list[str]]:
         """The queued user texts: (steering, follow-up), oldest first."""
-        return queued_texts(self._agent.steering_queue), queued_texts(self._agent.follow_up_queue)
+        return queued_texts(self.agent.steering_queue), queued_texts(self.agent.follow_up_queue)
 
     def queue_event(self) -> dict[str, Any]:
         steering, follow_up = self.texts()
-        self._announced = (len(self._agent.steering_queue), len(self._agent.follow_up_queue))
+        self._announced = (len(self.agent.steering_queue), len(self.agent.follow_up_queue))
         return {"type": "queue_update", "steering": steering, "followUp": follow_up}
 
     def admitted(self) -> dict[str, Any] | None:
         """The ``queue_update`` to announce when the agent has taken queued messages since the
         last one (called at each user ``message_start``), else None."""
-        now = (len(self._agent.steering_queue), len(self._agent.follow_up_queue))
+        now = (len(self.agent.steering_queue), len(self.agent.follow_up_queue))
         return None if now == self._announced else self.queue_event()

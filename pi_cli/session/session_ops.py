@@ -12,6 +12,7 @@ import contextlib
 import os
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -29,34 +30,24 @@ if TYPE_CHECKING:
     from pi_cli.store.manager import SessionManager
 
 
+@dataclass(eq=False)
 class SessionFiles:
     """The session-file operations of one session: they act on ``store``'s manager, then load
     its context into ``agent`` (model through ``registry``/``models``, which must have its key).
     ``settle`` is awaited first: it stops a running prompt and empties the queues."""
 
-    def __init__(
-        self,
-        agent: Agent,
-        store: SessionStoreBridge,
-        registry: ModelRegistry | None,
-        models: ModelControl,
-        settle: Callable[[], Awaitable[None]],
-        *,
-        settings: Settings,
-        extensions: ExtensionRunner | None,
-        busy: Callable[[], bool],
-    ) -> None:
-        self._agent = agent
-        self._store = store
-        self._registry = registry
-        self._models = models
-        self._settle = settle
-        self._settings = settings
-        self._extensions = extensions
-        self._busy = busy
+    agent: Agent
+    store: SessionStoreBridge
+    registry: ModelRegistry | None
+    models: ModelControl
+    settle: Callable[[], Awaitable[None]]
+    _: KW_ONLY
+    settings: Settings
+    extensions: ExtensionRunner | None
+    busy: Callable[[], bool]
 
     def manager(self) -> SessionManager:
-        manager = self._store.manager
+        manager = self.store.manager
         if manager is None:
             raise FeatureUnavailableError("Session storage is not available in this session.")
         return manager
@@ -64,33 +55,33 @@ class SessionFiles:
     def reload(self) -> None:
         """Load the manager's current context into the agent (messages, model, thinking level)."""
         context = self.manager().build_context()
-        state = self._agent.state
+        state = self.agent.state
         state.messages = list(context.messages)
         stored = context.model
-        if stored and self._registry is not None:
-            model = self._registry.find(stored.get("provider", ""), stored.get("modelId", ""))
-            if model is not None and self._models.has_credentials(model):
+        if stored and self.registry is not None:
+            model = self.registry.find(stored.get("provider", ""), stored.get("modelId", ""))
+            if model is not None and self.models.has_credentials(model):
                 state.model = model
         if context.messages:
             from pi_cli.session.model_control import clamp_level
 
-            state.thinking_level = cast("ThinkingLevel", clamp_level(self._models.model, context.thinking_level))
+            state.thinking_level = cast("ThinkingLevel", clamp_level(self.models.model, context.thinking_level))
 
     async def new_session(self, parent_session: str | None = None) -> dict[str, Any]:
         manager = self.manager()
-        await self._settle()
+        await self.settle()
         manager.new_session(parent_session)
-        self._agent.state.messages = []
-        model = self._models.model
+        self.agent.state.messages = []
+        model = self.models.model
         if model is not None:
-            self._store.append_model_change(model["provider"], model["id"])
-        self._store.append_thinking_level_change(self._models.thinking_level)
+            self.store.append_model_change(model["provider"], model["id"])
+        self.store.append_thinking_level_change(self.models.thinking_level)
         return {"cancelled": False}
 
     async def switch_session(self, path: str) -> dict[str, Any]:
         manager = self.manager()
         target = _existing_file(path)
-        await self._settle()
+        await self.settle()
         try:
             manager.set_session_file(target)
         except (OSError, ValueError) as exc:
@@ -104,7 +95,7 @@ class SessionFiles:
         return {"cancelled": False}
 
     def fork_messages(self) -> list[dict[str, str]]:
-        manager = self._store.manager
+        manager = self.store.manager
         return [] if manager is None else manager.get_user_messages_for_forking()
 
     async def fork(self, entry_id: str) -> dict[str, Any]:
@@ -116,7 +107,7 @@ class SessionFiles:
         from pi_cli.store.entry_messages import user_text
 
         text = user_text(entry["message"])
-        await self._settle()
+        await self.settle()
         parent = entry.get("parentId")
         if parent is None:
             previous = manager.session_file
@@ -131,7 +122,7 @@ class SessionFiles:
         leaf = manager.get_leaf_id()
         if leaf is None:
             raise SessionError("Nothing to clone: the session is empty")
-        await self._settle()
+        await self.settle()
         manager.create_branched_session(leaf)
         self.reload()
         return {"cancelled": False}
@@ -141,10 +132,10 @@ class SessionFiles:
         manager = self.manager()
         from pi_cli.store.export_html import export_html as render
 
-        model = self._models.model
-        key = self._models.api_key_for_provider(model["provider"]) if model else None
+        model = self.models.model
+        key = self.models.api_key_for_provider(model["provider"]) if model else None
         try:
-            prompt = self._agent.state.system_prompt
+            prompt = self.agent.state.system_prompt
             path = render(manager, output_path, system_prompt=prompt, secrets=[key] if key else [], theme=theme)
         except (OSError, ValueError) as exc:
             raise SessionError(str(exc)) from None
@@ -169,11 +160,11 @@ class SessionFiles:
         from pi_cli.compaction.branch_summary import navigate_tree as move
 
         manager = self.manager()
-        if self._busy():
+        if self.busy():
             raise SessionError("Wait for the current response to finish before navigating the session tree.")
-        model = self._models.model
-        api_key = self._models.api_key_for_provider(model["provider"]) if summarize and model is not None else None
-        ext = self._extensions
+        model = self.models.model
+        api_key = self.models.api_key_for_provider(model["provider"]) if summarize and model is not None else None
+        ext = self.extensions
         before: TreeHook | None = None
         if ext is not None and ext.has_handlers("session_before_tree"):
             from pi_cli.extensions.session_events import before_tree
@@ -185,13 +176,13 @@ class SessionFiles:
             result = await move(
                 manager, target_id, summarize=summarize, model=model, api_key=api_key, signal=signal,
                 custom_instructions=custom_instructions, replace_instructions=replace_instructions, label=label,
-                reserve_tokens=self._settings.branch_summary.reserve_tokens, before=before,
+                reserve_tokens=self.settings.branch_summary.reserve_tokens, before=before,
             )  # fmt: skip
         except KeyError as exc:
             raise SessionError(str(exc.args[0]) if exc.args else "Entry not found") from None
         if not result.moved:
             return result
-        self._agent.state.messages = list(manager.build_context().messages)
+        self.agent.state.messages = list(manager.build_context().messages)
         if ext is not None and ext.has_handlers("session_tree"):
             summary = manager.get_entry(result.summary_entry_id) if result.summary_entry_id else None
             await ext.emit({

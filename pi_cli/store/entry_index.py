@@ -3,8 +3,9 @@ the id → entry index, labels, the leaf pointer, and every read over them — b
 context the agent sees, the tree, the session name and the fork candidates.
 
 Entries may be slim (see :mod:`pi_cli.store.lazy_entries`): their message bodies stay in the
-session file ``_source`` until a read needs them. :class:`EntryIndex` never writes; the
-:class:`~pi_cli.store.manager.SessionManager` built on it appends, branches and persists.
+session file ``source`` until a read needs them. :class:`EntryIndex` never writes to the file: the
+:class:`~pi_cli.store.manager.SessionManager` that holds one appends, branches and persists, and
+hands each new entry to :meth:`EntryIndex.add` (or a whole new list to :meth:`EntryIndex.reset`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 from pi_cli.store.context import SessionContext, build_session_context
 from pi_cli.store.entry_messages import user_text
-from pi_cli.store.jsonl import Entry
+from pi_cli.store.jsonl import Entry, new_entry_id
 from pi_cli.store.lazy_context import LazyMessages
 from pi_cli.store.lazy_entries import REF, gc_paused, is_slim, materialize
 from pi_cli.store.tree import SessionTreeNode, build_tree
@@ -24,21 +25,45 @@ from pi_cli.store.tree import SessionTreeNode, build_tree
 class EntryIndex:
     """A session's entries and the index over them, with every read the session offers.
 
-    The leaf is the last indexed entry unless moved; ``_has_assistant`` says whether any entry is
-    an assistant message (the manager writes nothing before one exists).
+    ``entries`` are in file order (header excluded; slim ones stay slim until read). The leaf is
+    the last indexed entry unless moved (``leaf_id`` may be set to any indexed id, or None);
+    ``has_assistant`` says whether any entry is an assistant message (the manager writes nothing
+    before one exists).
     """
 
     def __init__(self) -> None:
-        self._entries: list[Entry] = []
+        self.entries: list[Entry] = []
+        self.source: Path | None = None  # the file slim entries are read back from
+        self.leaf_id: str | None = None
+        self.has_assistant = False
         self._by_id: dict[str, Entry] = {}
-        self._position: dict[str, int] = {}  # id → index in _entries
-        self._source: Path | None = None  # the file slim entries are read back from
+        self._position: dict[str, int] = {}  # id → index in entries
         self._labels: dict[str, str] = {}
         self._label_times: dict[str, str] = {}
-        self.leaf_id: str | None = None
-        self._has_assistant = False
 
     # --- indexing -----------------------------------------------------------------------
+
+    def reset(self, entries: list[Entry], source: Path | None) -> None:
+        """Hold ``entries`` (slim ones read back from ``source``) instead, indexed anew."""
+        self.entries = entries
+        self.source = source
+        self._rebuild_index()
+
+    def add(self, entry: Entry) -> None:
+        """Append ``entry``, which becomes the leaf when it has an id."""
+        self.entries.append(entry)
+        self._index(entry, len(self.entries) - 1)
+
+    def __contains__(self, entry_id: object) -> bool:
+        return entry_id in self._by_id
+
+    def new_id(self) -> str:
+        """A fresh entry id, unused in this session."""
+        return new_entry_id(self._by_id)
+
+    def labels_on(self, kept: set[str]) -> list[tuple[str, str, str | None]]:
+        """``(target id, label, time set)`` of the labels on the ``kept`` entries."""
+        return [(t, label, self._label_times.get(t)) for t, label in self._labels.items() if t in kept]
 
     def _rebuild_index(self) -> None:
         self._by_id.clear()
@@ -46,8 +71,8 @@ class EntryIndex:
         self._labels.clear()
         self._label_times.clear()
         self.leaf_id = None
-        self._has_assistant = False
-        for position, entry in enumerate(self._entries):
+        self.has_assistant = False
+        for position, entry in enumerate(self.entries):
             self._index(entry, position)
 
     def _index(self, entry: Entry, position: int) -> None:
@@ -58,7 +83,7 @@ class EntryIndex:
             self.leaf_id = entry_id
         kind = entry.get("type")
         if kind == "message" and entry.get("message", {}).get("role") == "assistant":
-            self._has_assistant = True
+            self.has_assistant = True
         elif kind == "label":
             target = entry.get("targetId")
             if isinstance(target, str):
@@ -73,7 +98,7 @@ class EntryIndex:
 
     def get_entries(self) -> list[Entry]:
         """All entries in file order (header excluded), whole (slim ones are read back)."""
-        return [self._full(e) for e in self._entries]
+        return [self._full(e) for e in self.entries]
 
     def get_entry(self, entry_id: str) -> Entry | None:
         entry = self._by_id.get(entry_id)
@@ -81,7 +106,7 @@ class EntryIndex:
 
     def _full(self, entry: Entry) -> Entry:
         """``entry`` whole: a slim entry (see :mod:`lazy_entries`) is read back from the file."""
-        return materialize(entry, self._source) if is_slim(entry) else entry
+        return materialize(entry, self.source) if is_slim(entry) else entry
 
     def _keep_full(self, entry: Entry) -> Entry:
         """Like :meth:`_full`, and the whole entry replaces the slim one in memory (for entries the
@@ -91,8 +116,8 @@ class EntryIndex:
         full = self._full(entry)
         entry_id = entry["id"]
         position = self._position.get(entry_id)
-        if position is not None and self._entries[position] is entry:
-            self._entries[position] = full
+        if position is not None and self.entries[position] is entry:
+            self.entries[position] = full
             self._by_id[entry_id] = full
         return full
 
@@ -103,7 +128,7 @@ class EntryIndex:
         return self.get_entry(self.leaf_id) if self.leaf_id else None
 
     def get_children(self, parent_id: str | None) -> list[Entry]:
-        return [self._full(e) for e in self._entries if e.get("parentId") == parent_id and "id" in e]
+        return [self._full(e) for e in self.entries if e.get("parentId") == parent_id and "id" in e]
 
     def get_label(self, entry_id: str) -> str | None:
         return self._labels.get(entry_id)
@@ -157,14 +182,14 @@ class EntryIndex:
             start = next((i for i in range(compaction) if path[i].get("id") == first_kept), compaction)
         stubs = False
         for index in range(start, len(path)):
-            if lazy and self._source is not None and path[index].get("type") == "message" and is_slim(path[index]):
+            if lazy and self.source is not None and path[index].get("type") == "message" and is_slim(path[index]):
                 stubs = True  # the stub (role, model) is all build_session_context reads of it
                 continue
             path[index] = self._keep_full(path[index])
         context = build_session_context(path)
-        if not stubs or self._source is None:
+        if not stubs or self.source is None:
             return context, None
-        messages = LazyMessages(context.messages, self._source, self._adopt_messages)
+        messages = LazyMessages(context.messages, self.source, self._adopt_messages)
         context.messages = []
         return context, messages
 
@@ -172,15 +197,15 @@ class EntryIndex:
         """The context's messages were decoded (the agent's first request): slim entries whose stub
         is among ``held`` become whole entries around the decoded message, so the message exists
         once in memory and later reads of the entry need not decode it again."""
-        position = {id(e["message"]): i for i, e in enumerate(self._entries) if REF in e and "message" in e}
+        position = {id(e["message"]): i for i, e in enumerate(self.entries) if REF in e and "message" in e}
         for stub, message in zip(held, decoded, strict=True):
             index = position.get(id(stub))
             if index is None or message is stub:
                 continue
-            slim = self._entries[index]
+            slim = self.entries[index]
             whole = {key: value for key, value in slim.items() if key != REF}
             whole["message"] = message
-            self._entries[index] = whole
+            self.entries[index] = whole
             self._by_id[whole["id"]] = whole
 
     def get_tree(self) -> list[SessionTreeNode]:
@@ -193,7 +218,7 @@ class EntryIndex:
         return self.get_session_name()
 
     def get_session_name(self) -> str | None:
-        for entry in reversed(self._entries):  # session_info entries are never slim
+        for entry in reversed(self.entries):  # session_info entries are never slim
             if entry.get("type") == "session_info":
                 name = str(entry.get("name") or "").strip()
                 return name or None
@@ -202,7 +227,7 @@ class EntryIndex:
     def get_user_messages_for_forking(self) -> list[dict[str, str]]:
         """``[{entryId, text}]`` for every user message (``/fork`` picker, RPC get_fork_messages)."""
         out: list[dict[str, str]] = []
-        for slim in self._entries:
+        for slim in self.entries:
             if slim.get("type") != "message" or slim["message"].get("role") != "user":
                 continue
             entry = self._full(slim)

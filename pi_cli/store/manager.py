@@ -4,8 +4,9 @@ Every entry has an ``id`` and a ``parentId``; appending makes the new entry a ch
 leaf and moves the leaf to it. On load the leaf is the last entry of the file. :meth:`branch` moves
 the leaf back to an earlier entry, so the next append starts a sibling branch in the same file.
 :meth:`build_context` walks leaf → root and returns the messages the agent should see, replacing
-everything before a compaction by its summary. The index and every read (context, branch, tree)
-live in :mod:`pi_cli.store.entry_index`; this module builds, appends, branches and persists.
+everything before a compaction by its summary. The entries, their index and every read (context,
+branch, tree) are the manager's :class:`~pi_cli.store.entry_index.EntryIndex` (``index``), whose
+reads the manager offers as its own; this module builds, appends, branches and persists.
 
 Persistence follows pi: nothing touches the disk until the session holds an assistant message
 (so sessions that never got an answer leave no file); then the header and all buffered entries are
@@ -15,6 +16,7 @@ written at once, and each later entry is appended (flushed and fsynced) as soon 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,7 @@ from pi_cli.store.jsonl import (
     read_header,
     rewrite_session_file,
 )
+from pi_cli.store.lazy_context import LazyMessages
 from pi_cli.store.lazy_entries import gc_paused, load_slim
 from pi_cli.store.migrate import migrate_entries
 from pi_cli.store.stats import session_stats
@@ -49,9 +52,10 @@ __all__ = [
 ]
 
 
-class SessionManager(EntryIndex):
-    """One session: its entries, the leaf pointer, and (when persisted) its file. Reads (entries,
-    branch, context, tree, name, fork candidates) are :class:`EntryIndex`'s.
+class SessionManager:
+    """One session: its entries, the leaf pointer, and (when persisted) its file. The entries and
+    the reads over them (entries, branch, context, tree, name, fork candidates) are ``index``'s, an
+    :class:`EntryIndex`; the manager forwards those reads and does every write.
 
     Build with :meth:`create`, :meth:`open`, :meth:`continue_recent`, :meth:`in_memory` or
     :meth:`fork_from`. ``warnings`` lists lines skipped while loading (shown to the user by callers).
@@ -75,7 +79,7 @@ class SessionManager(EntryIndex):
         self.session_file: Path | None = None
         self.session_id = ""
         self.header: Entry = {}
-        super().__init__()
+        self.index = EntryIndex()
         # How much is on disk: the header, and the first ``_written`` entries of ``_entries``.
         self._header_written = False
         self._written = 0
@@ -147,7 +151,6 @@ class SessionManager(EntryIndex):
         """Load ``path`` (migrating old formats, rewriting the file if it was migrated)."""
         self.session_file = Path(path)
         loaded = load_slim(self.session_file)  # huge files: long message lines stay on disk
-        self._source = self.session_file
         self.warnings = list(loaded.warnings)
         if not loaded.entries:
             explicit = self.session_file
@@ -162,22 +165,19 @@ class SessionManager(EntryIndex):
         self.header = loaded.entries[0]
         self.session_id = str(self.header["id"])
         migrated = migrate_entries(loaded.entries)
-        self._entries = loaded.entries[1:]
         truncate_at = loaded.torn_tail_offset
         if migrated and self.persist:
             rewrite_session_file(self.session_file, loaded.entries, fsync=self.fsync)
             truncate_at = None
         with gc_paused():
-            self._rebuild_index()
+            self.index.reset(loaded.entries[1:], self.session_file)
         self._attach_writer(self.session_file, truncate_at)
 
     def new_session(self, parent_session: str | None = None, session_id: str | None = None) -> Path | None:
         """Start over with an empty session (``/new``); returns the future file path."""
         self.session_id = session_id or new_session_id()
         self.header = _new_header(self.session_id, self.cwd, parent_session)
-        self._entries = []
-        self._source = None
-        self._rebuild_index()
+        self.index.reset([], None)
         self._header_written = False
         self._written = 0
         self._writer = None
@@ -193,29 +193,28 @@ class SessionManager(EntryIndex):
         ``truncate_at`` cuts a torn last line off before the next append.
         """
         self._header_written = True
-        self._written = len(self._entries)
+        self._written = len(self.index.entries)
         self._writer = SessionWriter(file, fsync=self.fsync, truncate_at=truncate_at)
 
     def _persist(self) -> None:
-        if not self.persist or self.session_file is None or not self._has_assistant:
+        if not self.persist or self.session_file is None or not self.index.has_assistant:
             return
         if self._writer is None:
             self._writer = SessionWriter(self.session_file, fsync=self.fsync)
-        pending = self._entries[self._written :]
+        pending = self.index.entries[self._written :]
         self._writer.append([self.header, *pending] if not self._header_written else pending)
         self._header_written = True
-        self._written = len(self._entries)
+        self._written = len(self.index.entries)
 
     def _append(self, kind: str, fields: dict[str, Any], parent_id: str | bool | None = False) -> str:
         entry: Entry = {
             "type": kind,
-            "id": new_entry_id(self._by_id),
-            "parentId": self.leaf_id if parent_id is False else parent_id,
+            "id": self.index.new_id(),
+            "parentId": self.index.leaf_id if parent_id is False else parent_id,
             "timestamp": iso_now(),
         }
         entry.update({k: v for k, v in fields.items() if v is not None})
-        self._entries.append(entry)
-        self._index(entry, len(self._entries) - 1)
+        self.index.add(entry)
         self._persist()
         return str(entry["id"])
 
@@ -262,34 +261,80 @@ class SessionManager(EntryIndex):
 
     def append_label_change(self, target_id: str, label: str | None) -> str:
         """Set (or, with None/empty, clear) a bookmark label on an entry."""
-        if target_id not in self._by_id:
+        if target_id not in self.index:
             raise KeyError(f"Entry {target_id} not found")
         return self._append("label", {"targetId": target_id, "label": label or None})
 
-    # --- reading (everything else is EntryIndex's) -------------------------------------
+    # --- reading: the index's (see EntryIndex for each contract) ------------------------
 
     def get_header(self) -> Entry:
         return self.header
+
+    def get_entries(self) -> list[Entry]:
+        return self.index.get_entries()
+
+    def get_entry(self, entry_id: str) -> Entry | None:
+        return self.index.get_entry(entry_id)
+
+    def get_leaf_id(self) -> str | None:
+        return self.index.leaf_id
+
+    def get_leaf_entry(self) -> Entry | None:
+        return self.index.get_leaf_entry()
+
+    def get_children(self, parent_id: str | None) -> list[Entry]:
+        return self.index.get_children(parent_id)
+
+    def get_label(self, entry_id: str) -> str | None:
+        return self.index.get_label(entry_id)
+
+    def iter_branch(self, from_id: str | None = None) -> Iterator[Entry]:
+        return self.index.iter_branch(from_id)
+
+    def get_branch(self, from_id: str | None = None) -> list[Entry]:
+        return self.index.get_branch(from_id)
+
+    def latest_compaction(self) -> Entry | None:
+        return self.index.latest_compaction()
+
+    def build_context(self) -> SessionContext:
+        return self.index.build_context()
+
+    def build_lazy_context(self) -> tuple[SessionContext, LazyMessages | None]:
+        return self.index.build_lazy_context()
+
+    def get_tree(self) -> list[SessionTreeNode]:
+        return self.index.get_tree()
+
+    @property
+    def session_name(self) -> str | None:
+        return self.index.get_session_name()
+
+    def get_session_name(self) -> str | None:
+        return self.index.get_session_name()
+
+    def get_user_messages_for_forking(self) -> list[dict[str, str]]:
+        return self.index.get_user_messages_for_forking()
 
     # --- branching ----------------------------------------------------------------------
 
     def branch(self, entry_id: str) -> None:
         """Move the leaf to an earlier entry; the next append starts a new branch there."""
-        if entry_id not in self._by_id:
+        if entry_id not in self.index:
             raise KeyError(f"Entry {entry_id} not found")
-        self.leaf_id = entry_id
+        self.index.leaf_id = entry_id
 
     def reset_leaf(self) -> None:
         """Move the leaf before the first entry (the next append becomes a new root)."""
-        self.leaf_id = None
+        self.index.leaf_id = None
 
     def branch_with_summary(
         self, entry_id: str | None, summary: str, details: Any = None, from_hook: bool | None = None
     ) -> str:
         """Branch to ``entry_id`` and record a summary of the branch being left there."""
-        if entry_id is not None and entry_id not in self._by_id:
+        if entry_id is not None and entry_id not in self.index:
             raise KeyError(f"Entry {entry_id} not found")
-        self.leaf_id = entry_id
+        self.index.leaf_id = entry_id
         fields = {"fromId": entry_id or "root", "summary": summary, "details": details, "fromHook": from_hook}
         return self._append("branch_summary", fields, parent_id=entry_id)
 
@@ -301,7 +346,7 @@ class SessionManager(EntryIndex):
             raise KeyError(f"Entry {leaf_id} not found")
         previous_file = self.session_file
         kept = {e["id"] for e in path}
-        labels = [(t, lbl, self._label_times.get(t)) for t, lbl in self._labels.items() if t in kept]
+        labels = self.index.labels_on(kept)
         self.new_session(parent_session=str(previous_file) if self.persist and previous_file else None)
         taken = set(kept)
         parent = path[-1]["id"]
@@ -314,10 +359,9 @@ class SessionManager(EntryIndex):
                  "targetId": target, "label": label}
             )  # fmt: skip
             parent = label_id
-        self._entries = [*path, *label_entries]
-        self._rebuild_index()
-        if self.persist and self.session_file is not None and self._has_assistant:
-            rewrite_session_file(self.session_file, [self.header, *self._entries], fsync=self.fsync)
+        self.index.reset([*path, *label_entries], None)
+        if self.persist and self.session_file is not None and self.index.has_assistant:
+            rewrite_session_file(self.session_file, [self.header, *self.index.entries], fsync=self.fsync)
             self._attach_writer(self.session_file)
         return self.session_file if self.persist else None
 

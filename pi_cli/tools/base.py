@@ -45,6 +45,17 @@ def text_result(text: str, details: Any = None) -> AgentToolResult:
     return AgentToolResult(content=[{"type": "text", "text": text}], details=details)
 
 
+def limit_notice(
+    reached: bool, limit: int, counted: str, key: str, advice: str = ", or refine pattern"
+) -> Notice | None:
+    """pi's notice for a listing stopped at ``limit`` ``counted`` (``results``, ``matches``,
+    ``entries``), or None when it was not: the text suggests twice the limit, ``details[key]`` is
+    the limit."""
+    if not reached:
+        return None
+    return (f"{limit} {counted} limit reached. Use limit={limit * 2} for more{advice}", key, limit)
+
+
 def listing_result(
     lines: list[str], limit_notice: Notice | None, extra_notice: Notice | None = None
 ) -> AgentToolResult:
@@ -76,7 +87,34 @@ def as_int(value: Any, name: str) -> int | None:
     return int(value)
 
 
-class BuiltinTool:
+class PlainTool:
+    """The :class:`~pi_cli.agent.types.AgentTool` entry points of a tool whose work does not depend
+    on which call it serves (the built-in tools, MCP's): raw arguments are used as they are unless
+    a subclass overrides :meth:`prepare_arguments`, and :meth:`execute` drops the call id and runs
+    :meth:`run`, which subclasses write."""
+
+    execution_mode: ToolExecutionMode | None = None
+
+    def prepare_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
+        return args
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        args: dict[str, Any],
+        signal: AbortSignal | None = None,
+        on_update: OnUpdate | None = None,
+    ) -> AgentToolResult:
+        return await self.run(args, signal, on_update)
+
+    async def run(
+        self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None
+    ) -> AgentToolResult:
+        """Do the tool's work on validated ``args``; failures are raised with a one-line message."""
+        raise NotImplementedError
+
+
+class BuiltinTool(PlainTool):
     """Common attributes of the built-in tools; subclasses set the class attributes and :meth:`run`.
 
     Each instance is bound to one working directory, the session's cwd, against which relative
@@ -88,7 +126,6 @@ class BuiltinTool:
     label: str = ""
     description: str = ""
     parameters: dict[str, Any] = {}  # noqa: RUF012 - replaced per subclass, never mutated
-    execution_mode: ToolExecutionMode | None = None
     # read/write/edit ask this first when set (an editor's buffers, see pi_cli.tools.files.ops)
     file_ops: FileOps | None = None
 
@@ -111,29 +148,6 @@ class BuiltinTool:
     def confinement(self) -> ProcessConfinement | None:
         """How a process this tool starts is confined (None: unsandboxed)."""
         return self.sandbox.confinement() if self.sandbox is not None else None
-
-    def prepare_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
-        """Raw arguments are used as they are unless a tool overrides this."""
-        return args
-
-    async def execute(
-        self,
-        tool_call_id: str,
-        args: dict[str, Any],
-        signal: AbortSignal | None = None,
-        on_update: OnUpdate | None = None,
-    ) -> AgentToolResult:
-        """The :class:`~pi_cli.agent.types.AgentTool` entry point: runs :meth:`run`.
-
-        Built-in tools do not depend on which call they serve, so the id stops here.
-        """
-        return await self.run(args, signal, on_update)
-
-    async def run(
-        self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None
-    ) -> AgentToolResult:
-        """Do the tool's work on validated ``args``; failures are raised with a one-line message."""
-        raise NotImplementedError
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r} cwd={self.cwd!r}>"

@@ -14,9 +14,9 @@ from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.tools.base import (
     BuiltinTool,
-    Notice,
     as_int,
     check_aborted,
+    limit_notice,
     listing_result,
     number,
     object_schema,
@@ -85,11 +85,4 @@ class FindTool(BuiltinTool):
         run.raise_if_failed(found_any=bool(results))
         if not results:
             return text_result("No files found matching pattern")
-        limit_notice: Notice | None = None
-        if run.stopped_early:
-            limit_notice = (
-                f"{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern",
-                "resultLimitReached",
-                limit,
-            )
-        return listing_result(results, limit_notice)
+        return listing_result(results, limit_notice(run.stopped_early, limit, "results", "resultLimitReached"))

@@ -25,6 +25,7 @@ from pi_cli.tools.base import (
     as_int,
     boolean,
     check_aborted,
+    limit_notice,
     listing_result,
     number,
     object_schema,
@@ -153,13 +154,7 @@ class GrepTool(BuiltinTool):
         run.raise_if_failed(found_any=collected.matches > 0)
         if not collected.matches:
             return text_result("No matches found")
-        limit_notice: Notice | None = None
-        if collected.limit_reached:
-            limit_notice = (
-                f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern",
-                "matchLimitReached",
-                limit,
-            )
+        reached = limit_notice(collected.limit_reached, limit, "matches", "matchLimitReached")
         cut_notice: Notice | None = None
         if collected.cut_any:
             cut_notice = (
@@ -167,4 +162,4 @@ class GrepTool(BuiltinTool):
                 "linesTruncated",
                 True,
             )
-        return listing_result(collected.lines, limit_notice, cut_notice)
+        return listing_result(collected.lines, reached, cut_notice)

@@ -15,9 +15,9 @@ from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.tools.base import (
     BuiltinTool,
-    Notice,
     as_int,
     check_aborted,
+    limit_notice,
     listing_result,
     number,
     object_schema,
@@ -74,8 +74,5 @@ class LsTool(BuiltinTool):
         check_aborted(signal)
         if not names:
             return text_result("(empty directory)")
-        limit_notice: Notice | None = None
-        if len(names) > limit:
-            notice = f"{limit} entries limit reached. Use limit={limit * 2} for more"
-            limit_notice = (notice, "entryLimitReached", limit)
-        return listing_result(names[:limit], limit_notice)
+        reached = limit_notice(len(names) > limit, limit, "entries", "entryLimitReached", advice="")
+        return listing_result(names[:limit], reached)

@@ -41,7 +41,7 @@ def _commands(session: Any, shown: list[RenderableType], editor: list[str]) -> t
     dialogs = InlineApprovals(shown.append, lambda: None)
     table = InlineCommands(
         session, shown.append, dialogs, InlineLogin(shown.append, lambda: None),
-        quit_app=lambda: None, set_editor_text=editor.append, copy=lambda text: None,
+        quit_app=lambda: None, set_editor_text=editor.append, copy_text=lambda text: None,
     )  # fmt: skip
     return table, dialogs
 

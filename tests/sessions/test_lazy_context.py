@@ -199,7 +199,7 @@ def test_decoding_the_context_hands_the_messages_to_the_store_once(
     _context, lazy = slim.build_lazy_context()
     assert lazy is not None
     decoded = Agent(messages=lazy).state.messages
-    held = {id(e["message"]) for e in slim._entries if e.get("type") == "message"}
+    held = {id(e["message"]) for e in slim.index.entries if e.get("type") == "message"}
     assert all(id(message) in held for message in decoded if message["role"] != "compactionSummary")
     assert slim.get_entries() == whole.get_entries()
     assert slim.build_context().messages == decoded  # read from the store's entries, no second decode

@@ -33,12 +33,12 @@ def _pair(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[SessionManager, 
 def test_slim_load_gives_the_same_context_entries_and_fork_points(big: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     whole, slim = _pair(big, monkeypatch)
     messages = sum(e["type"] == "message" for e in whole.get_entries())
-    assert sum(REF in e for e in slim._entries) == messages  # every message line stayed on disk
+    assert sum(REF in e for e in slim.index.entries) == messages  # every message line stayed on disk
     context = slim.build_context()
     assert context.messages == whole.build_context().messages
     reference = whole.build_context()
     assert (context.model, context.thinking_level) == (reference.model, reference.thinking_level)
-    assert 250 < sum(REF in e for e in slim._entries) < messages  # the context read back only what it holds
+    assert 250 < sum(REF in e for e in slim.index.entries) < messages  # the context read back only what it holds
     assert slim.get_entries() == whole.get_entries()
     assert slim.get_user_messages_for_forking() == whole.get_user_messages_for_forking()
     assert slim.get_branch() == whole.get_branch()
@@ -68,7 +68,7 @@ def test_fork_of_a_slim_session_copies_whole_entries(big: Path, monkeypatch: pyt
 
 def test_an_unreadable_slim_line_becomes_a_placeholder(big: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _whole, slim = _pair(big, monkeypatch)
-    victim = next(e for e in slim._entries if REF in e and e["message"]["role"] == "toolResult")
+    victim = next(e for e in slim.index.entries if REF in e and e["message"]["role"] == "toolResult")
     offset, length = victim[REF]
     with big.open("r+b") as handle:  # damage the middle of that line, as a disk error might
         handle.seek(offset + length // 2)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pi_cli.modes.interactive.keys import build_keymap, load_keymap, to_textual_key
+from pi_cli.modes.interactive.keys import load_keymap, to_textual_key
 
 
 def test_overrides_use_pi_ids_and_legacy_names(tmp_path: Path) -> None:
@@ -26,8 +26,10 @@ def test_missing_and_broken_files(tmp_path: Path) -> None:
     assert keymap == {} and len(problems) == 1 and str(bad) in problems[0]
 
 
-def test_key_spelling() -> None:
+def test_key_spelling(tmp_path: Path) -> None:
     assert to_textual_key("shift+ctrl+p") == "ctrl+shift+p"
     assert to_textual_key("Esc") == "escape"
-    keymap, warnings = build_keymap({"selectModel": 5})
+    path = tmp_path / "keybindings.json"
+    path.write_text(json.dumps({"selectModel": 5}))
+    keymap, warnings = load_keymap(path)
     assert keymap == {} and "selectModel" in warnings[0]

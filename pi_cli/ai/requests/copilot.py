@@ -4,6 +4,7 @@ A Copilot token (``tid=…;exp=…;proxy-ep=proxy.<host>;…``) names the API ho
 requests go to ``https://api.<host>`` (the catalogue's ``baseUrl`` otherwise). ``X-Initiator`` tells
 Copilot whether the user or the agent started the request (agent turns are billed differently),
 and ``Openai-Intent`` marks it as a coding conversation, as Copilot's own clients do.
+:func:`openai_endpoint` is the common start of both OpenAI builders (Copilot or not).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.types import Model
 
 PROVIDER = "github-copilot"
@@ -49,3 +51,19 @@ def request_headers(messages: list[Any]) -> dict[str, str]:
     if _has_images(messages):
         headers["Copilot-Vision-Request"] = "true"
     return headers
+
+
+def openai_endpoint(model: Model, options: StreamOptions, messages: list[Any]) -> tuple[str, dict[str, str]]:
+    """The base URL (no trailing ``/``) and first headers of a streamed request to an OpenAI API
+    (chat completions, responses): JSON in, an event stream out, the key as a bearer token, the
+    model's own headers, then Copilot's when the model is Copilot's. The caller adds its session
+    headers and, last, ``options.headers``."""
+    copilot = is_copilot(model)
+    url = (base_url(model, options.api_key) if copilot else model["baseUrl"]).rstrip("/")
+    headers = {"content-type": "application/json", "accept": "text/event-stream"}
+    if options.api_key:
+        headers["authorization"] = f"Bearer {options.api_key}"
+    headers.update(model.get("headers") or {})
+    if copilot:
+        headers.update(request_headers(messages))
+    return url, headers

@@ -14,9 +14,7 @@ import json
 from typing import Any, cast
 
 from pi_cli.ai.options import StreamOptions
-from pi_cli.ai.requests.copilot import base_url as copilot_base_url
-from pi_cli.ai.requests.copilot import is_copilot
-from pi_cli.ai.requests.copilot import request_headers as copilot_headers
+from pi_cli.ai.requests.copilot import openai_endpoint
 from pi_cli.ai.requests.openai_compat import resolve_compat
 from pi_cli.ai.transform import transform_messages
 from pi_cli.ai.transport.provider_common import safe_tool_id
@@ -221,19 +219,12 @@ def build_request(model: Model, context: Context, options: StreamOptions) -> tup
             body["tools"].append({"type": "function", "function": function})
     elif _has_tool_history(context):
         body["tools"] = []
-    copilot = is_copilot(model)
-    base_url = (copilot_base_url(model, options.api_key) if copilot else model["baseUrl"]).rstrip("/")
+    base_url, headers = openai_endpoint(model, options, context["messages"])
     if options.session_id and "api.openai.com" in base_url:
         body["prompt_cache_key"] = options.session_id
     _apply_thinking(body, model, options, compat)
     if compat["cacheControlFormat"] == "anthropic":
         _mark_cache(body)
-    headers = {"content-type": "application/json", "accept": "text/event-stream"}
-    if options.api_key:
-        headers["authorization"] = f"Bearer {options.api_key}"
-    headers.update(model.get("headers") or {})
-    if copilot:
-        headers.update(copilot_headers(context["messages"]))
     if compat["sendSessionAffinityHeaders"] and options.session_id:
         for name in ("session_id", "x-client-request-id", "x-session-affinity"):
             headers[name] = options.session_id

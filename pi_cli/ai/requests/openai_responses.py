@@ -22,9 +22,7 @@ import re
 from typing import Any, cast
 
 from pi_cli.ai.options import StreamOptions
-from pi_cli.ai.requests.copilot import base_url as copilot_base_url
-from pi_cli.ai.requests.copilot import is_copilot
-from pi_cli.ai.requests.copilot import request_headers as copilot_headers
+from pi_cli.ai.requests.copilot import openai_endpoint
 from pi_cli.ai.transform import transform_messages
 from pi_cli.ai.types import Context, Model
 
@@ -235,14 +233,7 @@ def build_request(model: Model, context: Context, options: StreamOptions) -> tup
             for tool in tools
         ]
     _reasoning(body, model, options)
-    copilot = is_copilot(model)
-    base_url = (copilot_base_url(model, options.api_key) if copilot else model["baseUrl"]).rstrip("/")
-    headers = {"content-type": "application/json", "accept": "text/event-stream"}
-    if options.api_key:
-        headers["authorization"] = f"Bearer {options.api_key}"
-    headers.update(model.get("headers") or {})
-    if copilot:
-        headers.update(copilot_headers(context["messages"]))
+    base_url, headers = openai_endpoint(model, options, context["messages"])
     if options.session_id:
         if compat.get("sendSessionIdHeader") is not False:
             headers["session_id"] = options.session_id

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -27,35 +28,27 @@ _TIMEOUT = httpx.Timeout(None, connect=10.0, write=30.0, pool=10.0)
 RETRY_DELAYS_S = (0.25, 1.0)
 
 
+@dataclass(eq=False)
 class HttpTransport:
     """One streamable-HTTP endpoint; same interface as :class:`~pi_cli.mcp.transport.stdio.StdioTransport`."""
 
-    def __init__(
-        self,
-        server: str,
-        url: str,
-        headers: dict[str, str],
-        log: McpLog,
-        on_message: Callable[[Any], None],
-        on_close: Callable[[McpError], None],
-    ) -> None:
-        self.server = server
-        self.url = url
-        self._headers = headers
-        self._log = log
-        self._on_message = on_message
-        self._on_close = on_close
-        self.session_id: str | None = None
-        self.protocol_version: str | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._closed = False
+    server: str
+    url: str
+    headers: dict[str, str]  # the configured ones, sent with every request
+    log: McpLog
+    on_message: Callable[[Any], None]
+    on_close: Callable[[McpError], None]
+    session_id: str | None = field(default=None, init=False)  # Mcp-Session-Id, once the server gives one
+    protocol_version: str | None = field(default=None, init=False)
+    _tasks: set[asyncio.Task[None]] = field(default_factory=set, init=False)
+    _closed: bool = field(default=False, init=False)
 
     async def start(self) -> None:
         """Nothing to open before the first POST."""
 
     def _request_headers(self) -> dict[str, str]:
         headers = {
-            **self._headers,
+            **self.headers,
             "Content-Type": "application/json",
             "Accept": "application/json, text/event-stream",
         }
@@ -102,7 +95,7 @@ class HttpTransport:
             if status == 404 and self.session_id and message.get("method") != "initialize":
                 # the server forgot the session: the connection counts as dropped, the next call reconnects
                 self._closed = True
-                self._on_close(McpClosed(f'MCP server "{self.server}": {_status_text(status, self.session_id)}'))
+                self.on_close(McpClosed(f'MCP server "{self.server}": {_status_text(status, self.session_id)}'))
             raise McpError(f'MCP server "{self.server}": {_status_text(status, self.session_id)}')
         return response
 
@@ -115,12 +108,12 @@ class HttpTransport:
             try:
                 data = json.loads(await response.aread())
             except ValueError:
-                self._log.write(self.server, "warning", "a response body was not JSON")
+                self.log.write(self.server, "warning", "a response body was not JSON")
                 return
             finally:
                 await response.aclose()
             for item in data if isinstance(data, list) else [data]:
-                self._on_message(item)
+                self.on_message(item)
             return
         self._spawn(self._read_events(response))
 
@@ -138,7 +131,7 @@ class HttpTransport:
             for event in decoder.close():
                 self._event(event.data)
         except httpx.HTTPError as exc:
-            self._log.write(self.server, "warning", f"event stream broke ({exc.__class__.__name__})")
+            self.log.write(self.server, "warning", f"event stream broke ({exc.__class__.__name__})")
         finally:
             await response.aclose()
 
@@ -148,9 +141,9 @@ class HttpTransport:
         try:
             message = json.loads(data)
         except ValueError:
-            self._log.write(self.server, "warning", f"not JSON-RPC in an event: {data[:200]}")
+            self.log.write(self.server, "warning", f"not JSON-RPC in an event: {data[:200]}")
             return
-        self._on_message(message)
+        self.on_message(message)
 
     async def open_notification_stream(self) -> None:
         """The GET stream for server-initiated messages, when the server offers one."""
@@ -177,7 +170,7 @@ class HttpTransport:
             with contextlib.suppress(Exception):
                 client = get_client(self.url)
                 await client.delete(self.url, headers=self._request_headers(), timeout=httpx.Timeout(2.0))
-        self._on_close(McpClosed(f'MCP server "{self.server}" was stopped'))
+        self.on_close(McpClosed(f'MCP server "{self.server}" was stopped'))
 
 
 def _status_text(status: int, session_id: str | None) -> str:

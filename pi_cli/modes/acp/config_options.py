@@ -9,9 +9,13 @@ saved as the default exactly as in the TUI.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_cli.ai.models import supported_thinking_levels
+
+if TYPE_CHECKING:
+    from pi_cli.ai.types import Model
+    from pi_cli.session.agent_session import AgentSession
 
 MODEL_OPTION = "model"
 THINKING_OPTION = "thinking"
@@ -26,22 +30,23 @@ _LEVEL_NAMES = {
 }
 
 
-def model_value(model: dict[str, Any] | None) -> str:
+def model_value(model: Model | None) -> str:
     return f"{model['provider']}/{model['id']}" if model else ""
 
 
-def thinking_levels(session: Any) -> list[str]:
+def thinking_levels(session: AgentSession) -> list[str]:
     model = session.model
     return list(supported_thinking_levels(model)) if model else ["off"]
 
 
-def config_options(session: Any) -> list[dict[str, Any]]:
+def config_options(session: AgentSession) -> list[dict[str, Any]]:
     """The ``configOptions`` array of ``session/new``, ``session/load`` and ``set_config_option``."""
     models = session.available_models()
-    current = model_value(session.model)
+    model = session.model
+    current = model_value(model)
     model_options = [{"value": model_value(m), "name": str(m.get("name") or m["id"])} for m in models]
-    if current and all(o["value"] != current for o in model_options):
-        model_options.insert(0, {"value": current, "name": str(session.model.get("name") or current)})
+    if model and all(o["value"] != current for o in model_options):
+        model_options.insert(0, {"value": current, "name": str(model.get("name") or current)})
     levels = thinking_levels(session)
     return [
         {
@@ -63,7 +68,7 @@ def config_options(session: Any) -> list[dict[str, Any]]:
     ]
 
 
-def mode_state(session: Any) -> dict[str, Any]:
+def mode_state(session: AgentSession) -> dict[str, Any]:
     """``modes``: one mode per thinking level the model accepts."""
     levels = thinking_levels(session)
     return {
@@ -72,7 +77,7 @@ def mode_state(session: Any) -> dict[str, Any]:
     }
 
 
-def apply_option(session: Any, option_id: str, value: str) -> None:
+def apply_option(session: AgentSession, option_id: str, value: str) -> None:
     """Set ``model`` (``provider/id``) or ``thinking``; raises ``ValueError`` naming what is wrong."""
     if option_id == MODEL_OPTION:
         for model in session.available_models():

@@ -9,7 +9,10 @@ silently.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_cli.ai.types import ImageContent
 from urllib.parse import unquote, urlparse
 
 
@@ -20,11 +23,11 @@ def _link_text(uri: str) -> str:
     return uri
 
 
-def prompt_to_message(blocks: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+def prompt_to_message(blocks: list[dict[str, Any]]) -> tuple[str, list[ImageContent]]:
     """``(text, images)`` for ``AgentSession.prompt``; blocks are ACP ``ContentBlock`` dicts."""
     inline: list[str] = []
     attached: list[str] = []
-    images: list[dict[str, Any]] = []
+    images: list[ImageContent] = []
     for block in blocks:
         kind = block.get("type")
         if kind == "text":

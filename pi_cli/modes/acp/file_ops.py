@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp import RequestError
+
+if TYPE_CHECKING:
+    from pi_cli.session.agent_session import AgentSession
 
 _log = logging.getLogger(__name__)
 
@@ -48,7 +51,7 @@ class AcpFileOps:
         return True
 
 
-def bind_client_fs(session: Any, conn: Callable[[], Any], session_id: str, capabilities: Any) -> bool:
+def bind_client_fs(session: AgentSession, conn: Callable[[], Any], session_id: str, capabilities: Any) -> bool:
     """Give the session's read/write/edit tools the client's file system; True when bound."""
     fs = getattr(capabilities, "fs", None)
     read, write = bool(getattr(fs, "read_text_file", False)), bool(getattr(fs, "write_text_file", False))

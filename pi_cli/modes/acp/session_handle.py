@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_cli.modes.acp.content import prompt_to_message
 from pi_cli.modes.acp.updates import Sender, Update, UpdateTranslator, chunk
+
+if TYPE_CHECKING:
+    from pi_cli.session.agent_session import AgentSession
 
 # pi's stop reasons → ACP's (anything else ends the turn normally).
 _STOP_REASONS = {"length": "max_tokens", "aborted": "cancelled"}
@@ -26,7 +29,7 @@ class PromptFailed(Exception):
 class AcpSession:
     """Owns one AgentSession for the ACP agent; see the module docstring."""
 
-    def __init__(self, session: Any, send: Sender) -> None:
+    def __init__(self, session: AgentSession, send: Sender) -> None:
         self.session = session
         self.cwd = Path(session.cwd)
         self.translator = UpdateTranslator(send, self.cwd, self.usage_update)
@@ -64,7 +67,7 @@ class AcpSession:
         if self.busy:
             runner = self.session.extensions
             found = runner.command_for(text) if runner is not None else None
-            if found is not None:  # as pi: an extension command runs now, it is not steering text
+            if runner is not None and found is not None:  # as pi: an extension command runs now, not steering
                 await runner.run_command(*found)
                 return "end_turn"
             self.session.steer(text, images or None)

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import threading
 from typing import Any
 
-from pi_cli.modes.rpc.jsonl import JsonlWriter, iter_records
+from pi_cli.modes.rpc.jsonl import JsonlWriter, start_record_reader
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -42,14 +40,6 @@ def decode_record(record: bytes) -> tuple[dict[str, Any] | None, dict[str, Any] 
     return obj, None
 
 
-class _FdReader:
-    def __init__(self, fd: int) -> None:
-        self._fd = fd
-
-    def read(self, size: int) -> bytes:
-        return os.read(self._fd, size)
-
-
 class StdioTransport:
     """The SDK's ``Transport`` protocol (``send``/``receive``/``close``) over two descriptors.
 
@@ -64,23 +54,7 @@ class StdioTransport:
         self._started = False
 
     def _start(self) -> None:
-        loop = asyncio.get_running_loop()
-        inbox = self._inbox
-        fd = self._in_fd
-
-        def pump() -> None:
-            try:
-                for record in iter_records(_FdReader(fd)):
-                    loop.call_soon_threadsafe(inbox.put_nowait, record)
-            except (OSError, ValueError):
-                pass
-            finally:
-                try:
-                    loop.call_soon_threadsafe(inbox.put_nowait, None)
-                except RuntimeError:  # the loop is already closed
-                    pass
-
-        threading.Thread(target=pump, name="acp-stdin", daemon=True).start()
+        start_record_reader(self._in_fd, self._inbox, "acp-stdin")
         self._started = True
 
     async def send(self, message: dict[str, Any]) -> None:

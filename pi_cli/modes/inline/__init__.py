@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pi_cli.session.agent_session import AgentSession
 
 
-async def run_inline(session: Any, initial_messages: list[str] | None = None) -> int:
+async def run_inline(session: AgentSession, initial_messages: list[str] | None = None) -> int:
     """Run inline mode until the user quits; returns the process exit code.
 
     Needs a terminal on stdin and stdout; otherwise it says to use ``-p`` and returns 1.

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from rich.console import RenderableType
 from rich.text import Text
 
+from pi_cli.modes.display import question_line_styles
 from pi_cli.modes.inline import render
 from pi_cli.permissions.policy import MODE_DETAILS
 
@@ -33,14 +34,7 @@ PICK_HINT = "Type 1–{n} and Enter · Ctrl-C or other text cancels"
 def question_block(title: str, options: list[str], hint: str = ANSWER_HINT) -> RenderableType:
     """The question with diff lines coloured, then ``1. answer`` lines and how to answer."""
     text = Text()
-    for index, line in enumerate(title.split("\n")):
-        style = "bold yellow" if index == 0 else ""
-        if index and line[:1] == "+" and line[1:2] != "+":
-            style = "green"
-        elif index and line[:1] == "-" and line[1:2] != "-":
-            style = "red"
-        elif line.startswith("("):
-            style = "dim"
+    for line, style in question_line_styles(title, "bold yellow"):
         text.append(line + "\n", style=style)
     for number, label in enumerate(options, 1):
         text.append(f"  {number}. {label}\n", style="bold" if number == 1 else "")

@@ -9,6 +9,7 @@ commands are the session's (the caller sends them on); any other ``/name`` gets 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING
 
 from rich.console import RenderableType
@@ -43,29 +44,25 @@ HOTKEYS = (
 )
 
 
+@dataclass(eq=False)
 class InlineCommands:
     """The inline command table, bound to one session and the inline front end's outputs."""
 
-    def __init__(
-        self,
-        session: AgentSession,
-        show: Show,
-        dialogs: InlineApprovals,
-        login: InlineLogin,
-        *,
-        quit_app: Callable[[], None],
-        set_editor_text: Callable[[str], None],
-        copy: Callable[[str], None],
-    ) -> None:
-        self.session = session
-        self._show = show
-        self._dialogs = dialogs
-        self._login = login
-        self._quit = quit_app
-        self._copy = copy
-        self.files = SessionCommands(session, show, dialogs, set_editor_text)
+    session: AgentSession
+    show: Show
+    dialogs: InlineApprovals
+    login_flow: InlineLogin  # /login, /logout
+    _: KW_ONLY
+    quit_app: Callable[[], None]
+    set_editor_text: Callable[[str], None]
+    copy_text: Callable[[str], None]  # the clipboard writer of /copy
+    files: SessionCommands = field(init=False)
+    handlers: dict[str, Handler] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.files = SessionCommands(self.session, self.show, self.dialogs, self.set_editor_text)
         f = self.files
-        self.handlers: dict[str, Handler] = {
+        self.handlers = {
             "model": self.model, "thinking": self.thinking, "settings": self.settings, "new": f.new,
             "resume": f.resume, "tree": f.tree, "fork": f.fork, "clone": f.clone, "compact": self.compact,
             "session": self.info, "name": self.name, "copy": self.copy, "export": f.export, "share": f.share,
@@ -88,15 +85,15 @@ class InlineCommands:
         assert name is not None
         handler = self.handlers.get(name)
         if handler is None:
-            self._show(render.notice(unknown_command(name), "yellow"))
+            self.show(render.notice(unknown_command(name), "yellow"))
             return
         try:
             await handler(text.partition(" ")[2].strip())
         except Exception as exc:  # a bad argument is reported in one line, the session goes on
-            self._show(render.error_block(f"/{name}: {exc}"))
+            self.show(render.error_block(f"/{name}: {exc}"))
 
     def _ok(self, text: str) -> None:
-        self._show(render.notice(text, "green"))
+        self.show(render.notice(text, "green"))
 
     # -- models ------------------------------------------------------------------------------
 
@@ -114,7 +111,7 @@ class InlineCommands:
                 registry.refresh()  # a provider added while pi runs can be picked (as the TUI)
             models = session.available_models()
             if not models:
-                self._show(render.notice("No models available. Set an API key or add models.json.", "yellow"))
+                self.show(render.notice("No models available. Set an API key or add models.json.", "yellow"))
                 return
             current: dict[str, object] = dict(session.model or {})
             labels = [
@@ -122,7 +119,7 @@ class InlineCommands:
                 + (" (current)" if (m["provider"], m["id"]) == (current.get("provider"), current.get("id")) else "")
                 for m in models
             ]
-            picked = await self._dialogs.pick("Select model", labels)
+            picked = await self.dialogs.pick("Select model", labels)
             if picked is None:
                 return
             session.set_model(models[picked])
@@ -134,7 +131,7 @@ class InlineCommands:
         if not args:
             levels = list(THINKING_LEVELS)
             current = self.session.thinking_level
-            picked = await self._dialogs.pick(
+            picked = await self.dialogs.pick(
                 "Thinking level", [f"{level}{' (current)' if level == current else ''}" for level in levels]
             )
             if picked is None:
@@ -149,14 +146,14 @@ class InlineCommands:
     async def settings(self, args: str) -> None:
         """The /settings rows; choosing one moves it to its next value and saves it (pi's /settings)."""
         rows = actions.settings_rows(self.session)
-        picked = await self._dialogs.pick("Settings", [f"{r.label}: {r.value}" for r in rows])
+        picked = await self.dialogs.pick("Settings", [f"{r.label}: {r.value}" for r in rows])
         if picked is None:
             return
         key = rows[picked].key
         if key == "theme":
             names = self.session.themes.names()
             current = self.session.themes.selected
-            chosen = await self._dialogs.pick("Theme", [f"{n}{' (current)' if n == current else ''}" for n in names])
+            chosen = await self.dialogs.pick("Theme", [f"{n}{' (current)' if n == current else ''}" for n in names])
             if chosen is not None:
                 self._ok(actions.choose_theme(self.session, names[chosen]))
             return
@@ -170,7 +167,7 @@ class InlineCommands:
         if gate is not None and not args:
             modes = list(MODE_DETAILS)
             labels = [f"{mode}{' (current)' if mode == gate.mode else ''} — {MODE_DETAILS[mode]}" for mode in modes]
-            picked = await self._dialogs.pick("Tool approval mode (Alt+M cycles)", labels)
+            picked = await self.dialogs.pick("Tool approval mode (Alt+M cycles)", labels)
             if picked is None:
                 return
             args = modes[picked]
@@ -184,7 +181,7 @@ class InlineCommands:
             modes = list(MODE_DETAILS)
             current = self.session.sandbox.policy.mode
             labels = [f"{mode}{' (current)' if mode == current else ''} — {MODE_DETAILS[mode]}" for mode in modes]
-            picked = await self._dialogs.pick(f"Sandbox · now: {actions.sandbox_status(self.session)}", labels)
+            picked = await self.dialogs.pick(f"Sandbox · now: {actions.sandbox_status(self.session)}", labels)
             if picked is None:
                 return
             args = modes[picked]
@@ -212,27 +209,27 @@ class InlineCommands:
         current = "trusted" if is_project_trusted(cwd) else "untrusted"
         usage = " | ".join(f"/trust {key}" for key in choice)
         lines = [f"Project trust: {cwd}", f"Saved decision: {saved_text}", f"Current session: {current}", usage]
-        self._show(render.notice("\n".join(lines), "default"))
+        self.show(render.notice("\n".join(lines), "default"))
 
     async def mcp(self, args: str) -> None:
         runtime = self.session.mcp
         if runtime is None:
-            self._show(render.notice("No MCP servers configured (~/.pi/agent/mcp.json, see `pi mcp add`).", "yellow"))
+            self.show(render.notice("No MCP servers configured (~/.pi/agent/mcp.json, see `pi mcp add`).", "yellow"))
             return
         from pi_cli.mcp.status import run_action
 
-        self._show(render.notice(await run_action(runtime.manager, args), "default"))
+        self.show(render.notice(await run_action(runtime.manager, args), "default"))
 
     async def agents(self, args: str) -> None:
         from pi_cli.session.subagents.listing import agents_text
 
-        self._show(render.notice(agents_text(self.session), "default"))
+        self.show(render.notice(agents_text(self.session), "default"))
 
     async def login(self, args: str) -> None:
-        self._login.run("login", args)
+        self.login_flow.run("login", args)
 
     async def logout(self, args: str) -> None:
-        self._login.run("logout", args)
+        self.login_flow.run("logout", args)
 
     # -- the session -------------------------------------------------------------------------------
 
@@ -244,12 +241,12 @@ class InlineCommands:
         self._ok(f"Compacted ({format_tokens(before)} tokens before)." if before else "Compacted.")
 
     async def info(self, args: str) -> None:
-        self._show(render.notice(actions.session_info_text(self.session), "default"))
+        self.show(render.notice(actions.session_info_text(self.session), "default"))
 
     async def name(self, args: str) -> None:
         if not args:
             name = self.session.session_name
-            self._show(render.notice(f"Session name: {name or '(none)'}. Usage: /name <name>", "dim"))
+            self.show(render.notice(f"Session name: {name or '(none)'}. Usage: /name <name>", "dim"))
             return
         self.session.set_session_name(args)
         self._ok(f"Session name set: {args}")
@@ -257,13 +254,13 @@ class InlineCommands:
     async def copy(self, args: str) -> None:
         text = self.session.get_last_assistant_text()
         if not text:
-            self._show(render.notice("No agent messages to copy yet.", "yellow"))
+            self.show(render.notice("No agent messages to copy yet.", "yellow"))
             return
-        self._copy(text)
+        self.copy_text(text)
         self._ok("Copied last agent message to clipboard")
 
     async def rewind(self, args: str) -> None:
-        await rewind_command(self.session, args, self._show, self._dialogs, self.files.set_editor_text)
+        await rewind_command(self.session, args, self.show, self.dialogs, self.files.set_editor_text)
 
     async def hotkeys(self, args: str) -> None:
         text = "\n".join(f"{key:14} {what}" for key, what in HOTKEYS)
@@ -275,7 +272,7 @@ class InlineCommands:
             if bound:
                 rows = [(s.canonical, s.description or s.source) for _keys, s in bound]
                 text += "\n\nExtensions\n" + "\n".join(f"{key:14} {what}" for key, what in rows)
-        self._show(render.notice(text, "default"))
+        self.show(render.notice(text, "default"))
 
     async def quit(self, args: str) -> None:
-        self._quit()
+        self.quit_app()

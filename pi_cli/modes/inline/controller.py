@@ -88,7 +88,7 @@ class InlineController:
         self.on_copy: Callable[[str], None] = lambda text: None  # the app's clipboard writer (OSC 52)
         self.commands = InlineCommands(
             session, print_renderable, self.approvals, self.login, quit_app=exit_app,
-            set_editor_text=self._set_editor_text, copy=lambda text: self.on_copy(text),
+            set_editor_text=self._set_editor_text, copy_text=lambda text: self.on_copy(text),
         )  # fmt: skip
         self.extension_view = ExtensionView(session.extensions)
         bind_extension_ui(session, self.approvals, self.notify, self._set_editor_text, self._extension_changed)

@@ -7,10 +7,13 @@ imported only when it runs, so importing this package stays cheap.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_cli.session.agent_session import AgentSession
 
 
-def make_app(session: Any, initial_messages: list[str] | None = None, **kwargs: Any) -> Any:
+def make_app(session: AgentSession, initial_messages: list[str] | None = None, **kwargs: Any) -> Any:
     """Build the app (shared by the CLI, the tests, the screenshots and the benchmark)."""
     from pi_cli.config.paths import keybindings_path
     from pi_cli.modes.interactive.app import PiApp
@@ -26,7 +29,7 @@ def make_app(session: Any, initial_messages: list[str] | None = None, **kwargs: 
 
 
 def run_interactive(
-    session: Any, initial_messages: list[str], after_first_paint: Callable[[], None] | None = None
+    session: AgentSession, initial_messages: list[str], after_first_paint: Callable[[], None] | None = None
 ) -> int:
     """Run the TUI until the user quits; returns the process exit code. ``after_first_paint``
     runs once the first frame is on screen and the first-render warm-up is done (idle time)."""

@@ -153,7 +153,7 @@ async def _new_session(server: CommandHost, cmd: p.NewSessionCommand) -> dict[st
     return p.success(cmd.id, "new_session", await server.session.new_session(cmd.parentSession))
 
 
-def state_of(session: Any) -> dict[str, Any]:
+def state_of(session: AgentSession) -> dict[str, Any]:
     state: dict[str, Any] = {
         "model": _public(session.model),
         "thinkingLevel": session.thinking_level,

@@ -4,14 +4,17 @@ Output: ``json.dumps(obj) + "\\n"``, compact, UTF-8, non-ASCII kept (U+2028/U+20
 inside strings, exactly like ``JSON.stringify``). Input: records end at ``\\n`` only, one trailing
 ``\\r`` is stripped; U+2028, U+2029, ``\\r`` alone and other Unicode line breaks are ordinary
 characters. (``str.splitlines`` would break on them, which is why this module exists.)
+:func:`start_record_reader` feeds a descriptor's records to an event loop (RPC and ACP stdin).
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import os
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
@@ -116,6 +119,38 @@ def iter_records(stream: _Readable, chunk_size: int = 65536) -> Iterator[bytes]:
         yield from records
     if pending:
         yield pending[:-1] if pending.endswith(b"\r") else pending
+
+
+class _FdReader:
+    """The minimal binary-stream surface :func:`iter_records` needs, over a raw descriptor."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    def read(self, size: int) -> bytes:
+        return os.read(self._fd, size)
+
+
+def start_record_reader(fd: int, queue: asyncio.Queue[bytes | None], name: str) -> None:
+    """Read ``fd``'s records on a daemon thread (named ``name``) and put each on ``queue`` in the
+    running loop; ``None`` follows the last one (EOF or a read error). Works for pipes, files and
+    terminals alike. Raw descriptor reads: a daemon thread blocked inside ``sys.stdin.buffer``
+    would hold its lock and make interpreter shutdown abort ("could not acquire lock")."""
+    loop = asyncio.get_running_loop()
+
+    def pump() -> None:
+        try:
+            for record in iter_records(_FdReader(fd)):
+                loop.call_soon_threadsafe(queue.put_nowait, record)
+        except (OSError, ValueError):
+            pass
+        finally:
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, None)
+            except RuntimeError:  # the loop is already closed
+                pass
+
+    threading.Thread(target=pump, name=name, daemon=True).start()
 
 
 class JsonlWriter:

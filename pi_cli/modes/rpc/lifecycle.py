@@ -12,7 +12,7 @@ import contextlib
 import signal
 import sys
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pi_cli.session.agent_session import AgentSession
@@ -28,7 +28,7 @@ def write_notices(session: AgentSession) -> None:
     sys.stderr.flush()
 
 
-async def run_with_signals(session: Any, body: Callable[[], Awaitable[int]]) -> int:
+async def run_with_signals(session: AgentSession, body: Callable[[], Awaitable[int]]) -> int:
     """Run ``body``; a SIGTERM/SIGHUP aborts the session and ends it with 143/129."""
     loop = asyncio.get_running_loop()
     task = asyncio.ensure_future(body())

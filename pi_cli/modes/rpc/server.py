@@ -16,50 +16,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import sys
-import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_cli.errors import PiError
 from pi_cli.modes.rpc.coalesce import UpdateCoalescer
 from pi_cli.modes.rpc.dialogs import RpcDialogs
 from pi_cli.modes.rpc.handlers import handle_command
-from pi_cli.modes.rpc.jsonl import JsonlWriter, iter_records
+from pi_cli.modes.rpc.jsonl import JsonlWriter, start_record_reader
 from pi_cli.modes.rpc.lifecycle import run_with_signals, write_notices
 from pi_cli.modes.rpc.protocol import CommandError, UnknownCommand, failure, parse_command
 
-
-class _FdReader:
-    """The minimal binary-stream surface :func:`iter_records` needs, over a raw descriptor."""
-
-    def __init__(self, fd: int) -> None:
-        self._fd = fd
-
-    def read(self, size: int) -> bytes:
-        return os.read(self._fd, size)
-
-
-def _start_reader(loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[bytes | None]) -> None:
-    """Read stdin records on a daemon thread (works for pipes, files and terminals alike)."""
-
-    # Raw fd reads: a daemon thread blocked inside sys.stdin.buffer would hold its lock and make
-    # interpreter shutdown abort ("could not acquire lock ... at interpreter shutdown").
-    fd = sys.stdin.fileno()
-
-    def pump() -> None:
-        try:
-            for record in iter_records(_FdReader(fd)):
-                loop.call_soon_threadsafe(queue.put_nowait, record)
-        except (OSError, ValueError):
-            pass
-        finally:
-            try:
-                loop.call_soon_threadsafe(queue.put_nowait, None)
-            except RuntimeError:  # loop already closed
-                pass
-
-    threading.Thread(target=pump, name="rpc-stdin", daemon=True).start()
+if TYPE_CHECKING:
+    from pi_cli.session.agent_session import AgentSession
 
 
 def _reject_constant(name: str) -> Any:
@@ -70,7 +39,7 @@ class RpcServer:
     """pi's RPC protocol over stdin/stdout for one session: each command line is handled in its own
     task (so ``abort`` or ``steer`` can arrive mid-run), events and responses share one ordered writer."""
 
-    def __init__(self, session: Any, writer: JsonlWriter | None = None) -> None:
+    def __init__(self, session: AgentSession, writer: JsonlWriter | None = None) -> None:
         self.session = session
         self.writer = writer or JsonlWriter()
         self.coalescer = UpdateCoalescer(self.output)
@@ -132,9 +101,8 @@ class RpcServer:
 
     async def serve(self) -> int:
         """Read stdin until EOF, handling each line as it arrives; then shut down and return 0."""
-        loop = asyncio.get_running_loop()
         queue: asyncio.Queue[bytes | None] = asyncio.Queue()
-        _start_reader(loop, queue)
+        start_record_reader(sys.stdin.fileno(), queue, "rpc-stdin")
         if self.extensions is not None:
             self.spawn(self.extensions.start())
         while True:
@@ -159,7 +127,7 @@ class RpcServer:
         self._unsubscribe()
 
 
-async def run_rpc_mode(session: Any) -> int:
+async def run_rpc_mode(session: AgentSession) -> int:
     """Serve commands from stdin until EOF (exit 0) or SIGTERM/SIGHUP (143/129)."""
     write_notices(session)
     server = RpcServer(session)

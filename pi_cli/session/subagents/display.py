@@ -82,6 +82,24 @@ def elapsed_ms(child: Mapping[str, Any], now_ms: int | None = None) -> int:
     return value if isinstance(value, int) else 0
 
 
+def _doing(child: Mapping[str, Any], status: str) -> str:
+    """What a child is doing: its running tool and that call's summary, else its failure, else
+    ``status``."""
+    tool = child.get("currentTool")
+    if status == "running" and isinstance(tool, dict):
+        return f"{tool.get('name')} {tool.get('summary') or ''}".strip()
+    if status == "error":
+        return f"failed: {child.get('error') or 'error'}"
+    return status
+
+
+def _tokens(child: Mapping[str, Any]) -> str:
+    """``↑<input> ↓<output>`` tokens of a child's usage so far."""
+    raw = child.get("usage")
+    usage: Mapping[str, Any] = raw if isinstance(raw, dict) else {}
+    return f"↑{format_tokens(int(usage.get('input') or 0))} ↓{format_tokens(int(usage.get('output') or 0))}"
+
+
 def child_line(child: Mapping[str, Any], now_ms: int | None = None, width: int = _LINE_WIDTH) -> str:
     """One line for a child: mark, label, state (the running tool, else the status), tokens,
     elapsed time, then the last line of its text as far as ``width`` allows. E.g.
@@ -89,17 +107,8 @@ def child_line(child: Mapping[str, Any], now_ms: int | None = None, width: int =
     status = str(child.get("status") or "queued")
     mark = STATUS_MARKS.get(status, "·")
     label = str(child.get("label") or child.get("agent") or "?")
-    tool = child.get("currentTool")
-    if status == "running" and isinstance(tool, dict):
-        state = f"{tool.get('name')} {tool.get('summary') or ''}".strip()
-    elif status == "error":
-        state = f"failed: {child.get('error') or 'error'}"
-    else:
-        state = status
-    raw = child.get("usage")
-    usage: Mapping[str, Any] = raw if isinstance(raw, dict) else {}
-    tokens = f"↑{format_tokens(int(usage.get('input') or 0))} ↓{format_tokens(int(usage.get('output') or 0))}"
-    head = f"{mark} {label}  {clip(state, 48)}  {tokens}  {format_elapsed(elapsed_ms(child, now_ms))}"
+    state = _doing(child, status)
+    head = f"{mark} {label}  {clip(state, 48)}  {_tokens(child)}  {format_elapsed(elapsed_ms(child, now_ms))}"
     last = str(child.get("lastLine") or "")
     if last and status in ("running", "queued") and len(head) + 4 < width:
         head += "  — " + clip(last, width - len(head) - 4)
@@ -112,20 +121,12 @@ def card_lines(child: Mapping[str, Any], now_ms: int | None = None, width: int =
     the last line of its text. E.g. ``["▸ scout · fx/big · ↑1.2k ↓56 · 12s", "map the parser",
     "grep def parse in src", "Looking at the entry point"]``."""
     status = str(child.get("status") or "queued")
-    raw = child.get("usage")
-    usage: Mapping[str, Any] = raw if isinstance(raw, dict) else {}
     parts = [f"{STATUS_MARKS.get(status, '·')} {child.get('label') or child.get('agent') or '?'}"]
     if child.get("model"):
         parts.append(str(child["model"]))
-    parts.append(f"↑{format_tokens(int(usage.get('input') or 0))} ↓{format_tokens(int(usage.get('output') or 0))}")
+    parts.append(_tokens(child))
     parts.append(format_elapsed(elapsed_ms(child, now_ms)))
-    tool = child.get("currentTool")
-    if status == "running" and isinstance(tool, dict):
-        doing = f"{tool.get('name')} {tool.get('summary') or ''}".strip()
-    elif status == "error":
-        doing = f"failed: {child.get('error') or 'error'}"
-    else:
-        doing = status
+    doing = _doing(child, status)
     lines = [clip(" · ".join(parts), width), clip(first_line(str(child.get("task") or "")), width), clip(doing, width)]
     last = str(child.get("lastLine") or "")
     if last and status == "running":

@@ -18,23 +18,16 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
+
+from pi_cli.modes.display import question_line_styles
+from pi_cli.modes.interactive.screens.sheet import BottomSheet
 
 
 def styled_question(title: str) -> Text:
     """The question with diff lines coloured (``+n`` added, ``-n`` removed) and the first line bold."""
     text = Text()
-    for index, line in enumerate(title.split("\n")):
-        style = "bold" if index == 0 else ""
-        if index and line[:1] == "+" and line[1:2] != "+":
-            style = "green"
-        elif index and line[:1] == "-" and line[1:2] != "-":
-            style = "red"
-        elif line.startswith("$ "):
-            style = "bold"
-        elif line.startswith("("):
-            style = "dim"
+    for line, style in question_line_styles(title, "bold", command_style="bold"):
         text.append(line + "\n", style=style)
     text.rstrip()
     return text
@@ -49,7 +42,7 @@ class SteerInput(Input):
         return super().check_consume_key(key, character)
 
 
-class ApprovalScreen(ModalScreen[str | None]):
+class ApprovalScreen(BottomSheet[str | None]):
     """Choose one of ``options``; dismisses with the label, or None."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -61,15 +54,10 @@ class ApprovalScreen(ModalScreen[str | None]):
         *(Binding(str(n), f"pick({n - 1})", show=False, priority=True) for n in range(1, 10)),
     ]
     DEFAULT_CSS = """
-    ApprovalScreen { align: center bottom; background: $background 30%; }
-    ApprovalScreen > Vertical {
-        width: 100%; height: auto; max-height: 90%; border-top: hkey $warning;
-        background: $surface; padding: 0 1;
-    }
+    ApprovalScreen > Vertical { max-height: 90%; border-top: hkey $warning; }
     ApprovalScreen VerticalScroll { height: auto; max-height: 24; }
     ApprovalScreen OptionList { border: none; height: auto; background: $surface; }
     ApprovalScreen #approval-hint { color: $text-muted; height: 1; }
-    ApprovalScreen Input, ApprovalScreen Input:focus { border: none; height: 1; padding: 0; background: $surface; }
     """
 
     def __init__(
@@ -136,16 +124,12 @@ class ApprovalScreen(ModalScreen[str | None]):
             self.on_abort()
 
 
-class MessageScreen(ModalScreen[str | None]):
+class MessageScreen(BottomSheet[str | None]):
     """One line of text; dismisses with it (Enter) or None (Escape)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", priority=True)]
     DEFAULT_CSS = """
-    MessageScreen { align: center bottom; background: $background 30%; }
-    MessageScreen > Vertical {
-        width: 100%; height: auto; border-top: hkey $warning; background: $surface; padding: 0 1;
-    }
-    MessageScreen Input, MessageScreen Input:focus { border: none; height: 1; padding: 0; background: $surface; }
+    MessageScreen > Vertical { border-top: hkey $warning; }
     """
 
     def __init__(self, title: str, placeholder: str | None = None) -> None:

@@ -16,28 +16,23 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from pi_cli.modes.interactive.screens.sheet import BottomSheet
 from pi_cli.oauth.browser import open_url
 from pi_cli.oauth.credentials import OAuthCredentials
 from pi_cli.oauth.flow import LoginError, OAuthFlow
 
 
-class LoginScreen(ModalScreen[str | None]):
+class LoginScreen(BottomSheet[str | None]):
     """Runs ``flow.login`` with this screen as its :class:`~pi_cli.oauth.flow.LoginUI`."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,ctrl+c", "cancel", "Cancel", priority=True)]
 
     DEFAULT_CSS = """
-    LoginScreen { align: center bottom; background: $background 30%; }
-    LoginScreen > Vertical {
-        width: 100%; height: auto; border-top: hkey $primary; background: $surface; padding: 0 1;
-    }
     LoginScreen #login-title { text-style: bold; height: 1; }
     LoginScreen #login-body { height: auto; }
     LoginScreen #login-status { color: $text-muted; height: auto; }
-    LoginScreen Input, LoginScreen Input:focus { border: none; height: 1; padding: 0; background: $surface; }
     """
 
     def __init__(self, flow: OAuthFlow) -> None:

@@ -11,11 +11,12 @@ from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
+
+from pi_cli.modes.interactive.screens.sheet import BottomSheet, list_keys
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,25 +27,15 @@ class PickItem:
     current: bool = False
 
 
-class PickerScreen(ModalScreen[str | None]):
+class PickerScreen(BottomSheet[str | None]):
     """Choose one of ``items``."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,ctrl+c", "cancel", "Cancel", priority=True),
-        Binding("up", "move(-1)", show=False, priority=True),
-        Binding("down", "move(1)", show=False, priority=True),
-        Binding("enter", "choose", "Choose", priority=True),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = list_keys("Choose")
 
     DEFAULT_CSS = """
-    PickerScreen { align: center bottom; background: $background 30%; }
-    PickerScreen > Vertical {
-        width: 100%; height: auto; max-height: 80%; border-top: hkey $primary;
-        background: $surface; padding: 0 1;
-    }
+    PickerScreen > Vertical { max-height: 80%; }
     PickerScreen #picker-title { color: $text-muted; height: 1; }
     PickerScreen #picker-note { height: auto; max-height: 14; }
-    PickerScreen Input, PickerScreen Input:focus { border: none; height: 1; padding: 0; background: $surface; }
     PickerScreen OptionList { border: none; height: auto; max-height: 20; background: $surface; }
     """
 

@@ -21,10 +21,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.events import Key
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from pi_cli.modes.interactive.screens.sheet import BottomSheet, list_keys
 from pi_cli.store.catalog import SessionInfo, delete_session, list_all_sessions, list_sessions, rename_session, threaded
 
 Loader = Callable[[bool], list[SessionInfo]]
@@ -67,14 +67,11 @@ def row_text(info: SessionInfo, width: int, show_cwd: bool) -> str:
     return f"{title.ljust(room)}  {detail}"
 
 
-class ResumeScreen(ModalScreen[str | None]):
+class ResumeScreen(BottomSheet[str | None]):
     """Pick a session file; dismisses with its path (as text) or None."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,ctrl+c", "cancel", "Cancel", priority=True),
-        Binding("up", "move(-1)", show=False, priority=True),
-        Binding("down", "move(1)", show=False, priority=True),
-        Binding("enter", "choose", "Open", priority=True),
+        *list_keys("Open"),
         Binding("tab", "toggle_scope", "All projects", priority=True),
         Binding("ctrl+n", "toggle_named", "Named only", priority=True),
         Binding("ctrl+r", "rename", "Rename", priority=True),
@@ -82,14 +79,9 @@ class ResumeScreen(ModalScreen[str | None]):
     ]
 
     DEFAULT_CSS = """
-    ResumeScreen { align: center bottom; background: $background 30%; }
-    ResumeScreen > Vertical {
-        width: 100%; height: auto; max-height: 90%; border-top: hkey $primary;
-        background: $surface; padding: 0 1;
-    }
+    ResumeScreen > Vertical { max-height: 90%; }
     ResumeScreen #resume-title { color: $text-muted; height: 1; }
     ResumeScreen #resume-status { color: $text-muted; height: auto; }
-    ResumeScreen Input, ResumeScreen Input:focus { border: none; height: 1; padding: 0; background: $surface; }
     ResumeScreen OptionList, ResumeScreen OptionList:focus {
         border: none; height: auto; max-height: 20; background: $surface;
     }

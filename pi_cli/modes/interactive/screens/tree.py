@@ -19,9 +19,9 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from pi_cli.modes.interactive.screens.sheet import BottomSheet, list_keys
 from pi_cli.modes.tree_rows import TreeRow, flatten, initial_index
 
 __all__ = ["TreeRow", "TreeScreen", "flatten", "initial_index"]
@@ -29,29 +29,21 @@ __all__ = ["TreeRow", "TreeScreen", "flatten", "initial_index"]
 PAGE = 15
 
 
-class TreeScreen(ModalScreen[str | None]):
+class TreeScreen(BottomSheet[str | None]):
     """Choose an entry of the session tree; dismisses with its id or None."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,ctrl+c", "cancel", "Cancel", priority=True),
-        Binding("up", "move(-1)", show=False, priority=True),
-        Binding("down", "move(1)", show=False, priority=True),
+        *list_keys("Select"),
         Binding("pageup", "move(-15)", show=False, priority=True),
         Binding("pagedown", "move(15)", show=False, priority=True),
         Binding("home", "jump(0)", show=False, priority=True),
         Binding("end", "jump(-1)", show=False, priority=True),
-        Binding("enter", "choose", "Select", priority=True),
     ]
 
     DEFAULT_CSS = """
-    TreeScreen { align: center bottom; background: $background 30%; }
-    TreeScreen > Vertical {
-        width: 100%; height: auto; max-height: 90%; border-top: hkey $primary;
-        background: $surface; padding: 0 1;
-    }
+    TreeScreen > Vertical { max-height: 90%; }
     TreeScreen #tree-title, TreeScreen #tree-hint { color: $text-muted; height: 1; }
     TreeScreen #tree-body { height: auto; }
-    TreeScreen Input, TreeScreen Input:focus { border: none; height: 1; padding: 0; background: $surface; }
     """
 
     def __init__(self, rows: list[TreeRow], selected: int = 0, leaf_id: str | None = None) -> None:
@@ -118,14 +110,13 @@ class TreeScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class SummarizingScreen(ModalScreen[None]):
+class SummarizingScreen(BottomSheet[None]):
     """Shown while the abandoned branch is summarised; Escape calls ``on_cancel`` (pi's loader:
     ``Summarizing branch... (escape to cancel)``). The caller dismisses it when the work ends."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,ctrl+c", "cancel", "Cancel", priority=True)]
 
     DEFAULT_CSS = """
-    SummarizingScreen { align: center bottom; background: $background 30%; }
     SummarizingScreen > Static { width: 100%; height: 1; background: $surface; color: $text-muted; padding: 0 1; }
     """
 
@@ -140,20 +131,13 @@ class SummarizingScreen(ModalScreen[None]):
         self.on_cancel()
 
 
-class InstructionsScreen(ModalScreen[str | None]):
+class InstructionsScreen(BottomSheet[str | None]):
     """One line of text (``Custom summarization instructions``): Enter dismisses with it, Escape with None."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,ctrl+c", "cancel", "Cancel", priority=True)]
 
     DEFAULT_CSS = """
-    InstructionsScreen { align: center bottom; background: $background 30%; }
-    InstructionsScreen > Vertical {
-        width: 100%; height: auto; border-top: hkey $primary; background: $surface; padding: 0 1;
-    }
     InstructionsScreen #instructions-title { color: $text-muted; height: 1; }
-    InstructionsScreen Input, InstructionsScreen Input:focus {
-        border: none; height: 1; padding: 0; background: $surface;
-    }
     """
 
     def __init__(self, title: str) -> None:
