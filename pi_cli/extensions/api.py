@@ -166,7 +166,34 @@ class ExtensionAPI:
         self._host().set_model(model)
 
     def set_thinking_level(self, level: str) -> None:
+        """Set the thinking level (clamped to what the model supports, as pi)."""
         self._host().set_thinking_level(level)
+
+    def get_thinking_level(self) -> str:
+        """``"off"``, ``"minimal"``, ``"low"``, ``"medium"``, ``"high"`` or ``"xhigh"``."""
+        return str(self._host().thinking_level)
+
+    # -- session metadata and commands (issue 31) ---------------------------------------------------
+
+    def set_session_name(self, name: str) -> None:
+        """The session's display name (the session pickers show it instead of the first prompt);
+        written as a ``session_info`` entry and announced as ``session_info_changed``."""
+        self._host().set_session_name(str(name))
+
+    def get_session_name(self) -> str | None:
+        return self._host().session_name
+
+    def set_label(self, entry_id: str, label: str | None) -> None:
+        """Bookmark entry ``entry_id`` (shown in ``/tree``); None or "" clears it. Raises KeyError
+        for an entry the session does not have."""
+        self._host().store.append_label_change(entry_id, label or None)
+
+    def get_commands(self) -> list[dict[str, Any]]:
+        """The ``/commands`` a prompt can invoke, as RPC ``get_commands``: extension commands, then
+        prompt templates and skills (``{name, description?, source, ...}``); the front ends' own
+        commands (``/model``, ``/tree``…) are not among them, as in pi."""
+        host = self._runner.host
+        return self._runner.command_list() if host is None else host.get_commands()
 
     async def exec(self, command: str, args: list[str] | None = None, timeout: float | None = None) -> dict[str, Any]:
         """Run a program (no shell) in the session's cwd: ``{stdout, stderr, code, killed}``; a

@@ -87,6 +87,10 @@ class ExtensionRunner:
         self.providers: dict[str, dict[str, Any]] = {}  # register_provider configs, by provider name
         self.model_registry: Any = None  # bound by apply_providers (the session's ModelRegistry)
         self.shortcuts: list[Any] = []  # shortcuts.Shortcut, in registration order (terminal modes bind them)
+        # ``ctx.mode``: the assembly sets it from the session's mode, a terminal front end on binding.
+        self.mode = "print"
+        # ``ctx.shutdown()``: the front end's "quit when idle" (TUI, inline, RPC); None: a no-op.
+        self.shutdown_handler: Callable[[], None] | None = None
 
     # -- registration (called through ExtensionAPI) -------------------------------------------
 
@@ -220,9 +224,12 @@ class ExtensionRunner:
         return None if command is None else (command, args.strip())
 
     async def run_command(self, command: Command, args: str) -> None:
+        """Run ``command`` with pi's command context (session control included)."""
+        from pi_cli.extensions.context import CommandContext
+
         await self.start()
         try:
-            result = command.handler(args, self.context())
+            result = command.handler(args, CommandContext(self))
             if inspect.isawaitable(result):
                 await result
         except Exception as exc:
