@@ -23,8 +23,11 @@ class ExtensionAPI:
     """What one extension file registers; ``source`` (its path) names it in error lines."""
 
     def __init__(self, runner: ExtensionRunner, source: str) -> None:
+        from pi_cli.extensions.event_bus import ExtensionEvents
+
         self._runner = runner
         self.source = source
+        self.events = ExtensionEvents(runner.events, source)  # the bus between extensions
 
     # -- registration ---------------------------------------------------------------------------
 
@@ -36,8 +39,10 @@ class ExtensionAPI:
 
     def register_tool(self, tool: Any) -> None:
         """An AgentTool or a dict with ``name, label, description, parameters, execute``; a tool
-        named like a built-in replaces it."""
-        agent_tool = as_agent_tool(tool, self.source)
+        named like a built-in replaces it. ``prompt_snippet`` (one line under "Available tools")
+        and ``prompt_guidelines`` (bullets under "Guidelines") join the system prompt while the
+        tool is active; an ``execute`` taking a fifth argument gets the tool context (``ctx``)."""
+        agent_tool = as_agent_tool(tool, self.source, self._runner.tool_context)
         self._runner.tools = [t for t in self._runner.tools if t.value.name != agent_tool.name]
         self._runner.tools.append(Registered(self.source, agent_tool))
         if self._runner.host is not None:

@@ -75,12 +75,15 @@ class SessionView:
 
 class ExtensionContext:
     """``ctx``: ``cwd``, ``mode``, ``has_ui``, ``ui``, ``session`` and ``session_manager``
-    (read-only), ``model``, ``abort()``, ``is_idle()``, ``has_pending_messages()``,
+    (read-only), ``model``, ``signal``, ``abort()``, ``is_idle()``, ``has_pending_messages()``,
     ``get_context_usage()``, ``get_system_prompt()``, ``compact(...)``, ``shutdown()``."""
 
-    def __init__(self, runner: ContextHost) -> None:
+    def __init__(self, runner: ContextHost, signal: Any = None) -> None:
         self._runner = runner
         self.cwd = runner.cwd
+        # The abort signal of the work this context serves (a tool call's; None elsewhere), for
+        # nested work that should stop with it (``pi.exec(..., signal=ctx.signal)``).
+        self.signal = signal
         self.session = SessionView(runner.host)
         self.session_manager = ReadonlySessionManager(runner.host, runner.cwd)
 

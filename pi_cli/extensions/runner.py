@@ -20,6 +20,7 @@ from typing import Any
 
 from pi_cli.agent.types import AfterToolCallContext, BeforeToolCallContext
 from pi_cli.ai.abort import AbortSignal
+from pi_cli.extensions.event_bus import EventBus
 from pi_cli.extensions.host import ExtensionHost
 from pi_cli.extensions.ui import ExtensionUI, NoUI
 from pi_cli.sandbox.protocol import ToolSandbox
@@ -91,6 +92,7 @@ class ExtensionRunner:
         self.mode = "print"
         # ``ctx.shutdown()``: the front end's "quit when idle" (TUI, inline, RPC); None: a no-op.
         self.shutdown_handler: Callable[[], None] | None = None
+        self.events = EventBus(self.report, self.pending)  # ``pi.events``, shared by the extensions
 
     # -- registration (called through ExtensionAPI) -------------------------------------------
 
@@ -128,6 +130,12 @@ class ExtensionRunner:
         from pi_cli.extensions.context import ExtensionContext
 
         return ExtensionContext(self)
+
+    def tool_context(self, signal: AbortSignal | None = None) -> Any:
+        """pi's fifth ``execute`` argument: a ``ctx`` whose ``signal`` is the tool call's."""
+        from pi_cli.extensions.context import ExtensionContext
+
+        return ExtensionContext(self, signal)
 
     def report(self, source: str, event: str, exc: BaseException) -> None:
         """A failing handler: one ``extension_error`` record to ``on_error``; never raises."""

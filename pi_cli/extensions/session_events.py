@@ -7,6 +7,12 @@ not executed) and later handlers are skipped. A raising handler is reported and 
 ``session_before_compact``: ``{preparation, branchEntries, customInstructions, reason, willRetry}``;
 the first handler answering ``{"cancel": True}`` or ``{"compaction": {...}}`` decides.
 
+``session_before_switch`` ``{reason: "new" | "resume", targetSessionFile?}`` and
+``session_before_fork`` ``{entryId, position: "before" | "at"}`` (``/fork`` forks before a user
+message, ``/clone`` at the leaf): the first ``{"cancel": True}`` stops the operation and later
+handlers do not run; any other answer lets it go on (pi's ``skipConversationRestore`` is not
+supported: the fork always restores the conversation).
+
 ``session_before_tree``: ``{preparation, signal}`` before ``/tree`` moves the leaf. As pi's session
 ``before`` events: a ``{"cancel": True}`` answer stops at once; otherwise the last non-empty answer
 is the one used (``summary``, ``customInstructions``, ``replaceInstructions``, ``label``).
@@ -59,3 +65,12 @@ async def before_tree(runner: EventRunner, preparation: dict[str, Any], signal: 
             if answer.get("cancel"):
                 return answer
     return decided
+
+
+async def cancels(runner: EventRunner, event: dict[str, Any]) -> bool:
+    """Run a ``session_before_switch`` / ``session_before_fork`` event: True as soon as a handler
+    answers ``{"cancel": True}`` (later handlers are skipped)."""
+    async for answer in runner.answers(event):
+        if isinstance(answer, dict) and answer.get("cancel") is True:
+            return True
+    return False

@@ -389,6 +389,13 @@ class AgentSession:
     def available_models(self) -> list[Model]:
         return self.models.available_models()
 
+    def set_tool_prompts(self, snippets: dict[str, str], guidelines: dict[str, list[str]]) -> None:
+        """The tool set changed (extensions): rebuild the system prompt with these extension
+        tools' snippets and guidelines (see :mod:`pi_cli.session.tool_prompts`)."""
+        from pi_cli.session.tool_prompts import refresh_system_prompt
+
+        refresh_system_prompt(self.agent, self.resources, self.subagents is not None, snippets, guidelines)
+
     # -- agent events ------------------------------------------------------------------------
 
     def _on_agent_event(self, event: dict[str, Any], signal: Any = None) -> Awaitable[None] | None:

@@ -44,6 +44,9 @@ class FakeSession:
     async def prompt(self, text: str) -> None:
         self.prompts.append(text)
 
+    def set_tool_prompts(self, snippets: dict[str, str], guidelines: dict[str, list[str]]) -> None:
+        self.tool_prompts = (snippets, guidelines)
+
 
 def _call_context(args: dict[str, Any]) -> Any:
     return SimpleNamespace(tool_call={"id": "t1", "name": "bash"}, args=args)

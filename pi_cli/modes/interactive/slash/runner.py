@@ -240,7 +240,9 @@ class CommandRunner:
         if self.app.running:
             await self._notice("Cannot start a new session while the agent is running (Esc aborts).", "warning")
             return
-        await self.session.new_session()
+        if (await self.session.new_session()).get("cancelled"):
+            await self._notice("New session cancelled by an extension", "warning")
+            return
         await self.app.transcript.clear_entries()
         self.app.renderer.forget()
         await self.app.transcript.add(startup_header(self.session, self.app.cwd, self.app.user_keymap))
