@@ -12,6 +12,7 @@ import signal as _signal
 from collections.abc import Callable
 from typing import Any
 
+from pi_cli.ai.abort import AbortSignal
 from pi_cli.extensions.host import ExtensionHost
 from pi_cli.extensions.runner import Command, ExtensionRunner, Flag, Registered
 from pi_cli.extensions.tools import as_agent_tool
@@ -200,28 +201,59 @@ class ExtensionAPI:
         host = self._runner.host
         return self._runner.command_list() if host is None else host.get_commands()
 
-    async def exec(self, command: str, args: list[str] | None = None, timeout: float | None = None) -> dict[str, Any]:
-        """Run a program (no shell) in the session's cwd: ``{stdout, stderr, code, killed}``; a
-        killed process (timeout) has code 128+signal. With the session's sandbox on (the runner's
-        ``sandbox``) it runs confined, as the bash tool's commands do."""
+    async def exec(
+        self,
+        command: str,
+        args: list[str] | None = None,
+        options: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        timeout_seconds: float | None = None,
+        signal: AbortSignal | None = None,
+        cwd: str | None = None,
+    ) -> dict[str, Any]:
+        """Run a program (no shell): ``{stdout, stderr, code, killed}``; a killed process has code
+        128+signal. As pi, ``timeout`` is in **milliseconds**; ``timeout_seconds`` says the same in
+        seconds (pi_cli's earlier unit, kept under a name that cannot be mistaken). ``signal``
+        (an AbortSignal, e.g. a tool's or ``ctx.signal``) kills the process when it fires; ``cwd``
+        defaults to the session's. pi's ``options`` dict (``{"timeout", "signal", "cwd"}``) is
+        accepted too. With the session's sandbox on it runs confined, as the bash tool's commands."""
+        options = dict(options or {})
+        if timeout is None:
+            timeout = options.get("timeout")
+        signal = signal if signal is not None else options.get("signal")
+        cwd = cwd if cwd is not None else options.get("cwd")
+        if timeout is not None and timeout_seconds is not None:
+            raise ValueError("exec: give timeout (ms) or timeout_seconds, not both")
+        limit = timeout_seconds if timeout_seconds is not None else (timeout / 1000 if timeout is not None else None)
         sandbox = self._runner.sandbox
         confinement = sandbox.confinement() if sandbox is not None else None
         start = asyncio.create_subprocess_exec if confinement is None else confinement.create_subprocess_exec
         proc = await start(
             command,
             *(args or []),
-            cwd=self._runner.cwd,
+            cwd=cwd or self._runner.cwd,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             stdin=asyncio.subprocess.DEVNULL,
         )
         killed = False
+
+        def kill() -> None:
+            nonlocal killed
+            if proc.returncode is None:
+                killed = True
+                proc.send_signal(_signal.SIGKILL)
+
+        remove = signal.add_callback(kill) if signal is not None else None
         try:
-            out, err = await asyncio.wait_for(proc.communicate(), timeout)
+            out, err = await asyncio.wait_for(proc.communicate(), limit)
         except TimeoutError:
-            killed = True
-            proc.send_signal(_signal.SIGKILL)
+            kill()
             out, err = await proc.communicate()
+        finally:
+            if remove is not None:
+                remove()
         code = proc.returncode if proc.returncode is not None else 1
         if code < 0:
             code = 128 - code

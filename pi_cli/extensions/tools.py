@@ -90,7 +90,8 @@ def _takes_context(fn: Any) -> bool:
 
 
 def to_result(value: Any) -> AgentToolResult:
-    """Normalise what an extension returned into an AgentToolResult."""
+    """Normalise what an extension returned into an AgentToolResult (a dict's ``terminate`` is
+    kept: pi's way for a tool to end the run after its batch)."""
     if isinstance(value, AgentToolResult):
         return value
     if isinstance(value, str):
@@ -99,7 +100,12 @@ def to_result(value: Any) -> AgentToolResult:
         content = value.get("content")
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
-        return AgentToolResult(content=list(content or []), details=value.get("details"))
+        terminate = value.get("terminate")
+        return AgentToolResult(
+            content=list(content or []),
+            details=value.get("details"),
+            terminate=bool(terminate) if terminate is not None else None,
+        )
     if value is None:
         return AgentToolResult(content=[])
     raise TypeError(f"tool returned {type(value).__name__}, expected AgentToolResult, dict or str")

@@ -200,3 +200,13 @@ async def test_execute_with_five_parameters_gets_the_tool_context(faux: Any, tmp
     assert seen["ui"] is False and seen["leaf"] is not None and seen["idle"] is False
     results = [m for m in session.messages if m["role"] == "toolResult"]
     assert [r["content"][0]["text"] for r in results] == ["done", "four"]
+
+
+async def test_a_tool_returning_terminate_in_a_dict_ends_the_run(faux: Any, tmp_path: Path) -> None:
+    session, api, _ = make(faux, tmp_path)
+    api.register_tool({"name": "finish", "description": "d",
+                       "execute": lambda *a: {"content": "finished", "terminate": True}})  # fmt: skip
+    faux.set_responses([faux_assistant([faux_tool_call("finish", {})]), faux_assistant([faux_text("never")])])
+    await session.prompt("finish up")
+    assert faux.call_count == 1  # pi: a batch whose every result says terminate ends the run
+    assert session.messages[-1]["role"] == "toolResult" and "terminate" not in session.messages[-1]
