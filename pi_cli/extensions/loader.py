@@ -119,10 +119,12 @@ def child_runner(parent: ExtensionRunner, cwd: str, allowed_tools: Collection[st
     """A runner for a subagent's child session holding the same extensions as ``parent``: each
     ``register`` is called again (the modules are not imported again) on a runner of its own, so
     handlers see the child as their session. It shares the parent's dialogs, error sink, flag
-    values, sandbox and model registry; ``allowed_tools`` limits the extension tools it adds.
-    Registration errors are reported through the error sink."""
+    values, sandbox, model registry and ``ctx.mode``; ``allowed_tools`` limits the extension tools
+    it adds. Registration errors are reported through the error sink. A child has no
+    ``ctx.shutdown()``: ending the whole program is its parent's decision."""
     child = ExtensionRunner(cwd, parent.flag_values, parent.sandbox, allowed_tools)
     child.ui = parent.ui
+    child.mode = parent.mode
     child.on_error = parent.on_error
     child.model_registry = parent.model_registry
     for source, register in parent.registrations:
