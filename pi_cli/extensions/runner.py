@@ -81,6 +81,7 @@ class ExtensionRunner:
         self.on_error: ErrorSink = _stderr_error
         self.started = False
         self._starting: asyncio.Future[None] | None = None
+        self._shut_down = False  # session_shutdown("quit") has been emitted
         self.base_tools: list[Any] = []  # the session's built-ins (from bind)
         self.deferred: list[tuple[str, Any]] = []  # async register() awaitables, run by start
         self.pending: set[Any] = set()  # tasks started by send_user_message / send_message / notify
@@ -251,7 +252,10 @@ class ExtensionRunner:
         ]
 
     async def shutdown(self) -> None:
-        if self.started:
+        """``session_shutdown`` (``reason: "quit"``) once, if ``session_start`` ran: the front end's
+        exit and the session's dispose may both ask for it."""
+        if self.started and not self._shut_down:
+            self._shut_down = True
             await self.emit({"type": "session_shutdown", "reason": "quit"})
 
     # -- the agent's hook chains -------------------------------------------------------------------

@@ -8,6 +8,7 @@ notices. Nothing is imported when the session has no extensions.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -72,6 +73,16 @@ def quit_when_idle(session: AgentSession, quit_app: Callable[[], Any]) -> Callab
         task.add_done_callback(_held.discard)
 
     return request
+
+
+async def extensions_quit(session: AgentSession) -> None:
+    """Every way out of a terminal front end (``/quit``, Ctrl-C twice, Ctrl-D, ``ctx.shutdown()``):
+    extensions hear ``session_shutdown`` (pi's ``reason: "quit"``), bounded so a hanging handler
+    cannot keep the terminal."""
+    runner = session.extensions
+    if runner is not None:
+        with contextlib.suppress(Exception):  # quitting anyway; the runner reports handler errors
+            await asyncio.wait_for(runner.shutdown(), timeout=3.0)
 
 
 MAX_WIDGET_LINES = 10  # per widget, as pi: a chatty extension must not push the editor off screen

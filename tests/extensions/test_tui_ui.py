@@ -214,3 +214,22 @@ def test_shortcut_key_syntax() -> None:
     runner = ExtensionRunner(".")
     with pytest.raises(ValueError, match="unknown modifier"):
         ExtensionAPI(runner, "x.py").register_shortcut("meta+x", lambda ctx: None)
+
+
+async def test_tui_mode_shutdown_and_session_shutdown_on_the_way_out(faux: Any, tmp_path: Path) -> None:
+    seen: list[Any] = []
+
+    def register(pi: ExtensionAPI) -> None:
+        pi.on("session_start", lambda event, ctx: seen.append(("mode", ctx.mode)))
+        pi.on("session_shutdown", lambda event, ctx: seen.append(("shutdown", event["reason"])))
+        pi.register_command("bye", lambda args, ctx: ctx.shutdown(), "Quit")
+
+    app, runner = make_app(faux, tmp_path, register)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: runner.ready)
+        assert seen == [("mode", "tui")]
+        await app.session.prompt("/bye")
+        await wait_until(pilot, lambda: not app.is_running)
+    assert seen == [("mode", "tui"), ("shutdown", "quit")]
+    await runner.shutdown()  # a later dispose does not say it twice
+    assert seen.count(("shutdown", "quit")) == 1

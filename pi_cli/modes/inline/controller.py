@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import RenderableType
 
 from pi_cli.modes.display import loaded_resource_lines, preview_lines, result_text, tool_call_title
-from pi_cli.modes.extension_bridge import bind_extension_ui, quit_when_idle
+from pi_cli.modes.extension_bridge import bind_extension_ui, extensions_quit, quit_when_idle
 from pi_cli.modes.inline import render
 from pi_cli.modes.inline.approvals import InlineApprovals
 from pi_cli.modes.inline.commands import InlineCommands
@@ -371,7 +371,7 @@ class InlineController:
         return True
 
     async def shutdown(self) -> None:
-        """Abort any run and stop listening."""
+        """Abort any run, stop listening, and let extensions hear ``session_shutdown``."""
         if self.running:
             await self.session.abort()
         if self._bash_run is not None and not self._bash_run.done():
@@ -384,6 +384,7 @@ class InlineController:
             except Exception:  # the run already reported its own error
                 pass
         self.unsubscribe()
+        await extensions_quit(self.session)
 
 
 def _message_text(message: dict[str, Any]) -> str:
