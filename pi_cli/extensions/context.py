@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from pi_cli.errors import FeatureUnavailableError
 from pi_cli.extensions.host import ExtensionHost
+from pi_cli.extensions.model_registry import ModelRegistryView
 from pi_cli.extensions.session_manager import ReadonlySessionManager
 from pi_cli.extensions.ui import ExtensionUI
 
@@ -44,6 +45,9 @@ class ContextHost(Protocol):
 
     @property
     def pending(self) -> set[Any]: ...
+
+    @property
+    def model_registry(self) -> Any: ...
 
 
 class SessionView:
@@ -75,7 +79,7 @@ class SessionView:
 
 class ExtensionContext:
     """``ctx``: ``cwd``, ``mode``, ``has_ui``, ``ui``, ``session`` and ``session_manager``
-    (read-only), ``model``, ``signal``, ``abort()``, ``is_idle()``, ``has_pending_messages()``,
+    (read-only), ``model``, ``model_registry``, ``signal``, ``abort()``, ``is_idle()``, ``has_pending_messages()``,
     ``get_context_usage()``, ``get_system_prompt()``, ``compact(...)``, ``shutdown()``."""
 
     def __init__(self, runner: ContextHost, signal: Any = None) -> None:
@@ -106,6 +110,11 @@ class ExtensionContext:
     def model(self) -> Any:
         host = self._runner.host
         return None if host is None else host.model
+
+    @property
+    def model_registry(self) -> ModelRegistryView:
+        """The session's models: ``find``, ``get_available``, ``complete``… (see the module)."""
+        return ModelRegistryView(self._runner.model_registry)
 
     def _host(self) -> ExtensionHost:
         host = self._runner.host

@@ -188,3 +188,20 @@ async def test_shutdown_command_and_tool_ask_the_front_end_to_quit(faux: Any, tm
     assert requests == ["quit", "quit"] and session.get_last_assistant_text() == "bye"
     result = next(m for m in session.messages if m["role"] == "toolResult")
     assert result["content"][0]["text"].startswith("Shutdown requested")
+
+
+async def test_summarize_asks_the_model_outside_the_conversation(faux: Any, tmp_path: Path) -> None:
+    front = Front()
+    session, _ = load(faux, tmp_path, "summarize", front)
+    await session.prompt("/summarize")
+    assert front.notes == [("No conversation text found", "warning")]
+    await chat(faux, session, "plan the refactor")
+    messages = len(session.messages)
+    faux.set_responses([faux_assistant([faux_text("## Goal\nrefactor")])])
+    await session.prompt("/summarize")
+    assert front.notes[-1] == ("Conversation summary\n\n## Goal\nrefactor", "info")
+    sent = faux.requests[-1].context["messages"][0]["content"][0]["text"]
+    assert "User: plan the refactor" in sent and "Assistant: reply to plan the refactor" in sent
+    assert len(session.messages) == messages  # the summary request is not part of the session
+    await session.prompt("/summarize nope/missing")
+    assert front.notes[-1] == ("Model nope/missing not found", "warning")

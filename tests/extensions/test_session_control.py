@@ -226,3 +226,30 @@ async def test_event_handlers_get_the_plain_context(faux: Any, tmp_path: Path) -
     api.on("agent_start", lambda event, ctx: kinds.append(type(ctx)))
     await one_turn(faux, session)
     assert kinds == [ExtensionContext]  # no new_session/fork from inside a run (pi: commands only)
+
+
+async def test_model_registry_view_reads_and_completes(faux: Any, tmp_path: Path) -> None:
+    from pi_cli.models.registry import ModelRegistry
+
+    _, _, runner = make(faux, tmp_path)
+    view = runner.context().model_registry
+    assert view.find("x", "y") is None and view.get_all() == [] and view.get_available() == []
+    registry = ModelRegistry(models_json_path=tmp_path / "models.json")
+    registry.register_provider(
+        "local", {"baseUrl": "http://127.0.0.1:9/v1", "api": "openai-completions", "apiKey": "LOCAL_KEY",
+                  "models": [{"id": "m1"}]},
+    )  # fmt: skip
+    runner.model_registry = registry
+    view = runner.context().model_registry
+    found = view.find("local", "m1")
+    assert found is not None and found in view.get_all() and found in view.get_available()  # a local URL
+    assert view.has_configured_auth(found) and view.get_api_key(found) == "LOCAL_KEY"
+    faux.set_responses([faux_assistant([faux_text("summary text")])])
+    reply = await view.complete(faux.model("faux-1"), {"messages": [{"role": "user", "content": "sum up"}]},
+                                {"maxTokens": 50, "cacheRetention": "none"})  # fmt: skip
+    assert reply["content"][0]["text"] == "summary text"
+    assert faux.requests[-1].options.max_tokens == 50
+    faux.set_responses([faux_assistant([faux_text("streamed")])])
+    stream = view.stream_simple(faux.model("faux-1"), {"messages": [{"role": "user", "content": "go"}]})
+    kinds = [event["type"] async for event in stream]
+    assert kinds[-1] == "done" and (await stream.result())["content"][0]["text"] == "streamed"
