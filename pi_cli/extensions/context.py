@@ -208,6 +208,27 @@ class CommandContext(ExtensionContext):
         """Continue in another session file (``/resume``)."""
         return await self._host().switch_session(path)
 
+    async def navigate_tree(
+        self,
+        target_id: str,
+        *,
+        summarize: bool = False,
+        custom_instructions: str | None = None,
+        replace_instructions: bool = False,
+        label: str | None = None,
+    ) -> dict[str, Any]:
+        """Move the leaf to ``target_id`` in the same file (``/tree``), optionally with a summary
+        of the branch left behind (``session_before_tree`` handlers take part). Returns pi's
+        ``{"cancelled", "editorText"?}``: the text of a picked user message is for the editor."""
+        result = await self._host().navigate_tree(
+            target_id, summarize=summarize, custom_instructions=custom_instructions,
+            replace_instructions=replace_instructions, label=label, signal=self.signal,
+        )  # fmt: skip
+        out: dict[str, Any] = {"cancelled": bool(result.cancelled or result.aborted)}
+        if result.editor_text is not None:
+            out["editorText"] = result.editor_text
+        return out
+
     async def reload(self) -> None:
         """pi's ``/reload``: pi_cli cannot reload extensions in a running session yet."""
         raise FeatureUnavailableError("ctx.reload() is not available in pi_cli yet: restart pi to reload extensions")

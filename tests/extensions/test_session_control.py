@@ -253,3 +253,24 @@ async def test_model_registry_view_reads_and_completes(faux: Any, tmp_path: Path
     stream = view.stream_simple(faux.model("faux-1"), {"messages": [{"role": "user", "content": "go"}]})
     kinds = [event["type"] async for event in stream]
     assert kinds[-1] == "done" and (await stream.result())["content"][0]["text"] == "streamed"
+
+
+async def test_command_context_navigates_the_tree(faux: Any, tmp_path: Path) -> None:
+    session, api, _ = make(faux, tmp_path)
+    await one_turn(faux, session, "first")
+    await one_turn(faux, session, "second")
+    results: list[Any] = []
+
+    async def back(args: str, ctx: Any) -> None:
+        first = next(e for e in ctx.session_manager.get_branch() if e["type"] == "message")
+        results.append(await ctx.navigate_tree(first["id"]))
+        results.append(ctx.session_manager.get_leaf_id())
+
+    api.register_command("back", back)
+    await session.prompt("/back")
+    assert results[0] == {"cancelled": False, "editorText": "first"}
+    assert [m["role"] for m in session.messages] == []  # before the first user message: nothing left
+    api.on("session_before_tree", lambda event, ctx: {"cancel": True})
+    await one_turn(faux, session, "third")
+    await session.prompt("/back")
+    assert results[2] == {"cancelled": True}
