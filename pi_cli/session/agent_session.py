@@ -392,9 +392,11 @@ class AgentSession:
     def set_tool_prompts(self, snippets: dict[str, str], guidelines: dict[str, list[str]]) -> None:
         """The tool set changed (extensions): rebuild the system prompt with these extension
         tools' snippets and guidelines (see :mod:`pi_cli.session.tool_prompts`)."""
-        from pi_cli.session.tool_prompts import refresh_system_prompt
+        from pi_cli.session.tool_prompts import rebuilt_system_prompt
 
-        refresh_system_prompt(self.agent, self.resources, self.subagents is not None, snippets, guidelines)
+        prompt = rebuilt_system_prompt(self.agent, self.resources, self.subagents is not None, snippets, guidelines)
+        if prompt is not None:  # a run's before_agent_start replacement stays for that run
+            self.runs.set_base_prompt(prompt)
 
     # -- agent events ------------------------------------------------------------------------
 

@@ -17,25 +17,25 @@ if TYPE_CHECKING:
     from pi_cli.resources.loader import Resources
 
 
-def refresh_system_prompt(
+def rebuilt_system_prompt(
     agent: Agent,
     resources: Resources | None,
     subagents: bool,
     snippets: Mapping[str, str],
     guidelines: Mapping[str, Sequence[str]],
-) -> None:
-    """Rebuild ``agent``'s system prompt from ``resources`` for its current tools; ``snippets``
-    and ``guidelines`` are the extension tools' (by tool name), added to the built-ins' own;
-    ``subagents``: the session has the subagent tool (its snippet is the session's own)."""
+) -> str | None:
+    """The system prompt from ``resources`` for ``agent``'s current tools (None without
+    resources); ``snippets`` and ``guidelines`` are the extension tools' (by tool name), added to
+    the built-ins' own; ``subagents``: the session has the subagent tool (its snippet is the
+    session's own)."""
     if resources is None:
-        return
+        return None
     own: dict[str, str] = {}
     if subagents:  # the start-up prompt lists the subagent tool too
         from pi_cli.session.subagents.tool import SNIPPET
 
         own["subagent"] = SNIPPET
-    state = agent.state
-    names = [tool.name for tool in state.tools]
-    state.system_prompt = resources.build_system_prompt(
+    names = [tool.name for tool in agent.state.tools]
+    return resources.build_system_prompt(
         names, tool_snippets={**own, **snippets}, tool_guidelines=dict(guidelines) or None
     )

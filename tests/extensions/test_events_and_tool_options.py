@@ -210,3 +210,30 @@ async def test_a_tool_returning_terminate_in_a_dict_ends_the_run(faux: Any, tmp_
     await session.prompt("finish up")
     assert faux.call_count == 1  # pi: a batch whose every result says terminate ends the run
     assert session.messages[-1]["role"] == "toolResult" and "terminate" not in session.messages[-1]
+
+
+async def test_tool_set_changed_during_a_run_outlives_the_runs_prompt_replacement(faux: Any, tmp_path: Path) -> None:
+    session, api, _ = make(faux, tmp_path, resources=True)
+    api.on("before_agent_start", lambda event, ctx: {"systemPrompt": event["systemPrompt"] + "\nRUN ONLY"})
+
+    def narrow(*args: Any) -> str:
+        api.set_active_tools(["read", "todo"])  # mid-run: the session's own prompt changes
+        return "narrowed"
+
+    api.register_tool(_tool("todo", prompt_snippet="Todo list", execute=narrow))
+    faux.set_responses([faux_assistant([faux_tool_call("todo", {})]), faux_assistant([faux_text("ok")])])
+    await session.prompt("go")
+    during = faux.requests[-1].context["systemPrompt"]
+    assert during.endswith("RUN ONLY")  # the replacement held for the whole run
+    after = session.agent.state.system_prompt
+    assert "RUN ONLY" not in after and "- todo: Todo list" in after and "- bash:" not in after
+
+
+async def test_tools_set_in_before_agent_start_reach_that_runs_prompt(faux: Any, tmp_path: Path) -> None:
+    session, api, _ = make(faux, tmp_path, resources=True)
+    api.register_tool(_tool("todo", prompt_snippet="Todo list"))
+    api.set_active_tools(["read"])
+    api.on("before_agent_start", lambda event, ctx: api.set_active_tools(["read", "todo"]))
+    await chat(faux, session, "plan")
+    assert "- todo: Todo list" in faux.requests[-1].context["systemPrompt"]
+    assert "- todo: Todo list" in session.agent.state.system_prompt
