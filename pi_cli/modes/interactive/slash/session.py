@@ -240,6 +240,11 @@ class SessionCommands:
     async def cmd_clone(self, args: str) -> None:
         if not await self._ready("clone"):
             return
+        # A worker, as the other session commands' second halves: session_before_fork handlers
+        # may ask through a dialog, which needs the app's message loop free.
+        self.app.run_worker(self._clone(), exclusive=True, group="session-command")
+
+    async def _clone(self) -> None:
         try:
             cloned = await self.session.clone()
         except Exception as exc:
