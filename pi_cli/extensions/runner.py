@@ -260,6 +260,21 @@ class ExtensionRunner:
 
     # -- the agent's hook chains -------------------------------------------------------------------
 
+    def provider_payload(self, payload: dict[str, Any]) -> Any:
+        """``StreamOptions.on_payload``: the ``before_provider_request`` chain as an awaitable of
+        the replacement payload (or None), or None at once when no handler wants it."""
+        if "before_provider_request" not in self.handlers:
+            return None
+        from pi_cli.extensions.session_events import before_provider_request
+
+        return before_provider_request(self, payload)
+
+    def provider_response(self, response: dict[str, Any]) -> Any:
+        """``StreamOptions.on_response``: ``after_provider_response {status, headers}``."""
+        if "after_provider_response" not in self.handlers:
+            return None
+        return self.emit({"type": "after_provider_response", **response})
+
     async def tool_call(self, context: BeforeToolCallContext, signal: AbortSignal | None = None) -> Any:
         """Interceptor: ``tool_call`` handlers before execution mutate ``event["input"]`` or block."""
         entries = self.handlers.get("tool_call")

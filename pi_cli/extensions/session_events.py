@@ -13,6 +13,11 @@ message, ``/clone`` at the leaf): the first ``{"cancel": True}`` stops the opera
 handlers do not run; any other answer lets it go on (pi's ``skipConversationRestore`` is not
 supported: the fork always restores the conversation).
 
+``before_provider_request`` ``{payload}``: just before each request of the conversation is sent
+(with the body the provider built). Handlers chain in load order: a dict answer replaces the
+payload for later handlers and for the request; None keeps it. ``after_provider_response``
+``{status, headers}`` follows once the provider has answered with an event stream.
+
 ``session_before_tree``: ``{preparation, signal}`` before ``/tree`` moves the leaf. As pi's session
 ``before`` events: a ``{"cancel": True}`` answer stops at once; otherwise the last non-empty answer
 is the one used (``summary``, ``customInstructions``, ``replaceInstructions``, ``label``).
@@ -74,3 +79,14 @@ async def cancels(runner: EventRunner, event: dict[str, Any]) -> bool:
         if isinstance(answer, dict) and answer.get("cancel") is True:
             return True
     return False
+
+
+async def before_provider_request(runner: EventRunner, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """The payload after every ``before_provider_request`` handler, or None when none replaced it."""
+    event: dict[str, Any] = {"type": "before_provider_request", "payload": payload}
+    replaced = False
+    async for answer in runner.answers(event):  # the next handler sees the payload as it is now
+        if isinstance(answer, dict):
+            event["payload"] = answer
+            replaced = True
+    return event["payload"] if replaced else None
