@@ -42,6 +42,8 @@ class SessionReader(Protocol):
 
     def get_session_name(self) -> str | None: ...
 
+    def build_context(self) -> Any: ...
+
 
 class EntryWriter(Protocol):
     """The part of the session store extensions write to (and read through ``manager``, None for

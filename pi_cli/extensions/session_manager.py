@@ -80,6 +80,21 @@ class ReadonlySessionManager:
         entry = None if manager is None else manager.get_leaf_entry()
         return copy.deepcopy(entry) if entry is not None else None
 
+    def build_session_context(self) -> dict[str, Any]:
+        """What the model gets from this branch (pi's ``buildSessionContext``): ``{messages,
+        thinkingLevel, model}`` — compactions and branch summaries applied, ``model`` as
+        ``{provider, modelId}`` or None."""
+        manager = self._manager()
+        if manager is None:
+            messages = [] if self._host is None else list(self._host.messages)
+            return {"messages": copy.deepcopy(messages), "thinkingLevel": "off", "model": None}
+        context = manager.build_context()
+        return {
+            "messages": copy.deepcopy(list(context.messages)),
+            "thinkingLevel": context.thinking_level,
+            "model": dict(context.model) if context.model else None,
+        }
+
     def get_label(self, entry_id: str) -> str | None:
         """The entry's current bookmark label (``pi.set_label``, ``/tree``), or None."""
         manager = self._manager()

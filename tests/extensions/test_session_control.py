@@ -133,6 +133,9 @@ async def test_session_manager_view_reads_the_live_session_and_hands_out_copies(
     branch[-1]["message"]["content"] = "mutated by an extension"
     assert sm.get_leaf_entry()["message"]["content"] != "mutated by an extension"  # a copy, not the entry
     assert sm.get_entry("missing") is None
+    context = sm.build_session_context()
+    assert [m["role"] for m in context["messages"]] == ["user", "assistant"]
+    assert context["model"] == {"provider": "faux", "modelId": "faux-1"} and context["thinkingLevel"]
 
 
 def test_session_manager_view_without_a_session(tmp_path: Path) -> None:
