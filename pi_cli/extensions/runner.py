@@ -16,6 +16,7 @@ import asyncio
 import inspect
 from collections.abc import AsyncIterator, Callable, Collection
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pi_cli.agent.types import AfterToolCallContext, BeforeToolCallContext
@@ -245,11 +246,12 @@ class ExtensionRunner:
             self.report(command.source, f"command:{command.name}", exc)
 
     def command_list(self) -> list[dict[str, Any]]:
-        """RPC ``get_commands`` entries (``source: "extension"``)."""
+        """RPC ``get_commands`` entries (``source: "extension"``) with pi's ``sourceInfo``."""
         return [
-            {"name": c.name, "description": c.description, "source": "extension", "path": c.source}
+            {"name": c.name, "description": c.description, "source": "extension", "path": c.source,
+             "sourceInfo": _source_info(c.source, self.cwd)}
             for c in self.commands.values()
-        ]
+        ]  # fmt: skip
 
     async def shutdown(self) -> None:
         """``session_shutdown`` (``reason: "quit"``) once, if ``session_start`` ran: the front end's
@@ -340,6 +342,19 @@ def provider_errors(lines: list[str], config: dict[str, Any]) -> list[str]:
     streams itself."""
     own = config.get("__own_api__")
     return [line for line in lines if own is None or f'api "{own}"' not in line]
+
+
+def _source_info(source: str, cwd: str) -> dict[str, str]:
+    """pi's ``sourceInfo`` of an extension file: ``scope`` user (``~/.pi/agent``), project
+    (``.pi/`` of the cwd) or temporary (``-e``, packages, examples)."""
+    from pi_cli.config.paths import agent_dir
+
+    scope = "temporary"
+    if source.startswith(str(agent_dir()) + "/"):
+        scope = "user"
+    elif source.startswith(str(Path(cwd) / ".pi") + "/"):
+        scope = "project"
+    return {"path": source, "source": "local", "scope": scope, "origin": "top-level"}
 
 
 def _describe(exc: BaseException) -> str:

@@ -205,3 +205,31 @@ async def test_summarize_asks_the_model_outside_the_conversation(faux: Any, tmp_
     assert len(session.messages) == messages  # the summary request is not part of the session
     await session.prompt("/summarize nope/missing")
     assert front.notes[-1] == ("Model nope/missing not found", "warning")
+
+
+async def test_commands_lists_what_a_prompt_can_run_and_shows_a_source(faux: Any, tmp_path: Path) -> None:
+    front = Front("/commands - List available slash commands (/commands [source])", "Yes")
+    session, runner = load(faux, tmp_path, "commands", front)
+    await session.prompt("/commands extension")
+    listed = front.questions[0]
+    assert listed == "Available Commands"
+    path = runner.commands["commands"].source
+    assert front.notes[-1] == (path, "info")
+    assert runner.command_list()[0]["sourceInfo"] == {"path": path, "source": "local", "scope": "temporary",
+                                                      "origin": "top-level"}  # fmt: skip
+    await session.prompt("/commands skill")
+    assert front.notes[-1] == ("No skill commands found", "info")
+    quiet = QuietUI()
+    runner.ui = quiet  # print/json: no picker, the list is a notice
+    await session.prompt("/commands")
+    assert quiet.notes == ["--- Extensions ---\n/commands - List available slash commands (/commands [source])"]
+
+
+class QuietUI(NoUI):
+    """No UI (print/json), with the notices kept instead of written to stderr."""
+
+    def __init__(self) -> None:
+        self.notes: list[str] = []
+
+    def notify(self, text: str, level: str = "info") -> None:
+        self.notes.append(text)
