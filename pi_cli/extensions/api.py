@@ -124,6 +124,21 @@ class ExtensionAPI:
             for line in provider_errors(registry.register_provider(name, config), config):
                 self._runner.report(self.source, "register_provider", ValueError(line))
 
+    def unregister_provider(self, name: str) -> None:
+        """Remove a provider this runner registered: its models go, the ones it overrode come
+        back (pi's unregisterProvider); effective at once. Unknown names: nothing."""
+        config = self._runner.providers.pop(name, None)
+        if config is None:
+            return
+        own = config.get("__own_api__")
+        if own is not None:
+            from pi_cli.ai.stream import unregister_api
+
+            unregister_api(str(own))
+        registry = self._runner.model_registry
+        if registry is not None:
+            registry.unregister_provider(name)
+
     # -- custom messages (issue 13, extapi) ------------------------------------------------------
 
     def send_message(self, message: dict[str, Any], deliver_as: str | None = None, trigger_turn: bool = False) -> None:

@@ -277,3 +277,23 @@ async def test_command_context_navigates_the_tree(faux: Any, tmp_path: Path) -> 
     await one_turn(faux, session, "third")
     await session.prompt("/back")
     assert results[2] == {"cancelled": True}
+
+
+def test_unregister_provider_removes_its_models_and_restores_overrides(tmp_path: Path) -> None:
+    from pi_cli.models.registry import ModelRegistry
+
+    registry = ModelRegistry(models_json_path=tmp_path / "models.json")
+    runner = ExtensionRunner(str(tmp_path))
+    runner.apply_providers(registry)
+    api = ExtensionAPI(runner, "ext")
+    builtin = next(m for m in registry.all_models() if m["provider"] == "openai")
+    api.register_provider("mine", {"baseUrl": "http://127.0.0.1:9/v1", "api": "openai-completions",
+                                   "apiKey": "K", "models": [{"id": "m1"}]})  # fmt: skip
+    api.register_provider("openai", {"baseUrl": "http://proxy.invalid/v1"})
+    assert registry.find("mine", "m1") is not None
+    assert registry.find("openai", builtin["id"])["baseUrl"] == "http://proxy.invalid/v1"  # type: ignore[index]
+    api.unregister_provider("mine")
+    api.unregister_provider("openai")
+    api.unregister_provider("never-registered")
+    assert registry.find("mine", "m1") is None and "mine" not in runner.providers
+    assert registry.find("openai", builtin["id"])["baseUrl"] == builtin["baseUrl"]  # type: ignore[index]
