@@ -233,3 +233,34 @@ class QuietUI(NoUI):
 
     def notify(self, text: str, level: str = "info") -> None:
         self.notes.append(text)
+
+
+async def test_dynamic_tools_join_the_prompt_and_answer(faux: Any, tmp_path: Path) -> None:
+    from pi_cli.resources.loader import Resources
+
+    runner = ExtensionRunner(str(tmp_path))
+    path = resolve_spec("example:dynamic_tools", tmp_path)
+    assert isinstance(path, Path) and load_path(runner, path) is None
+    resources = Resources(str(tmp_path), str(tmp_path / "agent"))
+    session = build_session(
+        cwd=tmp_path, parts=SessionParts(extensions=runner), resources=resources,
+        system_prompt=resources.build_system_prompt([]), model=faux.model("faux-1"),
+    )  # fmt: skip
+    front = Front()
+    runner.ui = DialogUI(front, front.notify)
+    await runner.start()
+    await session.prompt("/add-echo-tool shout")
+    await session.prompt("/add-echo-tool shout")
+    await session.prompt("/add-echo-tool Bad Name")
+    assert front.texts[:3] == ["Registered dynamic tool: echo_session", "Registered dynamic tool: shout",
+                               "Tool already registered: shout"]  # fmt: skip
+    assert front.notes[3][1] == "warning"
+    prompt = session.agent.state.system_prompt
+    assert "- shout: Echo back user-provided text with [shout] prefix" in prompt
+    assert "- Use this tool when the user asks for exact echo output." in prompt
+    faux.set_responses(
+        [faux_assistant([faux_tool_call("shout", {"message": "hi"})]), faux_assistant([faux_text("ok")])]
+    )
+    await session.prompt("echo hi")
+    result = next(m for m in session.messages if m["role"] == "toolResult")
+    assert result["content"][0]["text"] == "[shout] hi" and result["details"] == {"tool": "shout", "prefix": "[shout] "}
