@@ -19,7 +19,7 @@ from pi_cli.errors import FeatureUnavailableError
 from pi_cli.extensions.host import ExtensionHost
 from pi_cli.extensions.model_registry import ModelRegistryView
 from pi_cli.extensions.session_manager import ReadonlySessionManager
-from pi_cli.extensions.ui import ExtensionUI
+from pi_cli.extensions.ui import DialogOptionsUI, ExtensionUI
 
 # ``ctx.mode``: pi's names ("tui", "rpc", "json", "print") plus pi_cli's own front ends.
 MODES = ("tui", "inline", "print", "json", "rpc", "acp")
@@ -99,8 +99,9 @@ class ExtensionContext:
         return self._runner.mode
 
     @property
-    def ui(self) -> ExtensionUI:
-        return self._runner.ui
+    def ui(self) -> DialogOptionsUI:
+        """The front end's UI, with pi's ``timeout``/``signal`` options on its dialogs."""
+        return DialogOptionsUI(self._runner.ui)
 
     @property
     def has_ui(self) -> bool:

@@ -237,3 +237,45 @@ async def test_tools_set_in_before_agent_start_reach_that_runs_prompt(faux: Any,
     await chat(faux, session, "plan")
     assert "- todo: Todo list" in faux.requests[-1].context["systemPrompt"]
     assert "- todo: Todo list" in session.agent.state.system_prompt
+
+
+# -- dialog options ---------------------------------------------------------------------------------
+
+
+class SlowDialogs:
+    """A front end whose questions are answered after ``delay`` seconds (or never)."""
+
+    def __init__(self, delay: float | None) -> None:
+        self.delay = delay
+        self.withdrawn = 0
+
+    async def select(self, title: str, options: list[str]) -> str | None:
+        try:
+            await asyncio.sleep(self.delay if self.delay is not None else 3600)
+        except asyncio.CancelledError:
+            self.withdrawn += 1  # the front end takes its question away
+            raise
+        return options[0]
+
+    async def input(self, title: str, placeholder: str | None = None) -> str | None:
+        return await self.select(title, ["typed"])
+
+
+async def test_dialog_timeout_and_signal_withdraw_the_question(tmp_path: Path) -> None:
+    from pi_cli.ai.abort import AbortController
+    from pi_cli.extensions.ui import DialogUI
+
+    runner = ExtensionRunner(str(tmp_path))
+    never = SlowDialogs(None)
+    runner.ui = DialogUI(never, lambda text, level: None)
+    ctx = runner.context()
+    assert await ctx.ui.confirm("Proceed?", "auto-no in 50 ms", timeout=50) is False
+    assert await ctx.ui.select("Pick", ["a", "b"], timeout=50) is None
+    controller = AbortController()
+    asyncio.get_running_loop().call_later(0.05, controller.abort)
+    assert await ctx.ui.input("Name", signal=controller.signal) is None
+    assert never.withdrawn == 3
+    runner.ui = DialogUI(SlowDialogs(0.01), lambda text, level: None)
+    assert await runner.context().ui.confirm("Proceed?", timeout=5000) is True  # answered in time
+    assert await runner.context().ui.select("Pick", ["a", "b"]) == "a"  # no options: as before
+    assert runner.context().ui.has_ui is True
