@@ -264,3 +264,11 @@ async def test_dynamic_tools_join_the_prompt_and_answer(faux: Any, tmp_path: Pat
     await session.prompt("echo hi")
     result = next(m for m in session.messages if m["role"] == "toolResult")
     assert result["content"][0]["text"] == "[shout] hi" and result["details"] == {"tool": "shout", "prefix": "[shout] "}
+
+
+def test_examples_in_topic_folders_load_by_their_own_name(tmp_path: Path) -> None:
+    found = resolve_spec("example:session_name", tmp_path)
+    assert isinstance(found, Path) and found.parent.name == "session_control"
+    message = resolve_spec("example:nope", tmp_path)
+    assert isinstance(message, str) and "session_name" in message and "word_count" in message
+    assert "session_control" not in message and "__init__" not in message
