@@ -207,6 +207,22 @@ class ExtensionRunner:
 
             apply_tools(self)
         await self.emit({"type": "session_start", "reason": "startup"})
+        if self.host is not None and "resources_discover" in self.handlers:
+            await self._discover_resources()
+
+    async def _discover_resources(self) -> None:
+        """``resources_discover``: the skills and templates the handlers name join the session
+        (problem lines are reported as the event's errors) and the system prompt lists them."""
+        from pi_cli.extensions.session_events import discover_resources
+        from pi_cli.extensions.tool_set import refresh_prompt
+
+        assert self.host is not None
+        skills, prompts = await discover_resources(self, self.cwd, "startup")
+        if not (skills or prompts):
+            return
+        for line in self.host.add_resource_paths(skills, prompts):
+            self.report("resources_discover", "resources_discover", ValueError(line))
+        refresh_prompt(self)
 
     def take_next_turn(self) -> list[dict[str, Any]]:
         """The ``send_message(deliver_as="nextTurn")`` messages waiting for the next prompt."""

@@ -18,6 +18,10 @@ supported: the fork always restores the conversation).
 payload for later handlers and for the request; None keeps it. ``after_provider_response``
 ``{status, headers}`` follows once the provider has answered with an event stream.
 
+``resources_discover`` ``{cwd, reason: "startup"}``: after the first ``session_start``; every
+handler's ``{skillPaths, promptPaths, themePaths}`` lists are gathered (pi_cli has no themes yet:
+``themePaths`` are ignored).
+
 ``session_before_tree``: ``{preparation, signal}`` before ``/tree`` moves the leaf. As pi's session
 ``before`` events: a ``{"cancel": True}`` answer stops at once; otherwise the last non-empty answer
 is the one used (``summary``, ``customInstructions``, ``replaceInstructions``, ``label``).
@@ -90,3 +94,16 @@ async def before_provider_request(runner: EventRunner, payload: dict[str, Any]) 
             event["payload"] = answer
             replaced = True
     return event["payload"] if replaced else None
+
+
+async def discover_resources(runner: EventRunner, cwd: str, reason: str) -> tuple[list[str], list[str]]:
+    """``(skill paths, prompt paths)`` from every ``resources_discover`` handler, in load order."""
+    skills: list[str] = []
+    prompts: list[str] = []
+    async for answer in runner.answers({"type": "resources_discover", "cwd": cwd, "reason": reason}):
+        if not isinstance(answer, dict):
+            continue
+        for key, into in (("skillPaths", skills), ("promptPaths", prompts)):
+            value = answer.get(key) or []
+            into.extend(str(path) for path in ([value] if isinstance(value, str) else value))
+    return skills, prompts

@@ -73,7 +73,7 @@ def apply_tools(runner: ToolSetHost) -> None:
         if tool.name not in names:
             updated.append(tool)
     agent.state.tools = updated
-    _refresh_prompt(runner)
+    refresh_prompt(runner)
 
 
 def set_active(runner: ToolSetHost, names: list[str]) -> None:
@@ -82,10 +82,10 @@ def set_active(runner: ToolSetHost, names: list[str]) -> None:
     known = all_tools(runner)
     others = [t for t in agent.state.tools if t.name not in known]
     agent.state.tools = [known[name] for name in names if name in known] + others
-    _refresh_prompt(runner)
+    refresh_prompt(runner)
 
 
-def _refresh_prompt(runner: ToolSetHost) -> None:
+def refresh_prompt(runner: ToolSetHost) -> None:
     """Hand the active extension tools' snippets and guidelines to the session's prompt."""
     host = runner.host
     if host is None:

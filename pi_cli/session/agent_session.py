@@ -389,6 +389,15 @@ class AgentSession:
     def available_models(self) -> list[Model]:
         return self.models.available_models()
 
+    def add_resource_paths(self, skill_paths: list[str], prompt_paths: list[str]) -> list[str]:
+        """Extensions' ``resources_discover`` paths join the resources (problem lines back);
+        a session without resources (a child's) has nothing to add them to."""
+        if self.resources is None:
+            return []
+        from pi_cli.session.discovered_resources import add_resource_paths
+
+        return add_resource_paths(self.resources, skill_paths, prompt_paths)
+
     def set_tool_prompts(self, snippets: dict[str, str], guidelines: dict[str, list[str]]) -> None:
         """The tool set changed (extensions): rebuild the system prompt with these extension
         tools' snippets and guidelines (see :mod:`pi_cli.session.tool_prompts`)."""

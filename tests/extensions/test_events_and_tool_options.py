@@ -279,3 +279,32 @@ async def test_dialog_timeout_and_signal_withdraw_the_question(tmp_path: Path) -
     assert await runner.context().ui.confirm("Proceed?", timeout=5000) is True  # answered in time
     assert await runner.context().ui.select("Pick", ["a", "b"]) == "a"  # no options: as before
     assert runner.context().ui.has_ui is True
+
+
+# -- resources_discover ---------------------------------------------------------------------------
+
+
+async def test_resources_discover_adds_skills_and_templates(faux: Any, tmp_path: Path) -> None:
+    skill_dir = tmp_path / "ext-skills" / "tidy-up"
+    skill_dir.mkdir(parents=True)
+    (skill_dir / "SKILL.md").write_text("---\nname: tidy-up\ndescription: Tidy the repository\n---\nSteps.\n")
+    prompts = tmp_path / "ext-prompts"
+    prompts.mkdir()
+    (prompts / "greet.md").write_text("---\ndescription: Say hello\n---\nSay hello to $1\n")
+    session, api, runner = make(faux, tmp_path, resources=True)
+    errors: list[dict[str, Any]] = []
+    runner.on_error = errors.append
+    seen: list[dict[str, Any]] = []
+
+    def discover(event: dict[str, Any], ctx: Any) -> dict[str, Any]:
+        seen.append(dict(event))
+        return {"skillPaths": [str(tmp_path / "ext-skills")], "promptPaths": ["ext-prompts", "missing-dir"],
+                "themePaths": ["ignored"]}  # fmt: skip
+
+    api.on("resources_discover", discover)
+    await runner.start()
+    assert seen == [{"type": "resources_discover", "cwd": str(tmp_path), "reason": "startup"}]
+    assert "tidy-up" in session.agent.state.system_prompt and "Tidy the repository" in session.agent.state.system_prompt
+    assert any(c["name"] == "greet" and c["source"] == "prompt" for c in session.get_commands())
+    assert session.expand_text("/greet Ada") == "Say hello to Ada"
+    assert len(errors) == 1 and "missing-dir" in errors[0]["error"] and errors[0]["event"] == "resources_discover"
