@@ -30,4 +30,9 @@ class StreamOptions:
     # arrives). Each read is a wake-up of the process, at 1,000 events/s most of its CPU; a consumer
     # that shows nothing per event (print mode) or draws at a frame rate loses nothing by batching.
     gather_ms: float = 0.0
-    on_payload: Callable[[dict[str, Any]], None] | None = None
+    # Sees each provider request body just before it is sent; it may return (or resolve to) a
+    # replacement body, None keeps it (extensions' ``before_provider_request``).
+    on_payload: Callable[[dict[str, Any]], Any] | None = None
+    # Told ``{status, headers}`` once the provider has answered (``after_provider_response``);
+    # awaited when it returns an awaitable.
+    on_response: Callable[[dict[str, Any]], Any] | None = None

@@ -12,12 +12,13 @@ from __future__ import annotations
 from pi_cli.agent.tool_exec import current_tool_call  # the call being decided (set by the agent)
 from pi_cli.agent.types import AgentToolResult
 from pi_cli.extensions.api import ExtensionAPI
-from pi_cli.extensions.context import ExtensionContext, SessionView
+from pi_cli.extensions.context import CommandContext, ExtensionContext, SessionView
 from pi_cli.extensions.runner import ExtensionRunner
 from pi_cli.extensions.ui import ExtensionUI, NoUI
 
 __all__ = [
     "AgentToolResult",
+    "CommandContext",
     "ExtensionAPI",
     "ExtensionContext",
     "ExtensionRunner",

@@ -12,6 +12,7 @@ import signal as _signal
 from collections.abc import Callable
 from typing import Any
 
+from pi_cli.ai.abort import AbortSignal
 from pi_cli.extensions.host import ExtensionHost
 from pi_cli.extensions.runner import Command, ExtensionRunner, Flag, Registered
 from pi_cli.extensions.tools import as_agent_tool
@@ -23,8 +24,11 @@ class ExtensionAPI:
     """What one extension file registers; ``source`` (its path) names it in error lines."""
 
     def __init__(self, runner: ExtensionRunner, source: str) -> None:
+        from pi_cli.extensions.event_bus import ExtensionEvents
+
         self._runner = runner
         self.source = source
+        self.events = ExtensionEvents(runner.events, source)  # the bus between extensions
 
     # -- registration ---------------------------------------------------------------------------
 
@@ -36,8 +40,10 @@ class ExtensionAPI:
 
     def register_tool(self, tool: Any) -> None:
         """An AgentTool or a dict with ``name, label, description, parameters, execute``; a tool
-        named like a built-in replaces it."""
-        agent_tool = as_agent_tool(tool, self.source)
+        named like a built-in replaces it. ``prompt_snippet`` (one line under "Available tools")
+        and ``prompt_guidelines`` (bullets under "Guidelines") join the system prompt while the
+        tool is active; an ``execute`` taking a fifth argument gets the tool context (``ctx``)."""
+        agent_tool = as_agent_tool(tool, self.source, self._runner.tool_context)
         self._runner.tools = [t for t in self._runner.tools if t.value.name != agent_tool.name]
         self._runner.tools.append(Registered(self.source, agent_tool))
         if self._runner.host is not None:
@@ -118,6 +124,21 @@ class ExtensionAPI:
             for line in provider_errors(registry.register_provider(name, config), config):
                 self._runner.report(self.source, "register_provider", ValueError(line))
 
+    def unregister_provider(self, name: str) -> None:
+        """Remove a provider this runner registered: its models go, the ones it overrode come
+        back (pi's unregisterProvider); effective at once. Unknown names: nothing."""
+        config = self._runner.providers.pop(name, None)
+        if config is None:
+            return
+        own = config.get("__own_api__")
+        if own is not None:
+            from pi_cli.ai.stream import unregister_api
+
+            unregister_api(str(own))
+        registry = self._runner.model_registry
+        if registry is not None:
+            registry.unregister_provider(name)
+
     # -- custom messages (issue 13, extapi) ------------------------------------------------------
 
     def send_message(self, message: dict[str, Any], deliver_as: str | None = None, trigger_turn: bool = False) -> None:
@@ -166,30 +187,88 @@ class ExtensionAPI:
         self._host().set_model(model)
 
     def set_thinking_level(self, level: str) -> None:
+        """Set the thinking level (clamped to what the model supports, as pi)."""
         self._host().set_thinking_level(level)
 
-    async def exec(self, command: str, args: list[str] | None = None, timeout: float | None = None) -> dict[str, Any]:
-        """Run a program (no shell) in the session's cwd: ``{stdout, stderr, code, killed}``; a
-        killed process (timeout) has code 128+signal. With the session's sandbox on (the runner's
-        ``sandbox``) it runs confined, as the bash tool's commands do."""
+    def get_thinking_level(self) -> str:
+        """``"off"``, ``"minimal"``, ``"low"``, ``"medium"``, ``"high"`` or ``"xhigh"``."""
+        return str(self._host().thinking_level)
+
+    # -- session metadata and commands (issue 31) ---------------------------------------------------
+
+    def set_session_name(self, name: str) -> None:
+        """The session's display name (the session pickers show it instead of the first prompt);
+        written as a ``session_info`` entry and announced as ``session_info_changed``."""
+        self._host().set_session_name(str(name))
+
+    def get_session_name(self) -> str | None:
+        return self._host().session_name
+
+    def set_label(self, entry_id: str, label: str | None) -> None:
+        """Bookmark entry ``entry_id`` (shown in ``/tree``); None or "" clears it. Raises KeyError
+        for an entry the session does not have."""
+        self._host().store.append_label_change(entry_id, label or None)
+
+    def get_commands(self) -> list[dict[str, Any]]:
+        """The ``/commands`` a prompt can invoke, as RPC ``get_commands``: extension commands, then
+        prompt templates and skills (``{name, description?, source, ...}``); the front ends' own
+        commands (``/model``, ``/tree``…) are not among them, as in pi."""
+        host = self._runner.host
+        return self._runner.command_list() if host is None else host.get_commands()
+
+    async def exec(
+        self,
+        command: str,
+        args: list[str] | None = None,
+        options: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        timeout_seconds: float | None = None,
+        signal: AbortSignal | None = None,
+        cwd: str | None = None,
+    ) -> dict[str, Any]:
+        """Run a program (no shell): ``{stdout, stderr, code, killed}``; a killed process has code
+        128+signal. As pi, ``timeout`` is in **milliseconds**; ``timeout_seconds`` says the same in
+        seconds (pi_cli's earlier unit, kept under a name that cannot be mistaken). ``signal``
+        (an AbortSignal, e.g. a tool's or ``ctx.signal``) kills the process when it fires; ``cwd``
+        defaults to the session's. pi's ``options`` dict (``{"timeout", "signal", "cwd"}``) is
+        accepted too. With the session's sandbox on it runs confined, as the bash tool's commands."""
+        options = dict(options or {})
+        if timeout is None:
+            timeout = options.get("timeout")
+        signal = signal if signal is not None else options.get("signal")
+        cwd = cwd if cwd is not None else options.get("cwd")
+        if timeout is not None and timeout_seconds is not None:
+            raise ValueError("exec: give timeout (ms) or timeout_seconds, not both")
+        limit = timeout_seconds if timeout_seconds is not None else (timeout / 1000 if timeout is not None else None)
         sandbox = self._runner.sandbox
         confinement = sandbox.confinement() if sandbox is not None else None
         start = asyncio.create_subprocess_exec if confinement is None else confinement.create_subprocess_exec
         proc = await start(
             command,
             *(args or []),
-            cwd=self._runner.cwd,
+            cwd=cwd or self._runner.cwd,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             stdin=asyncio.subprocess.DEVNULL,
         )
         killed = False
+
+        def kill() -> None:
+            nonlocal killed
+            if proc.returncode is None:
+                killed = True
+                proc.send_signal(_signal.SIGKILL)
+
+        remove = signal.add_callback(kill) if signal is not None else None
         try:
-            out, err = await asyncio.wait_for(proc.communicate(), timeout)
+            out, err = await asyncio.wait_for(proc.communicate(), limit)
         except TimeoutError:
-            killed = True
-            proc.send_signal(_signal.SIGKILL)
+            kill()
             out, err = await proc.communicate()
+        finally:
+            if remove is not None:
+                remove()
         code = proc.returncode if proc.returncode is not None else 1
         if code < 0:
             code = 128 - code

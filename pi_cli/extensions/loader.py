@@ -46,16 +46,22 @@ def folder_entries(folder: Path) -> list[Path]:
     return found
 
 
+def example_paths() -> dict[str, Path]:
+    """The shipped examples by name: modules of ``examples/`` and of its topic subpackages (kept
+    small, as every package is), all named without their folder."""
+    modules = [*EXAMPLES.glob("*.py"), *EXAMPLES.glob("*/*.py")]
+    return {p.stem: p for p in sorted(modules) if not p.name.startswith("_")}
+
+
 def resolve_spec(spec: str, base: Path) -> Path | str:
     """A path for ``-e``/settings entries; ``example:NAME`` → the shipped example; an error
     string when nothing is there."""
     if spec.startswith("example:"):
         name = spec.split(":", 1)[1]
-        path = EXAMPLES / f"{name}.py"
-        if not path.is_file():
-            names = ", ".join(p.stem for p in folder_entries(EXAMPLES))
-            return f"unknown example {name!r} (examples: {names})"
-        return path
+        examples = example_paths()
+        if name not in examples:
+            return f"unknown example {name!r} (examples: {', '.join(sorted(examples))})"
+        return examples[name]
     path = Path(spec).expanduser()
     if not path.is_absolute():
         path = base / path
@@ -119,10 +125,12 @@ def child_runner(parent: ExtensionRunner, cwd: str, allowed_tools: Collection[st
     """A runner for a subagent's child session holding the same extensions as ``parent``: each
     ``register`` is called again (the modules are not imported again) on a runner of its own, so
     handlers see the child as their session. It shares the parent's dialogs, error sink, flag
-    values, sandbox and model registry; ``allowed_tools`` limits the extension tools it adds.
-    Registration errors are reported through the error sink."""
+    values, sandbox, model registry and ``ctx.mode``; ``allowed_tools`` limits the extension tools
+    it adds. Registration errors are reported through the error sink. A child has no
+    ``ctx.shutdown()``: ending the whole program is its parent's decision."""
     child = ExtensionRunner(cwd, parent.flag_values, parent.sandbox, allowed_tools)
     child.ui = parent.ui
+    child.mode = parent.mode
     child.on_error = parent.on_error
     child.model_registry = parent.model_registry
     for source, register in parent.registrations:

@@ -16,10 +16,12 @@ import asyncio
 import inspect
 from collections.abc import AsyncIterator, Callable, Collection
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pi_cli.agent.types import AfterToolCallContext, BeforeToolCallContext
 from pi_cli.ai.abort import AbortSignal
+from pi_cli.extensions.event_bus import EventBus
 from pi_cli.extensions.host import ExtensionHost
 from pi_cli.extensions.ui import ExtensionUI, NoUI
 from pi_cli.sandbox.protocol import ToolSandbox
@@ -80,6 +82,7 @@ class ExtensionRunner:
         self.on_error: ErrorSink = _stderr_error
         self.started = False
         self._starting: asyncio.Future[None] | None = None
+        self._shut_down = False  # session_shutdown("quit") has been emitted
         self.base_tools: list[Any] = []  # the session's built-ins (from bind)
         self.deferred: list[tuple[str, Any]] = []  # async register() awaitables, run by start
         self.pending: set[Any] = set()  # tasks started by send_user_message / send_message / notify
@@ -87,6 +90,11 @@ class ExtensionRunner:
         self.providers: dict[str, dict[str, Any]] = {}  # register_provider configs, by provider name
         self.model_registry: Any = None  # bound by apply_providers (the session's ModelRegistry)
         self.shortcuts: list[Any] = []  # shortcuts.Shortcut, in registration order (terminal modes bind them)
+        # ``ctx.mode``: the assembly sets it from the session's mode, a terminal front end on binding.
+        self.mode = "print"
+        # ``ctx.shutdown()``: the front end's "quit when idle" (TUI, inline, RPC); None: a no-op.
+        self.shutdown_handler: Callable[[], None] | None = None
+        self.events = EventBus(self.report, self.pending)  # ``pi.events``, shared by the extensions
 
     # -- registration (called through ExtensionAPI) -------------------------------------------
 
@@ -124,6 +132,12 @@ class ExtensionRunner:
         from pi_cli.extensions.context import ExtensionContext
 
         return ExtensionContext(self)
+
+    def tool_context(self, signal: AbortSignal | None = None) -> Any:
+        """pi's fifth ``execute`` argument: a ``ctx`` whose ``signal`` is the tool call's."""
+        from pi_cli.extensions.context import ExtensionContext
+
+        return ExtensionContext(self, signal)
 
     def report(self, source: str, event: str, exc: BaseException) -> None:
         """A failing handler: one ``extension_error`` record to ``on_error``; never raises."""
@@ -193,6 +207,22 @@ class ExtensionRunner:
 
             apply_tools(self)
         await self.emit({"type": "session_start", "reason": "startup"})
+        if self.host is not None and "resources_discover" in self.handlers:
+            await self._discover_resources()
+
+    async def _discover_resources(self) -> None:
+        """``resources_discover``: the skills and templates the handlers name join the session
+        (problem lines are reported as the event's errors) and the system prompt lists them."""
+        from pi_cli.extensions.session_events import discover_resources
+        from pi_cli.extensions.tool_set import refresh_prompt
+
+        assert self.host is not None
+        skills, prompts = await discover_resources(self, self.cwd, "startup")
+        if not (skills or prompts):
+            return
+        for line in self.host.add_resource_paths(skills, prompts):
+            self.report("resources_discover", "resources_discover", ValueError(line))
+        refresh_prompt(self)
 
     def take_next_turn(self) -> list[dict[str, Any]]:
         """The ``send_message(deliver_as="nextTurn")`` messages waiting for the next prompt."""
@@ -220,26 +250,48 @@ class ExtensionRunner:
         return None if command is None else (command, args.strip())
 
     async def run_command(self, command: Command, args: str) -> None:
+        """Run ``command`` with pi's command context (session control included)."""
+        from pi_cli.extensions.context import CommandContext
+
         await self.start()
         try:
-            result = command.handler(args, self.context())
+            result = command.handler(args, CommandContext(self))
             if inspect.isawaitable(result):
                 await result
         except Exception as exc:
             self.report(command.source, f"command:{command.name}", exc)
 
     def command_list(self) -> list[dict[str, Any]]:
-        """RPC ``get_commands`` entries (``source: "extension"``)."""
+        """RPC ``get_commands`` entries (``source: "extension"``) with pi's ``sourceInfo``."""
         return [
-            {"name": c.name, "description": c.description, "source": "extension", "path": c.source}
+            {"name": c.name, "description": c.description, "source": "extension", "path": c.source,
+             "sourceInfo": _source_info(c.source, self.cwd)}
             for c in self.commands.values()
-        ]
+        ]  # fmt: skip
 
     async def shutdown(self) -> None:
-        if self.started:
+        """``session_shutdown`` (``reason: "quit"``) once, if ``session_start`` ran: the front end's
+        exit and the session's dispose may both ask for it."""
+        if self.started and not self._shut_down:
+            self._shut_down = True
             await self.emit({"type": "session_shutdown", "reason": "quit"})
 
     # -- the agent's hook chains -------------------------------------------------------------------
+
+    def provider_payload(self, payload: dict[str, Any]) -> Any:
+        """``StreamOptions.on_payload``: the ``before_provider_request`` chain as an awaitable of
+        the replacement payload (or None), or None at once when no handler wants it."""
+        if "before_provider_request" not in self.handlers:
+            return None
+        from pi_cli.extensions.session_events import before_provider_request
+
+        return before_provider_request(self, payload)
+
+    def provider_response(self, response: dict[str, Any]) -> Any:
+        """``StreamOptions.on_response``: ``after_provider_response {status, headers}``."""
+        if "after_provider_response" not in self.handlers:
+            return None
+        return self.emit({"type": "after_provider_response", **response})
 
     async def tool_call(self, context: BeforeToolCallContext, signal: AbortSignal | None = None) -> Any:
         """Interceptor: ``tool_call`` handlers before execution mutate ``event["input"]`` or block."""
@@ -306,6 +358,19 @@ def provider_errors(lines: list[str], config: dict[str, Any]) -> list[str]:
     streams itself."""
     own = config.get("__own_api__")
     return [line for line in lines if own is None or f'api "{own}"' not in line]
+
+
+def _source_info(source: str, cwd: str) -> dict[str, str]:
+    """pi's ``sourceInfo`` of an extension file: ``scope`` user (``~/.pi/agent``), project
+    (``.pi/`` of the cwd) or temporary (``-e``, packages, examples)."""
+    from pi_cli.config.paths import agent_dir
+
+    scope = "temporary"
+    if source.startswith(str(agent_dir()) + "/"):
+        scope = "user"
+    elif source.startswith(str(Path(cwd) / ".pi") + "/"):
+        scope = "project"
+    return {"path": source, "source": "local", "scope": scope, "origin": "top-level"}
 
 
 def _describe(exc: BaseException) -> str:

@@ -7,6 +7,21 @@ not executed) and later handlers are skipped. A raising handler is reported and 
 ``session_before_compact``: ``{preparation, branchEntries, customInstructions, reason, willRetry}``;
 the first handler answering ``{"cancel": True}`` or ``{"compaction": {...}}`` decides.
 
+``session_before_switch`` ``{reason: "new" | "resume", targetSessionFile?}`` and
+``session_before_fork`` ``{entryId, position: "before" | "at"}`` (``/fork`` forks before a user
+message, ``/clone`` at the leaf): the first ``{"cancel": True}`` stops the operation and later
+handlers do not run; any other answer lets it go on (pi's ``skipConversationRestore`` is not
+supported: the fork always restores the conversation).
+
+``before_provider_request`` ``{payload}``: just before each request of the conversation is sent
+(with the body the provider built). Handlers chain in load order: a dict answer replaces the
+payload for later handlers and for the request; None keeps it. ``after_provider_response``
+``{status, headers}`` follows once the provider has answered with an event stream.
+
+``resources_discover`` ``{cwd, reason: "startup"}``: after the first ``session_start``; every
+handler's ``{skillPaths, promptPaths, themePaths}`` lists are gathered (pi_cli has no themes yet:
+``themePaths`` are ignored).
+
 ``session_before_tree``: ``{preparation, signal}`` before ``/tree`` moves the leaf. As pi's session
 ``before`` events: a ``{"cancel": True}`` answer stops at once; otherwise the last non-empty answer
 is the one used (``summary``, ``customInstructions``, ``replaceInstructions``, ``label``).
@@ -59,3 +74,36 @@ async def before_tree(runner: EventRunner, preparation: dict[str, Any], signal: 
             if answer.get("cancel"):
                 return answer
     return decided
+
+
+async def cancels(runner: EventRunner, event: dict[str, Any]) -> bool:
+    """Run a ``session_before_switch`` / ``session_before_fork`` event: True as soon as a handler
+    answers ``{"cancel": True}`` (later handlers are skipped)."""
+    async for answer in runner.answers(event):
+        if isinstance(answer, dict) and answer.get("cancel") is True:
+            return True
+    return False
+
+
+async def before_provider_request(runner: EventRunner, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """The payload after every ``before_provider_request`` handler, or None when none replaced it."""
+    event: dict[str, Any] = {"type": "before_provider_request", "payload": payload}
+    replaced = False
+    async for answer in runner.answers(event):  # the next handler sees the payload as it is now
+        if isinstance(answer, dict):
+            event["payload"] = answer
+            replaced = True
+    return event["payload"] if replaced else None
+
+
+async def discover_resources(runner: EventRunner, cwd: str, reason: str) -> tuple[list[str], list[str]]:
+    """``(skill paths, prompt paths)`` from every ``resources_discover`` handler, in load order."""
+    skills: list[str] = []
+    prompts: list[str] = []
+    async for answer in runner.answers({"type": "resources_discover", "cwd": cwd, "reason": reason}):
+        if not isinstance(answer, dict):
+            continue
+        for key, into in (("skillPaths", skills), ("promptPaths", prompts)):
+            value = answer.get(key) or []
+            into.extend(str(path) for path in ([value] if isinstance(value, str) else value))
+    return skills, prompts

@@ -4,6 +4,9 @@
 built-in's name replaces it in place. Tools this module does not know (MCP tools, merged into the
 agent before each run by pi_cli.mcp) are left where they are, so they still pass through the
 ``tool_call``/``tool_result`` hooks, which sit on the agent, not on the tools.
+
+After each change the session rebuilds its system prompt (``host.set_tool_prompts``) with the
+``prompt_snippet`` / ``prompt_guidelines`` of the extension tools that are active, as pi does.
 """
 
 from __future__ import annotations
@@ -70,6 +73,7 @@ def apply_tools(runner: ToolSetHost) -> None:
         if tool.name not in names:
             updated.append(tool)
     agent.state.tools = updated
+    refresh_prompt(runner)
 
 
 def set_active(runner: ToolSetHost, names: list[str]) -> None:
@@ -78,3 +82,24 @@ def set_active(runner: ToolSetHost, names: list[str]) -> None:
     known = all_tools(runner)
     others = [t for t in agent.state.tools if t.name not in known]
     agent.state.tools = [known[name] for name in names if name in known] + others
+    refresh_prompt(runner)
+
+
+def refresh_prompt(runner: ToolSetHost) -> None:
+    """Hand the active extension tools' snippets and guidelines to the session's prompt."""
+    host = runner.host
+    if host is None:
+        return
+    extension = {id(tool) for tool in _entries(runner)}
+    snippets: dict[str, str] = {}
+    guidelines: dict[str, list[str]] = {}
+    for tool in host.agent.state.tools:
+        if id(tool) not in extension:
+            continue
+        snippet = getattr(tool, "prompt_snippet", None)
+        if snippet:
+            snippets[tool.name] = str(snippet)
+        lines = getattr(tool, "prompt_guidelines", None)
+        if lines:
+            guidelines[tool.name] = [str(line) for line in lines]
+    host.set_tool_prompts(snippets, guidelines)

@@ -6,6 +6,8 @@ print/json: :class:`NoUI`). Dialogs are async; ``notify``/``set_*`` are fire-and
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import sys
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
@@ -130,3 +132,60 @@ class DialogUI:
     def set_editor_text(self, text: str) -> None:
         if self._set_editor_text is not None:
             self._set_editor_text(text)
+
+
+class DialogOptionsUI:
+    """``ctx.ui`` as extensions see it: the mode's :class:`ExtensionUI`, with pi's dialog options
+    on ``confirm``/``select``/``input`` — ``timeout`` (milliseconds) and ``signal`` (an
+    AbortSignal). When either ends the wait first, the dialog is taken away (the front end's
+    wait is cancelled) and the call answers as a dismissed dialog: False or None. Everything
+    else is the wrapped UI's."""
+
+    def __init__(self, ui: ExtensionUI) -> None:
+        self._ui = ui
+
+    @property
+    def has_ui(self) -> bool:
+        return bool(self._ui.has_ui)
+
+    def __getattr__(self, name: str) -> Any:  # notify, set_status… and a front end's extras
+        return getattr(self._ui, name)
+
+    async def confirm(self, title: str, message: str = "", *, timeout: float | None = None, signal: Any = None) -> bool:
+        answer = await _bounded(self._ui.confirm(title, message), timeout, signal)
+        return bool(answer)
+
+    async def select(
+        self, title: str, options: list[str], *, timeout: float | None = None, signal: Any = None
+    ) -> str | None:
+        answer: str | None = await _bounded(self._ui.select(title, options), timeout, signal)
+        return answer
+
+    async def input(
+        self, title: str, placeholder: str | None = None, *, timeout: float | None = None, signal: Any = None
+    ) -> str | None:
+        answer: str | None = await _bounded(self._ui.input(title, placeholder), timeout, signal)
+        return answer
+
+
+async def _bounded(dialog: Any, timeout: float | None, signal: Any) -> Any:
+    """``dialog``'s answer, or None once ``timeout`` ms passed or ``signal`` fired (the dialog's
+    task is cancelled then, which the front ends answer by removing the question)."""
+    if timeout is None and signal is None:
+        return await dialog
+    task = asyncio.ensure_future(dialog)
+    aborted = asyncio.ensure_future(signal.wait()) if signal is not None else None
+    waiting = {task} if aborted is None else {task, aborted}
+    try:
+        done, _ = await asyncio.wait(
+            waiting, timeout=timeout / 1000 if timeout is not None else None, return_when=asyncio.FIRST_COMPLETED
+        )
+        if task in done:
+            return task.result()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        return None
+    finally:
+        if aborted is not None:
+            aborted.cancel()

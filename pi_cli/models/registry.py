@@ -126,6 +126,13 @@ class ModelRegistry:
         self._extension_providers[name] = config
         return self._apply_provider(name, config)
 
+    def unregister_provider(self, name: str) -> None:
+        """Forget an extension's provider (``pi.unregister_provider``): the models it added go,
+        built-in or ``models.json`` models it overrode come back. Unknown names: nothing."""
+        if self._extension_providers.pop(name, None) is not None:
+            self._custom_api_keys.pop(name, None)
+            self.load()  # rebuilt from the catalogue, models.json and the remaining providers
+
     def _apply_provider(self, name: str, config: dict[str, Any]) -> list[str]:
         custom = CustomModels()
         try:

@@ -7,6 +7,9 @@ notices. Nothing is imported when the session has no extensions.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -20,21 +23,66 @@ def bind_extension_ui(
     notify: Callable[[str, str], None],
     set_editor_text: Callable[[str], None] | None = None,
     on_change: Callable[[str, str], None] | None = None,
+    *,
+    mode: str = "tui",
+    shutdown: Callable[[], None] | None = None,
 ) -> Any:
     """Give the session's extension runner this front end's dialogs and notices; ``on_change(kind,
-    key)`` is told of each status/widget change. Returns the runner (None without extensions)."""
+    key)`` is told of each status/widget change; ``mode`` (``"tui"``/``"inline"``) is ``ctx.mode``
+    and ``shutdown`` serves ``ctx.shutdown()``. Returns the runner (None without extensions)."""
     runner = session.extensions
     if runner is None:
         return None
     from pi_cli.extensions.ui import DialogUI
 
     runner.ui = DialogUI(dialogs, notify, set_editor_text, on_change)
+    runner.mode = mode
+    runner.shutdown_handler = shutdown
 
     def report(record: dict[str, Any]) -> None:
         notify(f"Extension error ({record['extensionPath']}, {record['event']}): {record['error']}", "error")
 
     runner.on_error = report
     return runner
+
+
+async def wait_until_idle(session: AgentSession) -> None:
+    """Until the session has no run (its queued steering and follow-ups included): polled, since
+    the run may start again from its queues between two events."""
+    while session.is_streaming:
+        await asyncio.sleep(0.05)
+
+
+_held: set[asyncio.Task[None]] = set()  # quit requests in flight (a task nobody holds may be collected)
+
+
+def quit_when_idle(session: AgentSession, quit_app: Callable[[], Any]) -> Callable[[], None]:
+    """``ctx.shutdown()`` for a terminal front end: as pi, the quit waits until the agent is idle;
+    ``quit_app`` (sync or async) is the front end's own quit, which disposes the session and so
+    emits ``session_shutdown``."""
+
+    def request() -> None:
+        async def wait_then_quit() -> None:
+            await wait_until_idle(session)
+            result = quit_app()
+            if inspect.isawaitable(result):
+                await result
+
+        task = asyncio.get_running_loop().create_task(wait_then_quit())
+        _held.add(task)
+        task.add_done_callback(_held.discard)
+
+    return request
+
+
+async def extensions_quit(session: AgentSession) -> None:
+    """Every way out of a terminal front end (``/quit``, Ctrl-C twice, Ctrl-D, ``ctx.shutdown()``):
+    extensions hear ``session_shutdown`` (pi's ``reason: "quit"``), bounded so a hanging handler
+    cannot keep the terminal."""
+    runner = session.extensions
+    if runner is not None:
+        with contextlib.suppress(Exception):  # quitting anyway; the runner reports handler errors
+            await asyncio.wait_for(runner.shutdown(), timeout=3.0)
 
 
 MAX_WIDGET_LINES = 10  # per widget, as pi: a chatty extension must not push the editor off screen

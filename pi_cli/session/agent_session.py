@@ -402,6 +402,24 @@ class AgentSession:
     def available_models(self) -> list[Model]:
         return self.models.available_models()
 
+    def add_resource_paths(self, skill_paths: list[str], prompt_paths: list[str]) -> list[str]:
+        """Extensions' ``resources_discover`` paths join the resources (problem lines back);
+        a session without resources (a child's) has nothing to add them to."""
+        if self.resources is None:
+            return []
+        from pi_cli.session.discovered_resources import add_resource_paths
+
+        return add_resource_paths(self.resources, skill_paths, prompt_paths)
+
+    def set_tool_prompts(self, snippets: dict[str, str], guidelines: dict[str, list[str]]) -> None:
+        """The tool set changed (extensions): rebuild the system prompt with these extension
+        tools' snippets and guidelines (see :mod:`pi_cli.session.tool_prompts`)."""
+        from pi_cli.session.tool_prompts import rebuilt_system_prompt
+
+        prompt = rebuilt_system_prompt(self.agent, self.resources, self.subagents is not None, snippets, guidelines)
+        if prompt is not None:  # a run's before_agent_start replacement stays for that run
+            self.runs.set_base_prompt(prompt)
+
     # -- agent events ------------------------------------------------------------------------
 
     def _on_agent_event(self, event: dict[str, Any], signal: Any = None) -> Awaitable[None] | None:

@@ -57,6 +57,9 @@ class RunControl:
     _abort_requested: bool = field(default=False, init=False)
     _settling: asyncio.Future[None] | None = field(default=None, init=False)
     _announced: tuple[int, int] = field(default=(0, 0), init=False)  # queue lengths of the last queue_update
+    # The session's own prompt while a user run may hold a before_agent_start replacement:
+    # what the prompt goes back to when the run settles (None outside such a run).
+    _base_prompt: str | None = field(default=None, init=False)
 
     @property
     def active(self) -> bool:
@@ -79,19 +82,32 @@ class RunControl:
     async def _user_run(self, message: dict[str, Any]) -> None:
         agent, ext = self.agent, self.extensions
         messages: list[Any] = [message]
-        original = agent.state.system_prompt
-        if ext is not None:
-            from pi_cli.extensions.prompts import before_agent_start
-
-            decision = await before_agent_start(ext, message, original, ext.take_next_turn())
-            messages.extend(decision.messages)
-            agent.state.system_prompt = decision.system_prompt
+        original = self._base_prompt = agent.state.system_prompt
         try:
+            if ext is not None:
+                from pi_cli.extensions.prompts import before_agent_start
+
+                decision = await before_agent_start(ext, message, original, ext.take_next_turn())
+                messages.extend(decision.messages)
+                if decision.system_prompt is not original:  # a handler replaced it for this run
+                    agent.state.system_prompt = decision.system_prompt
             await agent.prompt(messages)
             await self._follow_through()
         finally:
-            if agent.state.system_prompt is not original:
-                agent.state.system_prompt = original
+            base, self._base_prompt = self._base_prompt, None
+            if base is not None and agent.state.system_prompt is not base:
+                agent.state.system_prompt = base
+
+    def set_base_prompt(self, prompt: str) -> None:
+        """The session's own system prompt changed (its tool set did): it applies now, unless a
+        ``before_agent_start`` replacement holds for the current run — then it is the prompt the
+        run goes back to when it settles."""
+        agent = self.agent
+        replaced = self._base_prompt is not None and agent.state.system_prompt is not self._base_prompt
+        if self._base_prompt is not None:
+            self._base_prompt = prompt
+        if not replaced:
+            agent.state.system_prompt = prompt
 
     async def _custom_run(self, message: dict[str, Any]) -> None:
         await self.agent.prompt([message])

@@ -67,8 +67,20 @@ class SessionFiles:
 
             state.thinking_level = cast("ThinkingLevel", clamp_level(self.models.model, context.thinking_level))
 
+    async def _cancelled(self, event: dict[str, Any]) -> bool:
+        """Extensions' ``session_before_switch`` / ``session_before_fork``: may cancel (they run
+        before the running prompt is stopped, so a cancel leaves it running)."""
+        ext = self.extensions
+        if ext is None or not ext.has_handlers(event["type"]):
+            return False
+        from pi_cli.extensions.session_events import cancels
+
+        return await cancels(ext, event)
+
     async def new_session(self, parent_session: str | None = None) -> dict[str, Any]:
         manager = self.manager()
+        if await self._cancelled({"type": "session_before_switch", "reason": "new"}):
+            return {"cancelled": True}
         await self.settle()
         manager.new_session(parent_session)
         self.agent.state.messages = []
@@ -81,6 +93,9 @@ class SessionFiles:
     async def switch_session(self, path: str) -> dict[str, Any]:
         manager = self.manager()
         target = _existing_file(path)
+        event = {"type": "session_before_switch", "reason": "resume", "targetSessionFile": str(target)}
+        if await self._cancelled(event):
+            return {"cancelled": True}
         await self.settle()
         try:
             manager.set_session_file(target)
@@ -107,6 +122,8 @@ class SessionFiles:
         from pi_cli.store.entry_messages import user_text
 
         text = user_text(entry["message"])
+        if await self._cancelled({"type": "session_before_fork", "entryId": entry_id, "position": "before"}):
+            return {"text": text, "cancelled": True}
         await self.settle()
         parent = entry.get("parentId")
         if parent is None:
@@ -122,6 +139,8 @@ class SessionFiles:
         leaf = manager.get_leaf_id()
         if leaf is None:
             raise SessionError("Nothing to clone: the session is empty")
+        if await self._cancelled({"type": "session_before_fork", "entryId": leaf, "position": "at"}):
+            return {"cancelled": True}
         await self.settle()
         manager.create_branched_session(leaf)
         self.reload()

@@ -118,6 +118,15 @@ class SessionStoreBridge:
         """An extension's ``custom`` entry (``pi.append_entry``); never sent to the model."""
         self._write(lambda m: m.append_custom_entry(custom_type, data))
 
+    def append_label_change(self, target_id: str, label: str | None) -> None:
+        """Set (None or empty: clear) the bookmark label of entry ``target_id`` (``pi.set_label``).
+        Raises KeyError for an unknown entry; a session without a manager has no entries to label."""
+        if self.manager is None:
+            raise KeyError(f"Entry {target_id} not found (this session keeps no entries)")
+        if self.manager.get_entry(target_id) is None:
+            raise KeyError(f"Entry {target_id} not found")
+        self._write(lambda m: m.append_label_change(target_id, label))
+
     def append_model_change(self, provider: str, model_id: str) -> None:
         self._write(lambda m: m.append_model_change(provider, model_id))
 

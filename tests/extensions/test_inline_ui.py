@@ -169,3 +169,22 @@ def test_prompt_toolkit_key_names() -> None:
     assert prompt_toolkit_keys("ctrl+space") == ("c-@",)
     for unusable in ("ctrl+shift+s", "super+k", "ctrl+alt+shift+x", "ctrl+/"):
         assert prompt_toolkit_keys(unusable) is None
+
+
+async def test_inline_mode_shutdown_and_session_shutdown(faux: Any, tmp_path: Path) -> None:
+    seen: list[Any] = []
+
+    def register(pi: ExtensionAPI) -> None:
+        pi.on("session_start", lambda event, ctx: seen.append(("mode", ctx.mode)))
+        pi.on("session_shutdown", lambda event, ctx: seen.append(("shutdown", event["reason"])))
+        pi.register_command("bye", lambda args, ctx: ctx.shutdown(), "Quit")
+
+    session, runner = make_session(faux, tmp_path, register)
+    scrollback = io.StringIO()
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        app = InlineApp(session, input=pipe, output=DummyOutput(), scrollback=scrollback, width=lambda: 60)
+        running = asyncio.ensure_future(app.run())
+        await wait_for(lambda: app.app.is_running and runner.ready)
+        await session.prompt("/bye")  # ctx.shutdown(): the app quits by itself, no Ctrl-D
+        await asyncio.wait_for(running, 5)
+    assert seen == [("mode", "inline"), ("shutdown", "quit")]

@@ -8,6 +8,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
 from pi_cli.agent.types import AgentToolResult
 from pi_cli.extensions import ExtensionRunner
 from pi_cli.extensions.api import ExtensionAPI
@@ -43,6 +45,9 @@ class FakeSession:
 
     async def prompt(self, text: str) -> None:
         self.prompts.append(text)
+
+    def set_tool_prompts(self, snippets: dict[str, str], guidelines: dict[str, list[str]]) -> None:
+        self.tool_prompts = (snippets, guidelines)
 
 
 def _call_context(args: dict[str, Any]) -> Any:
@@ -142,14 +147,41 @@ def test_input_transform_handled_and_before_agent_start() -> None:
 def test_exec_exit_codes_and_timeout(tmp_path: Path) -> None:
     api = ExtensionAPI(ExtensionRunner(str(tmp_path)), "x.py")
 
-    async def go() -> tuple[dict[str, Any], dict[str, Any]]:
-        ok = await api.exec(sys.executable, ["-c", "import sys; print('hi'); sys.exit(3)"])
-        slow = await api.exec(sys.executable, ["-c", "import time; time.sleep(30)"], timeout=0.2)
-        return ok, slow
+    sleep = [sys.executable, "-c", "import time; time.sleep(30)"]
 
-    ok, slow = asyncio.run(go())
+    async def go() -> list[dict[str, Any]]:
+        ok = await api.exec(sys.executable, ["-c", "import sys; print('hi'); sys.exit(3)"])
+        slow = await api.exec(sleep[0], sleep[1:], timeout=200)  # milliseconds, as pi
+        seconds = await api.exec(sleep[0], sleep[1:], timeout_seconds=0.2)
+        options = await api.exec(sleep[0], sleep[1:], {"timeout": 200})  # pi's options object
+        quick = await api.exec(sys.executable, ["-c", "import time; time.sleep(0.3); print('done')"], timeout=5000)
+        return [ok, slow, seconds, options, quick]
+
+    ok, slow, seconds, options, quick = asyncio.run(go())
     assert ok["stdout"] == "hi\n" and ok["code"] == 3 and ok["killed"] is False
-    assert slow["killed"] is True and slow["code"] == 128 + 9
+    for killed in (slow, seconds, options):
+        assert killed["killed"] is True and killed["code"] == 128 + 9
+    assert quick["killed"] is False and quick["stdout"] == "done\n"  # 5000 is 5 s, not 5000 s or 5 ms
+    with pytest.raises(ValueError, match="not both"):
+        asyncio.run(api.exec("true", timeout=1, timeout_seconds=1))
+
+
+def test_exec_signal_kills_and_cwd_is_used(tmp_path: Path) -> None:
+    from pi_cli.ai.abort import AbortController
+
+    api = ExtensionAPI(ExtensionRunner(str(tmp_path)), "x.py")
+    (tmp_path / "sub").mkdir()
+
+    async def go() -> tuple[dict[str, Any], dict[str, Any]]:
+        controller = AbortController()
+        asyncio.get_running_loop().call_later(0.2, controller.abort)
+        aborted = await api.exec(sys.executable, ["-c", "import time; time.sleep(30)"], signal=controller.signal)
+        where = await api.exec(sys.executable, ["-c", "import os; print(os.getcwd())"], cwd=str(tmp_path / "sub"))
+        return aborted, where
+
+    aborted, where = asyncio.run(go())
+    assert aborted["killed"] is True and aborted["code"] == 128 + 9
+    assert where["stdout"].strip() == str(tmp_path / "sub")
 
 
 def test_send_user_message_prompts_when_idle_and_queues_while_streaming() -> None:
@@ -181,3 +213,11 @@ def test_missing_register_and_bad_tool_are_one_line(tmp_path: Path) -> None:
     assert any("badtool.py:2" in e and "missing description, execute" in e for e in errors)
     assert any("empty.py: no register(pi) function" in e for e in errors)
     assert any("gone.py: no such file or folder" in e for e in errors)
+
+
+def test_a_dict_result_keeps_terminate() -> None:
+    from pi_cli.extensions.tools import to_result
+
+    assert to_result({"content": "bye", "terminate": True}).terminate is True
+    assert to_result({"content": "on", "terminate": False}).terminate is False
+    assert to_result({"content": "plain"}).terminate is None

@@ -214,3 +214,58 @@ def test_shortcut_key_syntax() -> None:
     runner = ExtensionRunner(".")
     with pytest.raises(ValueError, match="unknown modifier"):
         ExtensionAPI(runner, "x.py").register_shortcut("meta+x", lambda ctx: None)
+
+
+async def test_tui_mode_shutdown_and_session_shutdown_on_the_way_out(faux: Any, tmp_path: Path) -> None:
+    seen: list[Any] = []
+
+    def register(pi: ExtensionAPI) -> None:
+        pi.on("session_start", lambda event, ctx: seen.append(("mode", ctx.mode)))
+        pi.on("session_shutdown", lambda event, ctx: seen.append(("shutdown", event["reason"])))
+        pi.register_command("bye", lambda args, ctx: ctx.shutdown(), "Quit")
+
+    app, runner = make_app(faux, tmp_path, register)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: runner.ready)
+        assert seen == [("mode", "tui")]
+        await app.session.prompt("/bye")
+        await wait_until(pilot, lambda: not app.is_running)
+    assert seen == [("mode", "tui"), ("shutdown", "quit")]
+    await runner.shutdown()  # a later dispose does not say it twice
+    assert seen.count(("shutdown", "quit")) == 1
+
+
+async def test_new_asks_through_session_before_switch_without_blocking_the_app(faux: Any, tmp_path: Path) -> None:
+    from pi_cli.modes.interactive import make_app as build
+    from pi_cli.modes.interactive.screens.approval import ApprovalScreen
+    from pi_cli.session.assembly import SessionParts, build_session
+    from pi_cli.session.store_bridge import SessionStoreBridge
+    from pi_cli.store.manager import SessionManager
+
+    runner = ExtensionRunner(str(tmp_path))
+
+    async def guard(event: dict[str, Any], ctx: Any) -> dict[str, Any] | None:
+        return None if await ctx.ui.confirm("Clear session?") else {"cancel": True}
+
+    ExtensionAPI(runner, "ext.py").on("session_before_switch", guard)
+    manager = SessionManager.create(str(tmp_path), tmp_path / "sessions", fsync=False)
+    session = build_session(
+        cwd=tmp_path, parts=SessionParts(extensions=runner), store=SessionStoreBridge(manager, tmp_path),
+        system_prompt="t", model=faux.model(),
+    )  # fmt: skip
+    app = build(session, keymap={})
+    first = session.session_id
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: runner.ready)
+        app.editor.load_text("/new")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen))  # the dialog answers keys
+        await pilot.press("down", "enter")  # No
+        await wait_until(pilot, lambda: any("cancelled by an extension" in n for n in notices(app)))
+        assert session.session_id == first
+        app.editor.load_text("/new")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await pilot.press("enter")  # Yes
+        await wait_until(pilot, lambda: any("New session started" in n for n in notices(app)))
+        assert session.session_id != first

@@ -8,6 +8,7 @@ content. :class:`ProviderCall` holds that frame; each provider keeps only its pa
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -57,7 +58,11 @@ class ProviderCall:
             raise ProviderError(f"Model {self.provider}/{model['id']} has api {model['api']}, not {api}")
         url, headers, body = build_request(model, context, self.options)
         if self.options.on_payload is not None:
-            self.options.on_payload(body)
+            replaced = self.options.on_payload(body)
+            if inspect.isawaitable(replaced):
+                replaced = await replaced
+            if isinstance(replaced, dict):  # an extension's before_provider_request replaced it
+                body = replaced
         self.response = await open_stream(
             url,
             headers,
@@ -68,6 +73,12 @@ class ProviderCall:
             error_style=error_style,
             secrets=self.secrets,
         )
+        if self.options.on_response is not None:
+            told = self.options.on_response(
+                {"status": self.response.status_code, "headers": dict(self.response.headers)}
+            )
+            if inspect.isawaitable(told):
+                await told
         if is_json_response(self.response):
             raise ProviderError(await json_body_error(self.response, self.provider, error_style, self.secrets))
         content_type = self.response.headers.get("content-type", "")

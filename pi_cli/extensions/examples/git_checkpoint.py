@@ -24,7 +24,7 @@ def register(pi: ExtensionAPI) -> None:
     async def git(*args: str) -> dict[str, Any] | None:
         """``git args`` in the session's cwd; None when git is missing."""
         try:
-            return await pi.exec("git", list(args), timeout=30)
+            return await pi.exec("git", list(args), timeout=30_000)  # ms, as pi
         except OSError:
             return None
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import RenderableType
 
 from pi_cli.modes.display import loaded_resource_lines, preview_lines, result_text, tool_call_title
-from pi_cli.modes.extension_bridge import bind_extension_ui
+from pi_cli.modes.extension_bridge import bind_extension_ui, extensions_quit, quit_when_idle
 from pi_cli.modes.inline import render
 from pi_cli.modes.inline.approvals import InlineApprovals
 from pi_cli.modes.inline.commands import InlineCommands
@@ -91,7 +91,10 @@ class InlineController:
             set_editor_text=self._set_editor_text, copy_text=lambda text: self.on_copy(text),
         )  # fmt: skip
         self.extension_view = ExtensionView(session.extensions)
-        bind_extension_ui(session, self.approvals, self.notify, self._set_editor_text, self._extension_changed)
+        bind_extension_ui(
+            session, self.approvals, self.notify, self._set_editor_text, self._extension_changed,
+            mode="inline", shutdown=quit_when_idle(session, exit_app),
+        )  # fmt: skip
         self.unsubscribe = session.subscribe(self.on_event)
 
     # --- extensions ----------------------------------------------------------------------
@@ -374,7 +377,7 @@ class InlineController:
         return True
 
     async def shutdown(self) -> None:
-        """Abort any run and stop listening."""
+        """Abort any run, stop listening, and let extensions hear ``session_shutdown``."""
         if self.running:
             await self.session.abort()
         if self._bash_run is not None and not self._bash_run.done():
@@ -387,6 +390,7 @@ class InlineController:
             except Exception:  # the run already reported its own error
                 pass
         self.unsubscribe()
+        await extensions_quit(self.session)
 
 
 def _message_text(message: dict[str, Any]) -> str:

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 Show = Callable[[RenderableType], None]
 RECAP_MESSAGES = 4
 LIST_LIMIT = 30
+# An extension's session_before_switch / session_before_fork said no: the session is unchanged.
+_CANCELLED = ("Cancelled by an extension", "yellow")
 
 
 class SessionCommands:
@@ -57,8 +59,8 @@ class SessionCommands:
 
     async def new(self, args: str) -> None:
         if self._ready("new", needs_file=False):
-            await self.session.new_session()
-            self._show(render.notice("✓ New session started", "green"))
+            cancelled = (await self.session.new_session()).get("cancelled")
+            self._show(render.notice(*_CANCELLED if cancelled else ("✓ New session started", "green")))
 
     async def resume(self, args: str) -> None:
         """``/resume``: this project's sessions, newest first, to pick from."""
@@ -83,7 +85,9 @@ class SessionCommands:
         picked = await self._dialogs.pick("Resume session", labels)
         if picked is None:
             return
-        await self.session.switch_session(str(sessions[picked].path))
+        if (await self.session.switch_session(str(sessions[picked].path))).get("cancelled"):
+            self._show(render.notice(*_CANCELLED))
+            return
         self.recap("Resumed session")
 
     async def tree(self, args: str) -> None:
@@ -131,12 +135,17 @@ class SessionCommands:
         if picked is None:
             return
         result = await self.session.fork(candidates[picked]["entryId"])
+        if result.get("cancelled"):
+            self._show(render.notice(*_CANCELLED))
+            return
         self.set_editor_text(str(result.get("text", "")))
         self.recap("Branched to new session (the message is back in the editor)")
 
     async def clone(self, args: str) -> None:
         if self._ready("clone"):
-            await self.session.clone()
+            if (await self.session.clone()).get("cancelled"):
+                self._show(render.notice(*_CANCELLED))
+                return
             self.recap("Cloned to new session")
 
     async def export(self, args: str) -> None:

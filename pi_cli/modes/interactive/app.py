@@ -590,6 +590,10 @@ class PiApp(App[int]):
         if self._unsubscribe is not None:
             self._unsubscribe()
         await self.pump.stop()
+        if self.session.extensions is not None:
+            from pi_cli.modes.extension_bridge import extensions_quit
+
+            await extensions_quit(self.session)
 
     async def show_notice(self, text: str | Text, kind: str = "info") -> None:
         await self.transcript.add(Notice(text, kind), lambda: Notice(text, kind))

@@ -54,6 +54,8 @@ class RpcServer:
 
             self.extensions.ui = RpcExtensionUI(self.dialogs, self.respond)
             self.extensions.on_error = self.respond
+            self.extensions.shutdown_handler = self.request_shutdown
+        self._queue: asyncio.Queue[bytes | None] | None = None  # serve()'s command queue
 
     def output(self, obj: dict[str, Any]) -> None:
         self.writer.write(obj)
@@ -93,6 +95,22 @@ class RpcServer:
             response = failure(command.id, command.type, f"{type(exc).__name__}: {exc}")
         self.respond(response)
 
+    def request_shutdown(self) -> None:
+        """An extension's ``ctx.shutdown()``: as pi, deferred to the next idle state — the
+        session has settled and the commands in flight have answered — then serve() ends as at EOF."""
+
+        async def when_idle() -> None:
+            from pi_cli.modes.extension_bridge import wait_until_idle
+
+            await wait_until_idle(self.session)
+            others = [t for t in self._tasks if t is not asyncio.current_task()]
+            if others:
+                await asyncio.wait(others)
+            if self._queue is not None:
+                self._queue.put_nowait(None)
+
+        self.spawn(when_idle())
+
     def spawn(self, coro: Any) -> asyncio.Task[None]:
         task: asyncio.Task[None] = asyncio.ensure_future(coro)
         self._tasks.add(task)
@@ -102,6 +120,7 @@ class RpcServer:
     async def serve(self) -> int:
         """Read stdin until EOF, handling each line as it arrives; then shut down and return 0."""
         queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._queue = queue
         start_record_reader(sys.stdin.fileno(), queue, "rpc-stdin")
         if self.extensions is not None:
             self.spawn(self.extensions.start())

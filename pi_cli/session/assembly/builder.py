@@ -153,6 +153,8 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         discover=not options.no_extensions, pre=options.preloaded_extensions,
     )  # fmt: skip
     notices.extend(f"Warning: {line}" for line in provider_problems(loaded, registry))
+    if loaded is not None:  # ``ctx.mode``; the TUI or inline front end names itself when it binds
+        loaded[0].mode = "tui" if options.mode == "interactive" else options.mode
 
     manager = open_session_manager(options, settings)
     notices.extend(f"Warning: {line}" for line in manager.warnings)

@@ -15,7 +15,7 @@ from typing import Any
 
 from textual.binding import Binding
 
-from pi_cli.modes.extension_bridge import bind_extension_ui, status_line, widget_lines
+from pi_cli.modes.extension_bridge import bind_extension_ui, quit_when_idle, status_line, widget_lines
 from pi_cli.modes.interactive.extension_ui.widgets import ExtensionStatusLine, ExtensionWidgetArea
 from pi_cli.modes.interactive.keys import APP_KEYS, EDITOR_KEYS
 
@@ -107,7 +107,10 @@ def attach_extension_ui(app: Any) -> ExtensionChrome | None:
     def notify(text: str, level: str) -> None:
         app.run_worker(app.show_notice(text, level if level in ("info", "warning", "error") else "info"))
 
-    bind_extension_ui(app.session, TuiApprovalUI(app), notify, app.editor.set_text, chrome.on_change)
+    bind_extension_ui(
+        app.session, TuiApprovalUI(app), notify, app.editor.set_text, chrome.on_change,
+        mode="tui", shutdown=quit_when_idle(app.session, app.quit),
+    )  # fmt: skip
     for line in chrome.bind_shortcuts():
         notify(line, "warning")
     app.run_worker(runner.start(), exclusive=False)

@@ -262,7 +262,19 @@ class CommandRunner:
         if self.app.running:
             await self._notice("Cannot start a new session while the agent is running (Esc aborts).", "warning")
             return
-        await self.session.new_session()
+        # A worker: an extension's session_before_switch may open a dialog, which needs the app's
+        # message loop (awaiting here, inside the editor's Submitted handler, would block it).
+        self.app.run_worker(self._new_session(), exclusive=True, group="session-command")
+
+    async def _new_session(self) -> None:
+        try:
+            result = await self.session.new_session()
+        except Exception as exc:  # as run() does for commands: a notice, never the end of the app
+            await self._notice(f"/new: {exc}", "error")
+            return
+        if result.get("cancelled"):
+            await self._notice("New session cancelled by an extension", "warning")
+            return
         await self.app.transcript.clear_entries()
         self.app.renderer.forget()
         await self.app.transcript.add(startup_header(self.session, self.app.cwd, self.app.user_keymap))

@@ -98,9 +98,12 @@ class SessionCommands:
         if not path or path == self.session.session_file:
             return
         try:
-            await self.session.switch_session(path)
+            result = await self.session.switch_session(path)
         except Exception as exc:  # a damaged or vanished file: say so, keep the current session
             await self._notice(f"Could not open session: {exc}", "error")
+            return
+        if result.get("cancelled"):
+            await self._notice("Resume cancelled by an extension", "warning")
             return
         await self.reload_transcript()
         await self._notice("Resumed session")
@@ -227,6 +230,9 @@ class SessionCommands:
         except Exception as exc:
             await self._notice(f"Fork failed: {exc}", "error")
             return
+        if result.get("cancelled"):
+            await self._notice("Fork cancelled by an extension", "warning")
+            return
         await self.reload_transcript()
         self.app.editor.set_text(str(result.get("text", "")))
         await self._notice("Branched to new session")
@@ -234,10 +240,18 @@ class SessionCommands:
     async def cmd_clone(self, args: str) -> None:
         if not await self._ready("clone"):
             return
+        # A worker, as the other session commands' second halves: session_before_fork handlers
+        # may ask through a dialog, which needs the app's message loop free.
+        self.app.run_worker(self._clone(), exclusive=True, group="session-command")
+
+    async def _clone(self) -> None:
         try:
-            await self.session.clone()
+            cloned = await self.session.clone()
         except Exception as exc:
             await self._notice(f"Clone failed: {exc}", "error")
+            return
+        if cloned.get("cancelled"):
+            await self._notice("Clone cancelled by an extension", "warning")
             return
         await self.reload_transcript()
         self.app.editor.set_text("")
