@@ -43,9 +43,9 @@ class TrustUI:
         self._notify = notify
         self.has_ui = select is not None
 
-    def notify(self, text: str, level: str = "info") -> None:
+    def notify(self, text: str, level: str | None = None) -> None:
         if self._notify:
-            prefix = "" if level == "info" else f"{level.capitalize()}: "
+            prefix = "" if level in (None, "info") else f"{level.capitalize()}: "
             sys.stderr.write(f"{prefix}{text}\n")
             sys.stderr.flush()
 
@@ -63,7 +63,7 @@ class TrustUI:
     def set_status(self, key: str, text: str | None) -> None:
         return None
 
-    def set_widget(self, key: str, lines: list[str] | None, placement: str = "aboveEditor") -> None:
+    def set_widget(self, key: str, lines: list[str] | None, placement: str | None = None) -> None:
         return None
 
     def set_editor_text(self, text: str) -> None:

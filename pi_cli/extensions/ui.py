@@ -17,7 +17,9 @@ class ExtensionUI(Protocol):
 
     has_ui: bool
 
-    def notify(self, text: str, level: str = "info") -> None: ...
+    def notify(self, text: str, level: str | None = None) -> None:
+        """Show ``text``; ``level`` is ``"info"``/``"warning"``/``"error"``, None when the extension
+        gave none (a UI shows it as info; RPC leaves ``notifyType`` out, as pi)."""
 
     async def confirm(self, title: str, message: str = "") -> bool: ...
 
@@ -27,7 +29,9 @@ class ExtensionUI(Protocol):
 
     def set_status(self, key: str, text: str | None) -> None: ...
 
-    def set_widget(self, key: str, lines: list[str] | None, placement: str = "aboveEditor") -> None: ...
+    def set_widget(self, key: str, lines: list[str] | None, placement: str | None = None) -> None:
+        """Show (``lines``) or remove (None) a widget; ``placement`` None when the extension gave none
+        (a UI puts it above the editor; RPC leaves ``widgetPlacement`` out, as pi)."""
 
     def set_editor_text(self, text: str) -> None: ...
 
@@ -41,8 +45,8 @@ class NoUI:
 
     has_ui = False
 
-    def notify(self, text: str, level: str = "info") -> None:
-        prefix = "" if level == "info" else f"{level.capitalize()}: "
+    def notify(self, text: str, level: str | None = None) -> None:
+        prefix = "" if level in (None, "info") else f"{level.capitalize()}: "
         sys.stderr.write(f"{prefix}{text}\n")
         sys.stderr.flush()
 
@@ -58,7 +62,7 @@ class NoUI:
     def set_status(self, key: str, text: str | None) -> None:
         return None
 
-    def set_widget(self, key: str, lines: list[str] | None, placement: str = "aboveEditor") -> None:
+    def set_widget(self, key: str, lines: list[str] | None, placement: str | None = None) -> None:
         return None
 
     def set_editor_text(self, text: str) -> None:
@@ -89,8 +93,8 @@ class DialogUI:
         self.widgets: dict[str, list[str]] = {}
         self.placements: dict[str, str] = {}  # widget key → "aboveEditor" | "belowEditor"
 
-    def notify(self, text: str, level: str = "info") -> None:
-        self._notify(text, level)
+    def notify(self, text: str, level: str | None = None) -> None:
+        self._notify(text, level or "info")
 
     async def confirm(self, title: str, message: str = "") -> bool:
         answer: str | None = await self._dialogs.select(f"{title}\n{message}" if message else title, ["Yes", "No"])
@@ -112,8 +116,9 @@ class DialogUI:
         if self._on_change is not None:
             self._on_change("status", key)
 
-    def set_widget(self, key: str, lines: list[str] | None, placement: str = "aboveEditor") -> None:
-        """``placement``: ``"aboveEditor"`` (default) or ``"belowEditor"``, as pi's option."""
+    def set_widget(self, key: str, lines: list[str] | None, placement: str | None = None) -> None:
+        """``placement``: ``"aboveEditor"`` (default, also for None) or ``"belowEditor"``, as pi's option."""
+        placement = placement or "aboveEditor"
         if placement not in PLACEMENTS:
             raise ValueError(f"widget placement must be one of {', '.join(PLACEMENTS)}, not {placement!r}")
         self.placements[key] = placement

@@ -17,6 +17,8 @@ def register(pi):
         ctx.ui.set_widget("demo", ["line 1", "line 2"], placement="belowEditor")
         ctx.ui.set_editor_text("draft")
         ctx.ui.notify(f"ok={ok} choice={choice} text={text} ui={ctx.has_ui}", "warning")
+        ctx.ui.set_widget("plain", ["no placement"])
+        ctx.ui.notify("no level")
     pi.register_command("ask", ask, "Ask three questions")
 
     def broken(event, ctx):
@@ -65,6 +67,12 @@ def test_ui_round_trip_through_a_command(pi: PiEnv) -> None:
         note = client.event("extension_ui_request")
         assert note["method"] == "notify" and note["notifyType"] == "warning"
         assert note["message"] == "ok=True choice=blue text=None ui=True"
+        # Not given → key left out, as pi 1.6.0 sends ``options?.placement`` / ``type`` (undefined).
+        plain = client.event("extension_ui_request")
+        assert plain["method"] == "setWidget" and plain["widgetLines"] == ["no placement"]
+        assert "widgetPlacement" not in plain
+        bare = client.event("extension_ui_request")
+        assert bare["method"] == "notify" and bare["message"] == "no level" and "notifyType" not in bare
         response = client.wait_for(lambda o: o.get("type") == "response" and o.get("id") == "p1")
         assert response["success"] and response["data"] == {"disposition": "handled"}
         assert not any(o.get("type") == "response" for o in client.seen[:-1])  # not before the command ended

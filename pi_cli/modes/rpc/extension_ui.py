@@ -28,7 +28,8 @@ class RpcExtensionUI:
         request.update({key: value for key, value in fields.items() if value is not None})
         self._send(request)
 
-    def notify(self, text: str, level: str = "info") -> None:
+    def notify(self, text: str, level: str | None = None) -> None:
+        # No level given → no ``notifyType`` key (pi sends ``type`` as given, undefined included).
         self._fire("notify", message=text, notifyType=level)
 
     async def confirm(self, title: str, message: str = "") -> bool:
@@ -43,7 +44,8 @@ class RpcExtensionUI:
     def set_status(self, key: str, text: str | None) -> None:
         self._fire("setStatus", statusKey=key, statusText=text)
 
-    def set_widget(self, key: str, lines: list[str] | None, placement: str = "aboveEditor") -> None:
+    def set_widget(self, key: str, lines: list[str] | None, placement: str | None = None) -> None:
+        # pi sends ``options?.placement``: no placement given → no ``widgetPlacement`` key.
         self._fire("setWidget", widgetKey=key, widgetLines=lines, widgetPlacement=placement)
 
     def set_editor_text(self, text: str) -> None:
