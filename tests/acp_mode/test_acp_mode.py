@@ -59,6 +59,19 @@ async def test_prompt_with_write_tool_streams_text_tool_card_and_diff(pi: PiEnv)
     assert any(u.get("sessionUpdate") == "available_commands_update" for u in client.updates)
 
 
+async def test_a_new_files_diff_carries_old_text_null_on_the_wire(pi: PiEnv) -> None:
+    """pi-acp sends ``"oldText": null`` for a file the call created; toad draws no diff without the key."""
+    pi.server.add_turns(
+        [{"tool_calls": [{"name": "write", "arguments": {"path": "fresh.txt", "content": "hello\n"}}]}, {"text": "ok"}]
+    )
+    async with acp_agent(pi) as (conn, client, _proc):
+        session = await conn.new_session(cwd=str(pi.cwd), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("make fresh.txt")])
+    cards = [u for u in client.wire_updates() if u["sessionUpdate"] in ("tool_call", "tool_call_update")]
+    diffs = [c for u in cards for c in u.get("content") or [] if c.get("type") == "diff"]
+    assert diffs == [{"type": "diff", "path": str(pi.cwd / "fresh.txt"), "oldText": None, "newText": "hello\n"}]
+
+
 async def test_bash_output_reaches_the_card_and_failures_are_marked(pi: PiEnv) -> None:
     pi.server.add_turns(
         [
@@ -148,6 +161,9 @@ async def test_load_replays_history_and_list_finds_the_session(pi: PiEnv) -> Non
     async with acp_agent(pi) as (conn, client, _proc):
         listed = await conn.list_sessions(cwd=str(pi.cwd))
         assert [s.session_id for s in listed.sessions] == [session.session_id]
+        # The last page says so with ``nextCursor: null``, as pi-acp (the key is not left out).
+        page = next(m["result"] for m in client.wire if isinstance(m.get("result"), dict) and "sessions" in m["result"])
+        assert "nextCursor" in page and page["nextCursor"] is None
         assert listed.sessions[0].title == "read x.txt please"
         loaded = await conn.load_session(cwd=str(pi.cwd), session_id=session.session_id, mcp_servers=[])
         assert loaded is not None and loaded.config_options is not None

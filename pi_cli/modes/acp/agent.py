@@ -113,7 +113,12 @@ class PiAcpAgent:
         await self._announce(handle)
         return LoadSessionResponse.model_validate(self._session_state(handle))
 
-    async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **_: Any) -> ListSessionsResponse:
+    async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **_: Any) -> dict[str, Any]:
+        """One page of sessions; ``nextCursor`` is the next page's cursor, ``null`` on the last page.
+
+        Answered as a plain dict (checked against the schema first): the SDK dumps a response model
+        with ``exclude_none``, which would drop the ``nextCursor: null`` pi-acp sends.
+        """
         from pi_cli.store import catalog
 
         infos = catalog.list_sessions(cwd) if cwd else catalog.list_all_sessions()
@@ -129,9 +134,11 @@ class PiAcpAgent:
             for info in page
         ]
         more = start + LIST_PAGE_SIZE < len(infos)
-        return ListSessionsResponse.model_validate(
-            {"sessions": rows, **({"nextCursor": str(start + LIST_PAGE_SIZE)} if more else {})}
-        )
+        answer = ListSessionsResponse.model_validate(
+            {"sessions": rows, "nextCursor": str(start + LIST_PAGE_SIZE) if more else None}
+        ).model_dump(mode="json", by_alias=True, exclude_none=True)
+        answer["nextCursor"] = answer.get("nextCursor")
+        return answer
 
     # -- turns ----------------------------------------------------------------------------------
 
