@@ -64,6 +64,9 @@ class ModelControl:
         self.scoped = scoped
         self.extra_keys: dict[str, str] = {}
         self.extra_models: list[Model] = []
+        # defaultThinkingLevel as saved during this session: pi's settings manager reads back what it
+        # wrote, while ``settings`` is the start-up snapshot.
+        self._saved_default_level: str | None = None
 
     @property
     def model(self) -> Model | None:
@@ -135,13 +138,19 @@ class ModelControl:
         self.set_thinking_level(wanted, persist=False)
 
     def _level_for_switch(self) -> str:
-        """pi's level for a model switch: the current one, unless the model being left has no
-        reasoning (its level is only a forced ``off``), then ``defaultThinkingLevel`` or ``medium``."""
-        current = self.model
-        if current is not None and current.get("reasoning"):
-            return self.thinking_level
-        default = self._settings.default_thinking_level if self._settings is not None else None
-        return str(default) if default else "medium"
+        """pi 1.6's level for a model switch without an explicit one: ``defaultThinkingLevel`` when
+        the settings have one, else the current level (``medium`` only when there is none).
+
+        So a session at ``off`` on a model without reasoning stays ``off`` on a reasoning model,
+        with no ``thinking_level_changed`` (pi 1.6.0 measured; pi 0.73 took ``medium`` here).
+        The result is clamped to the new model by :meth:`set_thinking_level`.
+        """
+        default = self._saved_default_level or (
+            self._settings.default_thinking_level if self._settings is not None else None
+        )
+        if default:
+            return str(default)
+        return str(self._agent.state.thinking_level or "medium")
 
     def cycle_model(self, direction: str = "forward") -> dict[str, Any] | None:
         """Next scoped model (or next available one); None when there is nothing to cycle to."""
@@ -177,6 +186,7 @@ class ModelControl:
         model = self.model
         if persist and model is not None and model.get("reasoning"):
             self._save_setting("defaultThinkingLevel", clamped)
+            self._saved_default_level = clamped
         return clamped
 
     def cycle_thinking_level(self) -> str | None:

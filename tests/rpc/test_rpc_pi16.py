@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from cli.pi_harness import PiEnv, RpcClient
 
 
@@ -144,3 +146,30 @@ def test_version_is_the_pi_release_matched(pi: PiEnv) -> None:
     out = pi.run("--version", model=False)
     major, minor, _patch = (int(part) for part in out.stdout.strip().split("."))
     assert out.returncode == 0 and out.stderr == "" and (major, minor) >= (1, 6)
+
+
+def test_set_thinking_level_takes_every_pi16_level_and_clamps_to_the_model(pi: PiEnv) -> None:
+    """pi 1.6's levels run off … xhigh, max; ``xhigh``/``max`` only where the model maps them, and a
+    level the model lacks clamps to the nearest one (upward first, then downward)."""
+    models = json.loads((pi.agent_dir / "models.json").read_text())
+    models["providers"]["fake"]["models"].append(
+        {"id": "fake-max", "reasoning": True, "thinkingLevelMap": {"minimal": None, "xhigh": "xhigh", "max": "max"}}
+    )
+    (pi.agent_dir / "models.json").write_text(json.dumps(models))
+    client = RpcClient(pi)
+    try:
+        assert client.request({"type": "set_model", "provider": "fake", "modelId": "fake-think"})["success"]
+        levels = client.request({"type": "get_available_thinking_levels"})["data"]["levels"]
+        assert levels == ["off", "minimal", "low", "medium", "high"]
+        assert client.request({"type": "set_thinking_level", "level": "max"})["success"]
+        assert client.request({"type": "get_state"})["data"]["thinkingLevel"] == "high"
+
+        assert client.request({"type": "set_model", "provider": "fake", "modelId": "fake-max"})["success"]
+        levels = client.request({"type": "get_available_thinking_levels"})["data"]["levels"]
+        assert levels == ["off", "low", "medium", "high", "xhigh", "max"]
+        assert client.request({"type": "set_thinking_level", "level": "max"})["success"]
+        assert client.request({"type": "get_state"})["data"]["thinkingLevel"] == "max"
+        assert client.request({"type": "set_thinking_level", "level": "minimal"})["success"]
+        assert client.request({"type": "get_state"})["data"]["thinkingLevel"] == "low"  # upward first
+    finally:
+        client.close()
