@@ -173,3 +173,22 @@ def test_set_thinking_level_takes_every_pi16_level_and_clamps_to_the_model(pi: P
         assert client.request({"type": "get_state"})["data"]["thinkingLevel"] == "low"  # upward first
     finally:
         client.close()
+
+
+def test_session_changes_send_no_queue_update_when_nothing_was_queued(pi: PiEnv) -> None:
+    """pi 1.6.0 announces the queues on new/fork/clone/switch only when they held something."""
+    pi.server.add_turns([{"text": "first answer"}])
+    client = RpcClient(pi)
+    try:
+        client.request({"type": "prompt", "message": "hello"})
+        client.event("agent_settled")
+        start = len(client.seen)
+        session_file = client.request({"type": "get_state"})["data"]["sessionFile"]
+        entry = client.request({"type": "get_fork_messages"})["data"]["messages"][0]["entryId"]
+        assert client.request({"type": "clone"})["success"]
+        assert client.request({"type": "fork", "entryId": entry})["success"]
+        assert client.request({"type": "switch_session", "sessionPath": session_file})["success"]
+        assert client.request({"type": "new_session"})["success"]
+        assert [e for e in client.seen[start:] if e.get("type") == "queue_update"] == []
+    finally:
+        client.close()
