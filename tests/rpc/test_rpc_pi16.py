@@ -192,3 +192,15 @@ def test_session_changes_send_no_queue_update_when_nothing_was_queued(pi: PiEnv)
         assert [e for e in client.seen[start:] if e.get("type") == "queue_update"] == []
     finally:
         client.close()
+
+
+def test_fork_with_a_bad_id_answers_pi16s_text(pi: PiEnv) -> None:
+    pi.server.add_turns([{"text": "ok"}])
+    client = RpcClient(pi)
+    try:
+        client.request({"type": "prompt", "message": "hello"})
+        client.event("agent_settled")
+        answer = client.request({"type": "fork", "entryId": "no-such-entry"})
+        assert answer["success"] is False and answer["error"] == "Invalid entry ID for forking"
+    finally:
+        client.close()
