@@ -49,15 +49,15 @@ class TrustUI:
             sys.stderr.write(f"{prefix}{text}\n")
             sys.stderr.flush()
 
-    async def confirm(self, title: str, message: str = "") -> bool:
+    async def confirm(self, title: str, message: str = "", *, timeout: int | None = None) -> bool:
         if self._select is None:
             return False
         return await self._select(f"{title}\n{message}" if message else title, ["Yes", "No"]) == "Yes"
 
-    async def select(self, title: str, options: list[str]) -> str | None:
+    async def select(self, title: str, options: list[str], *, timeout: int | None = None) -> str | None:
         return None if self._select is None else await self._select(title, list(options))
 
-    async def input(self, title: str, placeholder: str | None = None) -> str | None:
+    async def input(self, title: str, placeholder: str | None = None, *, timeout: int | None = None) -> str | None:
         return None if self._ask is None else await self._ask(title, placeholder)
 
     def set_status(self, key: str, text: str | None) -> None:

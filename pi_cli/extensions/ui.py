@@ -21,11 +21,13 @@ class ExtensionUI(Protocol):
         """Show ``text``; ``level`` is ``"info"``/``"warning"``/``"error"``, None when the extension
         gave none (a UI shows it as info; RPC leaves ``notifyType`` out, as pi)."""
 
-    async def confirm(self, title: str, message: str = "") -> bool: ...
+    # Dialogs take pi's ``timeout`` option (milliseconds): when it passes unanswered the dialog gives
+    # its default (False / None). Front ends without a countdown accept it and wait for the user.
+    async def confirm(self, title: str, message: str = "", *, timeout: int | None = None) -> bool: ...
 
-    async def select(self, title: str, options: list[str]) -> str | None: ...
+    async def select(self, title: str, options: list[str], *, timeout: int | None = None) -> str | None: ...
 
-    async def input(self, title: str, placeholder: str | None = None) -> str | None: ...
+    async def input(self, title: str, placeholder: str | None = None, *, timeout: int | None = None) -> str | None: ...
 
     def set_status(self, key: str, text: str | None) -> None: ...
 
@@ -50,13 +52,13 @@ class NoUI:
         sys.stderr.write(f"{prefix}{text}\n")
         sys.stderr.flush()
 
-    async def confirm(self, title: str, message: str = "") -> bool:
+    async def confirm(self, title: str, message: str = "", *, timeout: int | None = None) -> bool:
         return False
 
-    async def select(self, title: str, options: list[str]) -> str | None:
+    async def select(self, title: str, options: list[str], *, timeout: int | None = None) -> str | None:
         return None
 
-    async def input(self, title: str, placeholder: str | None = None) -> str | None:
+    async def input(self, title: str, placeholder: str | None = None, *, timeout: int | None = None) -> str | None:
         return None
 
     def set_status(self, key: str, text: str | None) -> None:
@@ -96,15 +98,15 @@ class DialogUI:
     def notify(self, text: str, level: str | None = None) -> None:
         self._notify(text, level or "info")
 
-    async def confirm(self, title: str, message: str = "") -> bool:
+    async def confirm(self, title: str, message: str = "", *, timeout: int | None = None) -> bool:
         answer: str | None = await self._dialogs.select(f"{title}\n{message}" if message else title, ["Yes", "No"])
         return answer == "Yes"
 
-    async def select(self, title: str, options: list[str]) -> str | None:
+    async def select(self, title: str, options: list[str], *, timeout: int | None = None) -> str | None:
         answer: str | None = await self._dialogs.select(title, options)
         return answer
 
-    async def input(self, title: str, placeholder: str | None = None) -> str | None:
+    async def input(self, title: str, placeholder: str | None = None, *, timeout: int | None = None) -> str | None:
         answer: str | None = await self._dialogs.input(title, placeholder)
         return answer
 

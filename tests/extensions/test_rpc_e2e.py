@@ -184,3 +184,32 @@ def test_commands_run_while_streaming_and_steer_refuses_them(pi: PiEnv) -> None:
     finally:
         assert client.close() == 0
     assert not any("/mark" in str(body) for body in pi.bodies())
+
+
+TIMEOUT_EXT = """
+def register(pi):
+    async def hurry(args, ctx):
+        picked = await ctx.ui.select("Quick", ["a", "b"], timeout=300)
+        sure = await ctx.ui.confirm("Sure?", "", timeout=300)
+        ctx.ui.notify(f"picked={picked} sure={sure}")
+    pi.register_command("hurry", hurry, "Dialogs that time out")
+"""
+
+
+def test_dialog_timeout_is_sent_and_gives_the_default_when_unanswered(pi: PiEnv) -> None:
+    """pi's dialog ``timeout`` option (ms) is in the request; no answer in time → None / False."""
+    ext = pi.root / "timeout_ext.py"
+    ext.write_text(TIMEOUT_EXT)
+    client = RpcClient(pi, "-e", str(ext))
+    try:
+        client.send({"type": "prompt", "message": "/hurry", "id": "p1"})
+        select = client.event("extension_ui_request")
+        assert select["method"] == "select" and select["timeout"] == 300
+        confirm = client.event("extension_ui_request")
+        assert confirm["method"] == "confirm" and confirm["timeout"] == 300
+        note = client.event("extension_ui_request")
+        assert note["method"] == "notify" and note["message"] == "picked=None sure=False"
+        client.send({"type": "extension_ui_response", "id": select["id"], "value": "a"})  # too late: ignored
+        assert client.wait_for(lambda o: o.get("id") == "p1")["success"]
+    finally:
+        assert client.close() == 0

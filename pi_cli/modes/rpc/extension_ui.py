@@ -32,14 +32,14 @@ class RpcExtensionUI:
         # No level given → no ``notifyType`` key (pi sends ``type`` as given, undefined included).
         self._fire("notify", message=text, notifyType=level)
 
-    async def confirm(self, title: str, message: str = "") -> bool:
-        return await self._dialogs.confirm(title, message)
+    async def confirm(self, title: str, message: str = "", *, timeout: int | None = None) -> bool:
+        return await self._dialogs.confirm(title, message, timeout=timeout)
 
-    async def select(self, title: str, options: list[str]) -> str | None:
-        return await self._dialogs.select(title, options)
+    async def select(self, title: str, options: list[str], *, timeout: int | None = None) -> str | None:
+        return await self._dialogs.select(title, options, timeout=timeout)
 
-    async def input(self, title: str, placeholder: str | None = None) -> str | None:
-        return await self._dialogs.input(title, placeholder)
+    async def input(self, title: str, placeholder: str | None = None, *, timeout: int | None = None) -> str | None:
+        return await self._dialogs.input(title, placeholder, timeout=timeout)
 
     def set_status(self, key: str, text: str | None) -> None:
         self._fire("setStatus", statusKey=key, statusText=text)
