@@ -25,6 +25,9 @@ class ContextHost(Protocol):
     @property
     def ui(self) -> ExtensionUI: ...
 
+    @property
+    def mode(self) -> str: ...
+
 
 class SessionView:
     """Read-only view of the session for ``ctx.session``."""
@@ -54,7 +57,7 @@ class SessionView:
 
 
 class ExtensionContext:
-    """``ctx``: ``cwd``, ``has_ui``, ``ui``, ``session`` (read-only), ``abort()``, ``is_idle()``."""
+    """``ctx``: ``cwd``, ``mode``, ``has_ui``, ``ui``, ``session`` (read-only), ``abort()``, ``is_idle()``."""
 
     def __init__(self, runner: ContextHost) -> None:
         self._runner = runner
@@ -68,6 +71,12 @@ class ExtensionContext:
     @property
     def has_ui(self) -> bool:
         return bool(self._runner.ui.has_ui)
+
+    @property
+    def mode(self) -> str:
+        """pi's run mode: ``"tui"``, ``"rpc"``, ``"json"`` or ``"print"`` (inline counts as ``tui``,
+        ACP as ``rpc``: an extension written for pi sees the mode it would under pi or pi-acp)."""
+        return self._runner.mode
 
     def is_idle(self) -> bool:
         host = self._runner.host

@@ -66,6 +66,18 @@ class TrustUI:
     def set_widget(self, key: str, lines: list[str] | None, placement: str | None = None) -> None:
         return None
 
+    def paste_to_editor(self, text: str) -> None:
+        return None
+
+    def get_editor_text(self) -> str:
+        return ""
+
+    def set_title(self, title: str) -> None:
+        return None
+
+    async def editor(self, title: str, prefill: str | None = None) -> str | None:
+        return None
+
     def set_editor_text(self, text: str) -> None:
         return None
 

@@ -76,6 +76,7 @@ class ExtensionRunner:
         self.sources: list[str] = []  # extensions loaded, in order (for the start-up header)
         self.seen: set[str] = set()  # every source tried (a second loading pass skips them)
         self.ui: ExtensionUI = NoUI()
+        self.mode = "print"  # ctx.mode, pi's name for the front end (set by the session builder)
         self.host: ExtensionHost | None = None  # the session, given to bind()
         self.on_error: ErrorSink = _stderr_error
         self.started = False

@@ -37,6 +37,18 @@ class ExtensionUI(Protocol):
 
     def set_editor_text(self, text: str) -> None: ...
 
+    def paste_to_editor(self, text: str) -> None:
+        """Put ``text`` into the editor as a paste would (RPC: a ``set_editor_text`` request, as pi)."""
+
+    def get_editor_text(self) -> str:
+        """The editor's text; ``""`` where the front end cannot tell synchronously (RPC, as pi)."""
+
+    def set_title(self, title: str) -> None:
+        """The terminal or window title (RPC: a fire-and-forget ``setTitle`` request)."""
+
+    async def editor(self, title: str, prefill: str | None = None) -> str | None:
+        """A multi-line text dialog; the text, or None when cancelled or not available."""
+
 
 PLACEMENTS = ("aboveEditor", "belowEditor")
 
@@ -68,6 +80,18 @@ class NoUI:
         return None
 
     def set_editor_text(self, text: str) -> None:
+        return None
+
+    def paste_to_editor(self, text: str) -> None:
+        return None
+
+    def get_editor_text(self) -> str:
+        return ""
+
+    def set_title(self, title: str) -> None:
+        return None
+
+    async def editor(self, title: str, prefill: str | None = None) -> str | None:
         return None
 
 
@@ -137,3 +161,15 @@ class DialogUI:
     def set_editor_text(self, text: str) -> None:
         if self._set_editor_text is not None:
             self._set_editor_text(text)
+
+    def paste_to_editor(self, text: str) -> None:
+        self.set_editor_text(text)
+
+    def get_editor_text(self) -> str:
+        return ""  # the terminal front ends do not lend their editor's text out (yet)
+
+    def set_title(self, title: str) -> None:
+        return None  # no title binding in these front ends (yet); the call is accepted, as pi's ctx.ui has it
+
+    async def editor(self, title: str, prefill: str | None = None) -> str | None:
+        return None  # no multi-line editor dialog in these front ends (yet): as cancelled

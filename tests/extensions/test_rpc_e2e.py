@@ -213,3 +213,45 @@ def test_dialog_timeout_is_sent_and_gives_the_default_when_unanswered(pi: PiEnv)
         assert client.wait_for(lambda o: o.get("id") == "p1")["success"]
     finally:
         assert client.close() == 0
+
+
+EDITOR_EXT = """
+def register(pi):
+    async def write(args, ctx):
+        ctx.ui.set_title("pi: writing")
+        text = await ctx.ui.editor("Message", "draft text")
+        ctx.ui.paste_to_editor("pasted")
+        ctx.ui.notify(f"mode={ctx.mode} text={text} editor={ctx.ui.get_editor_text()!r}")
+    pi.register_command("write", write, "Title, editor and paste")
+"""
+
+
+def test_mode_title_and_editor_calls_over_rpc(pi: PiEnv) -> None:
+    """pi 1.6's ``ctx.mode`` ("rpc"), ``setTitle``, the ``editor`` dialog and ``pasteToEditor``."""
+    ext = pi.root / "editor_ext.py"
+    ext.write_text(EDITOR_EXT)
+    client = RpcClient(pi, "-e", str(ext))
+    try:
+        client.send({"type": "prompt", "message": "/write", "id": "p1"})
+        title = client.event("extension_ui_request")
+        assert (title["method"], title["title"]) == ("setTitle", "pi: writing")
+        editor = client.event("extension_ui_request")
+        assert (editor["method"], editor["title"], editor["prefill"]) == ("editor", "Message", "draft text")
+        client.send({"type": "extension_ui_response", "id": editor["id"], "value": "line 1\nline 2"})
+        paste = client.event("extension_ui_request")
+        assert (paste["method"], paste["text"]) == ("set_editor_text", "pasted")
+        note = client.event("extension_ui_request")
+        assert note["message"] == "mode=rpc text=line 1\nline 2 editor=''"
+        assert client.wait_for(lambda o: o.get("id") == "p1")["success"]
+    finally:
+        assert client.close() == 0
+
+
+def test_ctx_mode_names_print_and_json_as_pi(pi: PiEnv) -> None:
+    ext = pi.root / "mode_ext.py"
+    ext.write_text(
+        "def register(pi):\n    pi.register_command('mode', lambda a, ctx: ctx.ui.notify(f'mode={ctx.mode}'))\n"
+    )
+    for flag, expected in (("-p", "mode=print"), ("--mode=json", "mode=json")):
+        done = pi.run("-e", str(ext), *flag.split("="), "/mode")
+        assert expected in done.stderr, (flag, done.stderr)

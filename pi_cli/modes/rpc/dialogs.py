@@ -55,6 +55,15 @@ class RpcDialogs:
         value = answer.get("value")
         return value if isinstance(value, str) and not answer.get("cancelled") else None
 
+    async def editor(self, title: str, prefill: str | None = None) -> str | None:
+        """pi's ``editor`` dialog: multi-line text, ``prefill`` as its start; None when cancelled."""
+        request: dict[str, Any] = {"method": "editor", "title": title}
+        if prefill is not None:
+            request["prefill"] = prefill
+        answer = await self._ask(request)
+        value = answer.get("value")
+        return value if isinstance(value, str) and not answer.get("cancelled") else None
+
     async def confirm(self, title: str, message: str = "", *, timeout: int | None = None) -> bool:
         answer = await self._ask({"method": "confirm", "title": title, "message": message}, timeout)
         return answer.get("confirmed") is True and not answer.get("cancelled")

@@ -2,7 +2,9 @@
 
 Dialogs (``select``, ``confirm``, ``input``) wait for the client's ``extension_ui_response`` through
 :class:`RpcDialogs`; ``notify``, ``setStatus``, ``setWidget`` and ``set_editor_text`` are
-fire-and-forget requests with a fresh id and no answer expected.
+fire-and-forget requests with a fresh id and no answer expected, as are ``setTitle`` and
+``paste_to_editor`` (sent as ``set_editor_text``); ``editor`` is a dialog (``{title, prefill}``
+answered with ``value``).
 """
 
 from __future__ import annotations
@@ -50,3 +52,15 @@ class RpcExtensionUI:
 
     def set_editor_text(self, text: str) -> None:
         self._fire("set_editor_text", text=text)
+
+    def paste_to_editor(self, text: str) -> None:
+        self.set_editor_text(text)  # pi's RPC mode has no paste: it sets the editor text
+
+    def get_editor_text(self) -> str:
+        return ""  # a synchronous call cannot wait for the client (pi answers "" too)
+
+    def set_title(self, title: str) -> None:
+        self._fire("setTitle", title=title)
+
+    async def editor(self, title: str, prefill: str | None = None) -> str | None:
+        return await self._dialogs.editor(title, prefill)

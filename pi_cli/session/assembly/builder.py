@@ -84,6 +84,10 @@ def select_tools(options: SessionOptions, cwd: Path, sandbox: Any = None, approv
     return [available[name] for name in names if name in available]
 
 
+# ctx.mode by front end: pi's four names (inline is a terminal UI; ACP serves what pi-acp drives
+# through pi's rpc mode).
+EXTENSION_MODES = {"interactive": "tui", "inline": "tui", "print": "print", "json": "json", "rpc": "rpc", "acp": "rpc"}
+
 # Print mode shows nothing before the answer ends, so a trickling stream may gather this long
 # between reads: one wake-up per ~20 events at 1,000 events/s instead of one per event.
 PRINT_GATHER_MS = 20.0
@@ -152,6 +156,8 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         discover=not options.no_extensions, pre=options.preloaded_extensions,
     )  # fmt: skip
     notices.extend(f"Warning: {line}" for line in provider_problems(loaded, registry))
+    if loaded is not None:
+        loaded[0].mode = EXTENSION_MODES.get(options.mode, "print")
 
     manager = open_session_manager(options, settings)
     notices.extend(f"Warning: {line}" for line in manager.warnings)
