@@ -180,7 +180,7 @@ async def test_load_replays_history_and_list_finds_the_session(pi: PiEnv) -> Non
 
 async def test_config_options_and_modes_change_model_and_thinking(pi: PiEnv) -> None:
     pi.server.add_turns([{"text": "ok"}])
-    async with acp_agent(pi) as (conn, _client, _proc):
+    async with acp_agent(pi) as (conn, client, _proc):
         session = await conn.new_session(cwd=str(pi.cwd), mcp_servers=[])
         reply = await conn.set_config_option(config_id="model", session_id=session.session_id, value="fake/fake-think")
         assert reply is not None
@@ -188,6 +188,18 @@ async def test_config_options_and_modes_change_model_and_thinking(pi: PiEnv) -> 
         thinking = options["thinking"]
         thinking = getattr(thinking, "root", thinking)
         assert "high" in [o.value for o in thinking.options]
+        # As pi-acp: the new options are announced before the answer (the level stayed off: no mode update).
+        kinds = [u["sessionUpdate"] for u in client.updates if u["sessionUpdate"].endswith(("mode_update", "_update"))]
+        assert kinds[-1] == "config_option_update" and "current_mode_update" not in kinds
+        models = [o for o in client.of("config_option_update")[-1]["configOptions"] if o["id"] == "model"]
+        assert models[0]["currentValue"] == "fake/fake-think"
+        await conn.set_session_mode(session_id=session.session_id, mode_id="high")
+        assert client.of("current_mode_update")[-1]["currentModeId"] == "high"
+        assert client.updates[-1]["sessionUpdate"] == "config_option_update"
+        await conn.set_config_option(config_id="thinking", session_id=session.session_id, value="low")
+        assert client.of("current_mode_update")[-1]["currentModeId"] == "low"
+        thinking_now = [o for o in client.of("config_option_update")[-1]["configOptions"] if o["id"] == "thinking"]
+        assert thinking_now[0]["currentValue"] == "low"
         await conn.set_session_mode(session_id=session.session_id, mode_id="high")
         await conn.prompt(session_id=session.session_id, prompt=[text_block("hi")])
         with pytest.raises(RequestError, match="unknown model"):

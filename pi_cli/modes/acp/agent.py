@@ -164,19 +164,34 @@ class PiAcpAgent:
             config_options.apply_option(handle.session, config_options.THINKING_OPTION, mode_id)
         except ValueError as exc:
             raise _user_error(str(exc)) from None
+        await self._config_changed(handle, mode_changed=True)
         return SetSessionModeResponse()
 
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **_: Any
     ) -> SetSessionConfigOptionResponse:
         handle = self._get(session_id)
+        mode_before = config_options.mode_state(handle.session)["currentModeId"]
         try:
             config_options.apply_option(handle.session, config_id, str(value))
         except ValueError as exc:
             raise _user_error(str(exc)) from None
-        return SetSessionConfigOptionResponse.model_validate(
-            {"configOptions": config_options.config_options(handle.session)}
-        )
+        mode_after = config_options.mode_state(handle.session)["currentModeId"]
+        changed = config_id == config_options.THINKING_OPTION or mode_after != mode_before
+        options = await self._config_changed(handle, mode_changed=changed)
+        return SetSessionConfigOptionResponse.model_validate({"configOptions": options})
+
+    async def _config_changed(self, handle: AcpSession, mode_changed: bool) -> list[dict[str, Any]]:
+        """After a model or thinking change, the notifications pi-acp sends before its answer:
+        ``current_mode_update`` when the thinking level (the mode) was set or moved, then
+        ``config_option_update`` with every option. Returns the options (the answer's too)."""
+        session = handle.session
+        if mode_changed:
+            current = config_options.mode_state(session)["currentModeId"]
+            await self._send(handle.session_id, {"sessionUpdate": "current_mode_update", "currentModeId": current})
+        options = config_options.config_options(session)
+        await self._send(handle.session_id, {"sessionUpdate": "config_option_update", "configOptions": options})
+        return options
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method not in ("pi/steer", "pi/follow_up"):
