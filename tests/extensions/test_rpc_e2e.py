@@ -39,6 +39,10 @@ def test_get_commands_lists_extension_commands(pi: PiEnv) -> None:
         commands = client.request({"type": "get_commands"})["data"]["commands"]
         ask = [c for c in commands if c["name"] == "ask"]
         assert ask and ask[0]["source"] == "extension" and ask[0]["description"] == "Ask three questions"
+        # pi's sourceInfo of an extension named with -e (its resource loader's CLI metadata, no baseDir)
+        path = str((pi.root / "ui_ext.py").resolve())
+        assert ask[0]["sourceInfo"] == {"path": path, "source": "cli", "scope": "temporary", "origin": "top-level"}
+        assert "path" not in ask[0]
     finally:
         assert client.close() == 0
 
