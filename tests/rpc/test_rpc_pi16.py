@@ -204,3 +204,18 @@ def test_fork_with_a_bad_id_answers_pi16s_text(pi: PiEnv) -> None:
         assert answer["success"] is False and answer["error"] == "Invalid entry ID for forking"
     finally:
         client.close()
+
+
+def test_rpc_bash_streams_bash_execution_update_per_chunk(pi: PiEnv) -> None:
+    """pi 1.6.0 sends each output chunk of an RPC ``bash`` as ``bash_execution_update`` (``id``: the
+    command's id) before the response; the deltas add up to the output."""
+    client = RpcClient(pi)
+    try:
+        client.send({"type": "bash", "command": "echo one; sleep 0.3; echo two", "id": "b1"})
+        answer = client.wait_for(lambda o: o.get("id") == "b1" and o.get("type") == "response", timeout=10)
+        updates = [o for o in client.seen if o.get("type") == "bash_execution_update"]
+        assert len(updates) >= 2 and all(set(u) == {"type", "id", "delta"} and u["id"] == "b1" for u in updates)
+        assert "".join(u["delta"] for u in updates) == answer["data"]["output"] == "one\ntwo\n"
+        assert client.seen.index(updates[-1]) < client.seen.index(answer)
+    finally:
+        client.close()
