@@ -136,11 +136,15 @@ class McpClient:
                 break
         return tools
 
-    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        """The raw ``CallToolResult`` of ``tools/call``."""
+    async def call_tool(
+        self, tool: str, arguments: dict[str, Any], on_progress: Callable[[dict[str, Any]], None] | None = None
+    ) -> dict[str, Any]:
+        """The raw ``CallToolResult`` of ``tools/call``; ``on_progress`` gets the server's progress
+        notifications for the call (their params)."""
         if self._peer is None:
             raise McpError(f'MCP server "{self.name}" is not connected')
-        return await self._peer.request("tools/call", {"name": tool, "arguments": arguments}, self.config.timeout)
+        params = {"name": tool, "arguments": arguments}
+        return await self._peer.request("tools/call", params, self.config.timeout, on_progress)
 
     def _notification(self, method: str, params: dict[str, Any]) -> None:
         if method == "notifications/message":

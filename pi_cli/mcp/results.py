@@ -99,3 +99,15 @@ def map_call_result(server: str, tool: str, result: dict[str, Any]) -> AgentTool
         details["structuredContent"] = structured
     content = cast(list[UserContent], blocks or [{"type": "text", "text": "(no output)"}])
     return AgentToolResult(content=content, details=details)
+
+
+def progress_text(params: dict[str, Any]) -> str:
+    """The line a ``notifications/progress`` shows as a tool update: pi's "Progress 1/4" (no total:
+    "Progress 1"), the server's ``message`` after a colon when it sent one."""
+
+    def number(value: Any) -> str:
+        return f"{value:g}" if isinstance(value, float) else str(value)
+
+    progress, total, message = params.get("progress"), params.get("total"), params.get("message")
+    text = f"Progress {number(progress)}" + (f"/{number(total)}" if total is not None else "")
+    return f"{text}: {message}" if isinstance(message, str) and message else text

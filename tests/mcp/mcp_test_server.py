@@ -2,7 +2,8 @@
 
     python mcp_test_server.py [--http] [--garbage] [--no-init-answer]
 
-Tools: ``echo`` (text; logs a notification), ``add`` (structured content), ``picture`` (image),
+Tools: ``echo`` (text; logs a notification; with ``steps: n`` it first reports progress 1/n … n/n
+to the call's ``progressToken``), ``add`` (structured content), ``picture`` (image),
 ``fail`` (isError), ``crash`` (the process exits mid-call), ``hang`` (never answers), ``grow``
 (adds the tool ``grown`` and announces list_changed). ``tools/list`` is paged two tools at a time.
 ``--garbage`` prints non-JSON lines on stdout around every answer; ``--no-init-answer`` never
@@ -77,14 +78,23 @@ def handle(message: dict[str, Any]) -> list[dict[str, Any]] | None:
             page["nextCursor"] = str(start + PAGE)
         return [_result(rid, page)]
     if method == "tools/call":
-        return call(rid, params.get("name"), params.get("arguments") or {})
+        token = (params.get("_meta") or {}).get("progressToken")
+        return call(rid, params.get("name"), params.get("arguments") or {}, token)
     return [{"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": f"no method {method}"}}]
 
 
-def call(rid: Any, name: Any, args: dict[str, Any]) -> list[dict[str, Any]] | None:
+def call(rid: Any, name: Any, args: dict[str, Any], token: Any = None) -> list[dict[str, Any]] | None:
     if name == "echo":
         log = {"level": "info", "logger": "echo", "data": f"echoing {args.get('text')}"}
+        steps = int(args.get("steps") or 0)
+        progress = [
+            {"jsonrpc": "2.0", "method": "notifications/progress",
+             "params": {"progressToken": token, "progress": i, "total": steps}}
+            for i in range(1, steps + 1)
+            if token is not None
+        ]  # fmt: skip
         return [
+            *progress,
             {"jsonrpc": "2.0", "method": "notifications/message", "params": log},
             _result(rid, {"content": [{"type": "text", "text": f"echo: {args.get('text')}"}]}),
         ]
