@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import time
 from pathlib import Path
@@ -299,3 +300,19 @@ def test_progress_text_forms() -> None:
     assert progress_text({"progress": 2, "total": 4}) == "Progress 2/4"
     assert progress_text({"progress": 0.5}) == "Progress 0.5"
     assert progress_text({"progress": 1, "total": 3, "message": "indexing"}) == "Progress 1/3: indexing"
+
+
+def _file_uri(path: Path) -> str:
+    return path.resolve().as_uri()
+
+
+async def test_the_session_folder_is_offered_as_the_clients_root(agent_dir: Path, project: Path) -> None:
+    """pi answers ``roots/list`` with the session's working directory (and says it can in initialize)."""
+    manager = _manager(agent_dir, project, {"r": stdio_entry(exposure="direct")})
+    manager.start()
+    try:
+        await manager.wait_ready(timeout=10)
+        asked = await _call(manager, "mcp__r__echo", {"text": "x", "roots": True})
+        assert json.loads(asked.content[0]["text"]) == {"roots": [{"uri": _file_uri(project)}]}
+    finally:
+        await manager.close()

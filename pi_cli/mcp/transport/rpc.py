@@ -2,8 +2,9 @@
 
 A transport calls :meth:`RpcPeer.receive` with each parsed message and :meth:`RpcPeer.fail_all`
 when it closes; the peer sends through the ``send`` coroutine it was given. Requests from the
-server (``ping``, ``roots/list`` …) are answered here: ``ping`` with ``{}``, anything else with
-"method not found", so a server never waits on us.
+server are answered here: ``ping`` with ``{}``, ``roots/list`` with the roots the client offers
+(the session's working directory, as pi offers it), anything else with "method not found", so a
+server never waits on us.
 """
 
 from __future__ import annotations
@@ -23,8 +24,11 @@ OnProgress = Callable[[dict[str, Any]], None]  # the params of one notifications
 class RpcPeer:
     """The client side of one JSON-RPC connection to the server named ``server``."""
 
-    def __init__(self, server: str, send: Send, on_notification: OnNotification) -> None:
+    def __init__(
+        self, server: str, send: Send, on_notification: OnNotification, roots: list[dict[str, str]] | None = None
+    ) -> None:
         self.server = server
+        self.roots = list(roots or [])  # ``roots/list`` answer: [{"uri": "file:///…"}]
         self._send = send
         self._on_notification = on_notification
         self._next_id = 0
@@ -120,6 +124,8 @@ class RpcPeer:
     async def _answer(self, rid: Any, method: str) -> None:
         if method == "ping":
             reply: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "result": {}}
+        elif method == "roots/list":
+            reply = {"jsonrpc": "2.0", "id": rid, "result": {"roots": self.roots}}
         else:
             reply = {"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": f"Method not found: {method}"}}
         with contextlib.suppress(Exception):
