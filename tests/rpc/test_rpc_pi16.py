@@ -219,3 +219,20 @@ def test_rpc_bash_streams_bash_execution_update_per_chunk(pi: PiEnv) -> None:
         assert client.seen.index(updates[-1]) < client.seen.index(answer)
     finally:
         client.close()
+
+
+def test_a_message_that_never_streamed_starts_already_final(pi: PiEnv) -> None:
+    """pi 1.6.0: an error before the first chunk gives a ``message_start`` with the final message
+    (``stopReason: "error"``, ``errorMessage``), not ``"pending"``."""
+    (pi.agent_dir / "settings.json").write_text('{"retry": {"enabled": false, "provider": {"maxRetries": 0}}}')
+    pi.server.add_turns([{"status": 400, "body": {"error": {"message": "bad request"}}}])
+    client = RpcClient(pi)
+    try:
+        client.request({"type": "prompt", "message": "hi"})
+        client.event("agent_settled")
+    finally:
+        client.close()
+    starts = [e for e in client.seen if e.get("type") == "message_start" and e["message"]["role"] == "assistant"]
+    ends = [e for e in client.seen if e.get("type") == "message_end" and e["message"]["role"] == "assistant"]
+    assert len(starts) == 1 and starts[0]["message"]["stopReason"] == "error"
+    assert starts[0]["message"] == ends[0]["message"]
