@@ -11,6 +11,7 @@ as JSON-RPC errors whose message says what was wrong; the process keeps serving.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,11 +39,11 @@ from acp.schema import (
 from pi_cli import __version__
 from pi_cli.errors import PiError
 from pi_cli.modes.acp import config_options
+from pi_cli.modes.acp.fast_init import PROTOCOL_VERSION
 from pi_cli.modes.acp.history import replay_updates
 from pi_cli.modes.acp.session_handle import AcpSession, PromptFailed
 from pi_cli.modes.acp.updates import Update
 
-PROTOCOL_VERSION = 1
 LIST_PAGE_SIZE = 50
 
 # (cwd, session file to open or None for a new one, the client's MCP servers) -> AgentSession
@@ -88,6 +89,15 @@ class PiAcpAgent:
             auth_methods=[],
             agent_info=Implementation(name="pi_cli", title="pi", version=__version__),
         )
+
+    async def replay_initialize(self, params: dict[str, Any]) -> None:
+        """The ``initialize`` :mod:`.fast_init` answered before the SDK was loaded: record what
+        :meth:`initialize` records (the client's capabilities); the answer was sent already."""
+        from acp.schema import InitializeRequest
+
+        with contextlib.suppress(ValueError):  # the fast path checked the shape; be lenient anyway
+            request = InitializeRequest.model_validate(params)
+            await self.initialize(request.protocol_version, request.client_capabilities)
 
     async def authenticate(self, method_id: str, **_: Any) -> AuthenticateResponse:
         return AuthenticateResponse()

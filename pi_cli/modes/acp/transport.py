@@ -82,6 +82,7 @@ class StdioTransport:
         self._writer = JsonlWriter(out_fd)
         self._inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._started = False
+        self._replay: list[dict[str, Any]] = []  # messages read already, to be received again
 
     def _start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -106,7 +107,13 @@ class StdioTransport:
     async def send(self, message: dict[str, Any]) -> None:
         self._writer.write(_restore_new_file_diffs(message))
 
+    def push_back(self, message: dict[str, Any]) -> None:
+        """Have the next :meth:`receive` return ``message`` again (read before the SDK listened)."""
+        self._replay.append(message)
+
     async def receive(self) -> dict[str, Any] | None:
+        if self._replay:
+            return self._replay.pop(0)
         if not self._started:
             self._start()
         while True:
