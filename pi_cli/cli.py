@@ -134,13 +134,15 @@ def run_acp(args: CliArgs) -> int:
     import asyncio
 
     from pi_cli.modes.acp.server import run_acp_mode
-    from pi_cli.permissions.trust import set_trust_override
-    from pi_cli.session.assembly import create_agent_session
 
-    set_trust_override(args.approve)  # each client cwd then resolves without a prompt
+    def prepare() -> None:  # after the first answer: initialize need not wait for these imports
+        from pi_cli.permissions.trust import set_trust_override
+
+        set_trust_override(args.approve)  # each client cwd then resolves without a prompt
 
     def make_session(cwd: Path, session_file: str | None, mcp_servers: list[Any] | None = None) -> Any:
         from pi_cli.modes.acp.mcp_servers import client_servers
+        from pi_cli.session.assembly import create_agent_session
 
         options = session_options(args, "acp", cwd)
         options.continue_ = options.resume = False
@@ -154,7 +156,7 @@ def run_acp(args: CliArgs) -> int:
         return session
 
     _resume_gc()
-    return asyncio.run(run_acp_mode(make_session))
+    return asyncio.run(run_acp_mode(make_session, prepare))
 
 
 def decide_project_trust(args: CliArgs, mode: str, cwd: Path) -> Any:

@@ -185,7 +185,11 @@ def supports_xhigh(model: Model) -> bool:
 
 
 def supported_thinking_levels(model: Model) -> list[ThinkingLevel]:
-    """Levels the model accepts: ``["off"]`` for non-reasoning models; a ``null`` map entry removes one."""
+    """Levels the model accepts: ``["off"]`` for non-reasoning models; a ``null`` map entry removes one.
+
+    ``max`` is offered only when the model's ``thinkingLevelMap`` maps it (pi 1.6's opt-in rule);
+    ``xhigh`` also when the id is one of pi's known xhigh models (catalogue entries without a map).
+    """
     if not model.get("reasoning"):
         return ["off"]
     level_map = model.get("thinkingLevelMap") or {}
@@ -194,6 +198,8 @@ def supported_thinking_levels(model: Model) -> list[ThinkingLevel]:
         if level in level_map and level_map[level] is None:
             continue
         if level == "xhigh" and not supports_xhigh(model):
+            continue
+        if level == "max" and level_map.get("max") is None:
             continue
         levels.append(level)
     return levels
@@ -217,5 +223,5 @@ def clamp_thinking_level(model: Model, level: str) -> ThinkingLevel:
 
 
 def is_thinking_level(value: str) -> bool:
-    """True for pi's level names (``off``, ``minimal`` … ``xhigh``)."""
+    """True for pi's level names (``off``, ``minimal`` … ``xhigh``, ``max``)."""
     return value in THINKING_LEVELS

@@ -12,8 +12,10 @@ import time
 from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 
 StopReason: TypeAlias = Literal["stop", "length", "toolUse", "error", "aborted"]
-ThinkingLevel: TypeAlias = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
-THINKING_LEVELS: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
+# pi 1.6's levels, lowest first. ``xhigh`` and ``max`` are opt-in: a model offers them only when its
+# ``thinkingLevelMap`` names them (pi_ai.models.supported_thinking_levels).
+ThinkingLevel: TypeAlias = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
+THINKING_LEVELS: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 
 
 # --- content blocks -------------------------------------------------------------------------

@@ -8,17 +8,23 @@ goes through :class:`~pi_cli.checkpoints.git_runner.ShadowGit` (user config neut
 What is recorded: every file git would see in the work tree, minus what ``.gitignore`` files
 (nested ones too), the project's ``.git/info/exclude`` and the shadow's own exclude ignore, and
 minus regular files over ``max_file_bytes`` (those are left alone by snapshot and restore alike).
+Git records no directories, so the folders holding no recorded file (empty ones, ones with only
+ignored or oversized files) are listed in the checkpoint commit's message (a ``pi-dirs:`` line of
+JSON) and made again on restore: a folder that existed at the checkpoint comes back, as in pi.
 
 Contracts:
 
 * ``await snapshot(label)`` → checkpoint id (a commit sha) or None when refused (huge tree, git
   failure; ``notice`` then holds one line saying why). When nothing changed since the last
   checkpoint the same id comes back and nothing is written; the index is kept between calls, so
-  the unchanged case costs one ``git status`` (stat calls, no hashing).
+  the unchanged case costs one ``git status`` and one ``git ls-files -o --directory`` (stat
+  calls, no hashing).
 * ``await diff(from_id)`` → ``{"modified", "created", "deleted"}``: paths changed between the
   checkpoint and the current tree (created = exists now, not then).
-* ``await restore(id)`` → the same shape, describing what the restore changed on disk. The state
-  before is snapshotted first and the restored state after, so a restore can itself be undone.
+* ``await restore(id)`` → the same shape, describing which files the restore changed on disk;
+  folders of the checkpoint that are missing are made again (not listed: the lists hold files).
+  The state before is snapshotted first and the restored state after, so a restore can itself be
+  undone. Folders made since the checkpoint are left alone unless git emptied them of files.
 * ``await list()`` → checkpoints newest first: ``{"id", "timestamp" (ms), "label"}``.
 
 Crash safety: objects and the commit are written before the ref moves (``update-ref`` with the
@@ -31,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import json
 import os
 import shutil
 import stat
@@ -45,6 +52,8 @@ DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024
 DEFAULT_MAX_FILES = 50_000
 STATUS_TIMEOUT = 15.0
 _MAX_PATHSPECS = 200
+# Commit-message line that lists a checkpoint's folders without recorded files (JSON array).
+_DIRS_PREFIX = "pi-dirs: "
 # Attributes that could rewrite bytes on checkout (eol, filters, encodings) are switched off;
 # $GIT_DIR/info/attributes takes precedence over the project's .gitattributes files.
 _ATTRIBUTES = "* -text -eol -filter -ident -working-tree-encoding -export-subst\n"
@@ -88,6 +97,7 @@ class CheckpointStore:
         self._lock = asyncio.Lock()
         self._ready = False
         self._tree_of: dict[str, str] = {}
+        self._dirs_of: dict[str, list[str]] = {}
 
     # -- public API ----------------------------------------------------------------------
 
@@ -117,10 +127,11 @@ class CheckpointStore:
             if before is None:
                 raise CheckpointError(self.notice or "the current files could not be recorded")
             changes = await self._diff_trees(before, target)
-            if not any(changes.values()):
-                return changes
-            await self._git.run("read-tree", "--reset", "-u", target)
-            await self._snapshot(f"restore to {checkpoint_id[:12]}")
+            if any(changes.values()):
+                await self._git.run("read-tree", "--reset", "-u", target)
+            made = self._make_dirs(await self._recorded_dirs(target))
+            if any(changes.values()) or made:
+                await self._snapshot(f"restore to {checkpoint_id[:12]}")
             return changes
 
     async def list(self) -> Entries:
@@ -218,19 +229,85 @@ class CheckpointStore:
         self._ensure_repo()
         head = self._head()
         tree = await self._stage(clean_is_none=head is not None)
-        if tree is None and head is not None:
+        dirs = await self._bare_dirs()  # after staging: the index now holds every recorded file
+        head_dirs = await self._recorded_dirs(head) if head is not None else []
+        if tree is None and head is not None and dirs == head_dirs:
             return head  # nothing changed at all: the fast path
-        assert tree is not None
-        if head is not None and await self._tree(head) == tree:
+        if tree is None:
+            assert head is not None
+            tree = await self._tree(head)  # only folders changed
+        if head is not None and await self._tree(head) == tree and dirs == head_dirs:
             return head
         parents = ["-p", head] if head else []
-        _, out = await self._git.run("commit-tree", tree, *parents, "-m", label or "checkpoint")
+        message = label or "checkpoint"
+        if dirs:
+            message += "\n\n" + _DIRS_PREFIX + json.dumps(dirs, ensure_ascii=False)
+        _, out = await self._git.run("commit-tree", tree, *parents, "-m", message)
         commit = out.decode().strip()
         # The ref moves last, and only from the head we built on (another process may have moved it).
         await self._git.run("update-ref", HEAD_REF, commit, head or "0" * 40)
         self._tree_of[commit] = tree
+        self._dirs_of[commit] = dirs
         self.notice = None
         return commit
+
+    async def _bare_dirs(self) -> Paths:
+        """Folders of the work tree with no recorded file under them, sorted (``a``, ``a/b``).
+
+        ``ls-files -o --directory`` names the top of each such subtree (``a/`` for ``a/b/``), so each
+        is walked for the folders below it; folders an ignore rule covers are dropped, and a nested
+        git repository is named but not entered."""
+        _, out = await self._git.run(
+            "ls-files", "-o", "--directory", "--exclude-standard", "-z", timeout=STATUS_TIMEOUT
+        )
+        tops = [e[:-1] for e in out.decode("utf-8", "surrogateescape").split("\0") if e.endswith("/")]
+        found: set[str] = set(tops)
+        below: list[str] = []
+        for top in tops:
+            if (self.cwd / top / ".git").exists():
+                continue
+            for here, names, _files in os.walk(self.cwd / top):
+                names[:] = [n for n in names if n != ".git"]
+                for name in list(names):
+                    path = Path(here, name)
+                    below.append(path.relative_to(self.cwd).as_posix())
+                    if (path / ".git").exists():
+                        names.remove(name)  # a nested repository: its contents are not ours
+        if below:
+            _, ignored = await self._git.run(
+                "check-ignore", "-z", "--stdin", stdin=_nul_join(below), check=False, timeout=STATUS_TIMEOUT
+            )
+            dropped = set(ignored.decode("utf-8", "surrogateescape").split("\0"))
+            # An ignored folder hides everything below it.
+            found.update(p for p in below if not any(p == d or p.startswith(d + "/") for d in dropped if d))
+        return sorted(found)
+
+    async def _recorded_dirs(self, commit: str) -> Paths:
+        """The ``pi-dirs:`` list of checkpoint ``commit`` (empty for checkpoints made before it existed)."""
+        dirs = self._dirs_of.get(commit)
+        if dirs is None:
+            _, out = await self._git.run("cat-file", "commit", commit)
+            dirs = []
+            for line in out.decode("utf-8", "surrogateescape").splitlines():
+                if line.startswith(_DIRS_PREFIX):
+                    with contextlib.suppress(ValueError):
+                        loaded = json.loads(line[len(_DIRS_PREFIX) :])
+                        dirs = [d for d in loaded if isinstance(d, str)]
+            self._dirs_of[commit] = dirs
+        return dirs
+
+    def _make_dirs(self, dirs: Paths) -> bool:
+        """Make the folders of ``dirs`` that are missing; True when any was made. A path that is
+        now a file, or that would lead outside the work tree, is left alone."""
+        made = False
+        for rel in dirs:
+            target = (self.cwd / rel).resolve()
+            if target == self.cwd or self.cwd not in target.parents or target.is_dir():
+                continue
+            with contextlib.suppress(OSError):  # a file stands there now: the file wins
+                target.mkdir(parents=True)
+                made = True
+        return made
 
     async def _stage(self, clean_is_none: bool = False, retry: bool = True) -> str | None:
         """Bring the shadow index up to date with the work tree; returns its tree id.

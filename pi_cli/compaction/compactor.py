@@ -53,6 +53,7 @@ from pi_cli.compaction.summarizer import (
     CompactionAbortedError,
     CompactionError,
     FileOps,
+    combine_usage,
     format_file_operations,
     serialize_conversation,
     summarise_text,
@@ -179,15 +180,23 @@ class CompactionResult:
     tokens_before: int
     details: dict[str, list[str]]
     from_hook: bool = False  # supplied by an extension's session_before_compact handler
+    usage: dict[str, Any] | None = None  # what the summary requests cost (None: no request made)
+    estimated_tokens_after: int | None = None  # the context's estimate once compacted (set by the session)
 
     def to_json(self) -> dict[str, Any]:
-        """pi's shape, as in ``compaction_end.result`` and the RPC ``compact`` response."""
-        return {
+        """pi's shape, as in ``compaction_end.result`` and the RPC ``compact`` response:
+        ``{summary, firstKeptEntryId, tokensBefore, estimatedTokensAfter?, usage?, details}``."""
+        out: dict[str, Any] = {
             "summary": self.summary,
             "firstKeptEntryId": self.first_kept_entry_id,
             "tokensBefore": self.tokens_before,
-            "details": self.details,
         }
+        if self.estimated_tokens_after is not None:
+            out["estimatedTokensAfter"] = self.estimated_tokens_after
+        if self.usage is not None:
+            out["usage"] = self.usage
+        out["details"] = self.details
+        return out
 
 
 def preparation_json(preparation: CompactionPreparation) -> dict[str, Any]:
@@ -252,8 +261,10 @@ async def generate_summary(
     messages: list[dict[str, Any]], model: Model, reserve_tokens: int, api_key: str | None = None,
     headers: dict[str, str] | None = None, signal: AbortSignal | None = None,
     custom_instructions: str | None = None, previous_summary: str | None = None, thinking_level: str | None = None,
+    *, usages: list[dict[str, Any]] | None = None,
 ) -> str:  # fmt: skip
-    """Summarise ``messages`` (merging into ``previous_summary`` when given)."""
+    """Summarise ``messages`` (merging into ``previous_summary`` when given); the request's usage
+    joins ``usages`` when given."""
     instructions = UPDATE_SUMMARIZATION_PROMPT if previous_summary else SUMMARIZATION_PROMPT
     if custom_instructions:
         instructions += f"\n\nAdditional focus: {custom_instructions}"
@@ -262,8 +273,9 @@ async def generate_summary(
         text += f"<previous-summary>\n{previous_summary}\n</previous-summary>\n\n"
     text += instructions
     return await summarise_text(
-        text, model, int(0.8 * reserve_tokens), api_key, headers, signal, thinking_level, "Summarization"
-    )
+        text, model, int(0.8 * reserve_tokens), api_key, headers, signal, thinking_level, "Summarization",
+        usages=usages,
+    )  # fmt: skip
 
 
 async def compact(
@@ -271,9 +283,11 @@ async def compact(
     headers: dict[str, str] | None = None, custom_instructions: str | None = None,
     signal: AbortSignal | None = None, thinking_level: str | None = None,
 ) -> CompactionResult:  # fmt: skip
-    """Produce the summary for a prepared compaction (two requests in parallel for a split turn)."""
+    """Produce the summary for a prepared compaction (two requests in parallel for a split turn);
+    the result's ``usage`` is what the summary requests cost, added up as pi does."""
     prep = preparation
     reserve = prep.settings.reserve_tokens
+    usages: list[dict[str, Any]] = []
     if prep.is_split_turn and prep.turn_prefix_messages:
 
         async def history() -> str:
@@ -281,7 +295,7 @@ async def compact(
                 return "No prior history."
             return await generate_summary(
                 prep.messages_to_summarize, model, reserve, api_key, headers, signal,
-                custom_instructions, prep.previous_summary, thinking_level,
+                custom_instructions, prep.previous_summary, thinking_level, usages=usages,
             )  # fmt: skip
 
         prefix_text = (
@@ -290,19 +304,19 @@ async def compact(
         )
         prefix = summarise_text(
             prefix_text, model, int(0.5 * reserve), api_key, headers, signal, thinking_level,
-            "Turn prefix summarization",
+            "Turn prefix summarization", usages=usages,
         )  # fmt: skip
         history_summary, prefix_summary = await asyncio.gather(history(), prefix)
         summary = f"{history_summary}\n\n---\n\n**Turn Context (split turn):**\n\n{prefix_summary}"
     else:
         summary = await generate_summary(
             prep.messages_to_summarize, model, reserve, api_key, headers, signal,
-            custom_instructions, prep.previous_summary, thinking_level,
+            custom_instructions, prep.previous_summary, thinking_level, usages=usages,
         )  # fmt: skip
     read_files, modified_files = prep.file_ops.lists()
     summary += format_file_operations(read_files, modified_files)
     details = {"readFiles": read_files, "modifiedFiles": modified_files}
-    return CompactionResult(summary, prep.first_kept_entry_id, prep.tokens_before, details)
+    return CompactionResult(summary, prep.first_kept_entry_id, prep.tokens_before, details, usage=combine_usage(usages))
 
 
 async def run_compaction(
@@ -334,12 +348,14 @@ async def run_compaction(
             int(custom.get("tokensBefore") or preparation.tokens_before),
             details if isinstance(details := custom.get("details"), dict) else {},
             from_hook=True,
+            usage=usage if isinstance(usage := custom.get("usage"), dict) else None,
         )
     else:
         result = await compact(preparation, model, api_key, headers, custom_instructions, signal, thinking_level)
     if signal is not None and signal.aborted:
         raise CompactionAbortedError("Compaction cancelled")
     manager.append_compaction(
-        result.summary, result.first_kept_entry_id, result.tokens_before, result.details, from_hook=result.from_hook
-    )
+        result.summary, result.first_kept_entry_id, result.tokens_before, result.details,
+        from_hook=result.from_hook, usage=result.usage,
+    )  # fmt: skip
     return result

@@ -122,9 +122,10 @@ def serialize_conversation(messages: list[Any]) -> str:
 
 async def summarise_text(
     prompt_text: str, model: Model, max_tokens: int, api_key: str | None, headers: dict[str, str] | None,
-    signal: AbortSignal | None, thinking_level: str | None, what: str,
+    signal: AbortSignal | None, thinking_level: str | None, what: str, *, usages: list[dict[str, Any]] | None = None,
 ) -> str:  # fmt: skip
     """Send ``prompt_text`` to the summariser (no tools, ``max_tokens`` cap) and return its text.
+    The response's ``usage`` is appended to ``usages`` when given (pi reports what a compaction cost).
 
     Raises :class:`CompactionAbortedError` when ``signal`` aborts and :class:`CompactionError`
     ("<what> failed: …") when the request fails.
@@ -139,8 +140,29 @@ async def summarise_text(
         "messages": [{"role": "user", "content": [{"type": "text", "text": prompt_text}], "timestamp": 0}],
     }
     response = await complete(model, context, options)
+    if usages is not None and isinstance(response.get("usage"), dict):
+        usages.append(dict(response["usage"]))
     if response["stopReason"] == "aborted" or (signal is not None and signal.aborted):
         raise CompactionAbortedError("Compaction cancelled")
     if response["stopReason"] == "error":
         raise CompactionError(f"{what} failed: {response.get('errorMessage') or 'Unknown error'}")
     return "\n".join(b["text"] for b in response["content"] if b["type"] == "text")
+
+
+def combine_usage(usages: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The sum of several requests' ``usage`` (pi's combineUsage for a split turn's two summaries):
+    numbers add up, nested ``cost`` too; other values come from the first. None for no usage."""
+    if not usages:
+        return None
+
+    def add(a: Any, b: Any) -> Any:
+        if isinstance(a, dict) and isinstance(b, dict):
+            return {k: add(a[k], b[k]) if k in a and k in b else a.get(k, b.get(k)) for k in {**a, **b}}
+        if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+            return a + b
+        return a
+
+    total = usages[0]
+    for usage in usages[1:]:
+        total = add(total, usage)
+    return total

@@ -21,7 +21,7 @@ from pi_cli.config import paths
 from pi_cli.config.json_file import write_json_atomic
 from pi_cli.config.record import Record, RecordError, factory
 
-ThinkingLevelSetting = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+ThinkingLevelSetting = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 QueueMode = Literal["all", "one-at-a-time"]
 
 

@@ -200,18 +200,26 @@ def load_all(
 ) -> list[str]:
     """Load every extension from every place; returns the error lines (one per failure)."""
     errors: list[str] = []
-    paths: list[Path] = list(folder_entries(agent_dir / "extensions"))
+    # Each path with pi's sourceInfo metadata: discovered folders are "local" of their scope, a
+    # ``-e`` path is {source: "cli", scope: "temporary"} (pi's resource loader, no baseDir).
+    paths: list[tuple[Path, dict[str, str]]] = []
+    user = {"source": "local", "scope": "user", "origin": "top-level"}
+    paths.extend((p, user) for p in folder_entries(agent_dir / "extensions"))
     if trusted:
-        paths.extend(folder_entries(cwd / ".pi" / "extensions"))
+        project = {"source": "local", "scope": "project", "origin": "top-level"}
+        paths.extend((p, project) for p in folder_entries(cwd / ".pi" / "extensions"))
+    cli = set(cli_entries)
     for spec in [*settings_entries, *cli_entries]:
+        meta = {"source": "cli", "scope": "temporary", "origin": "top-level"} if spec in cli else user
         resolved = resolve_spec(spec, cwd)
         if isinstance(resolved, str):
             errors.append(f"extension {resolved}")
         elif resolved.is_dir() and not (resolved / "__init__.py").is_file():
-            paths.extend(folder_entries(resolved))
+            paths.extend((p, meta) for p in folder_entries(resolved))
         else:
-            paths.append(resolved)
-    for path in paths:
+            paths.append((resolved, meta))
+    for path, meta in paths:
+        runner.source_info.setdefault(str(path.resolve()), {"path": str(path.resolve()), **meta})
         error = load_path(runner, path.resolve())
         if error:
             errors.append(error)

@@ -43,19 +43,19 @@ class TrustUI(NoUI):
         self._notify = notify
         self.has_ui = select is not None
 
-    def notify(self, text: str, level: str = "info") -> None:
+    def notify(self, text: str, level: str | None = None) -> None:
         if self._notify:
             super().notify(text, level)
 
-    async def confirm(self, title: str, message: str = "") -> bool:
+    async def confirm(self, title: str, message: str = "", *, timeout: int | None = None) -> bool:
         if self._select is None:
             return False
         return await self._select(f"{title}\n{message}" if message else title, ["Yes", "No"]) == "Yes"
 
-    async def select(self, title: str, options: list[str]) -> str | None:
+    async def select(self, title: str, options: list[str], *, timeout: int | None = None) -> str | None:
         return None if self._select is None else await self._select(title, list(options))
 
-    async def input(self, title: str, placeholder: str | None = None) -> str | None:
+    async def input(self, title: str, placeholder: str | None = None, *, timeout: int | None = None) -> str | None:
         return None if self._ask is None else await self._ask(title, placeholder)
 
 

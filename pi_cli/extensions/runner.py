@@ -78,6 +78,10 @@ class ExtensionRunner:
         self.sources: list[str] = []  # extensions loaded, in order (for the start-up header)
         self.seen: set[str] = set()  # every source tried (a second loading pass skips them)
         self.ui: ExtensionUI = NoUI()
+        # extension source (its path) → pi's sourceInfo {path, source, scope, origin[, baseDir]}, set
+        # by whoever loads it; get_commands reports it as pi does.
+        self.source_info: dict[str, dict[str, str]] = {}
+        self.mode = "print"  # ctx.mode, pi's name for the front end (set by the session builder)
         self.host: ExtensionHost | None = None  # the session, given to bind()
         self.on_error: ErrorSink = _stderr_error
         self.started = False
@@ -262,10 +266,17 @@ class ExtensionRunner:
             self.report(command.source, f"command:{command.name}", exc)
 
     def command_list(self) -> list[dict[str, Any]]:
-        """RPC ``get_commands`` entries (``source: "extension"``) with pi's ``sourceInfo``."""
+        """RPC ``get_commands`` entries: ``{name, description, source: "extension", sourceInfo}``.
+
+        ``sourceInfo`` is what the loader recorded for the extension (pi's shape); for one loaded
+        some other way (an entry point, a test) it is judged from where its file is."""
         return [
-            {"name": c.name, "description": c.description, "source": "extension", "path": c.source,
-             "sourceInfo": _source_info(c.source, self.cwd)}
+            {
+                "name": c.name,
+                "description": c.description,
+                "source": "extension",
+                "sourceInfo": self.source_info.get(c.source) or _source_info(c.source, self.cwd),
+            }
             for c in self.commands.values()
         ]  # fmt: skip
 

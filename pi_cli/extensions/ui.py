@@ -19,19 +19,37 @@ class ExtensionUI(Protocol):
 
     has_ui: bool
 
-    def notify(self, text: str, level: str = "info") -> None: ...
+    def notify(self, text: str, level: str | None = None) -> None:
+        """Show ``text``; ``level`` is ``"info"``/``"warning"``/``"error"``, None when the extension
+        gave none (a UI shows it as info; RPC leaves ``notifyType`` out, as pi)."""
 
-    async def confirm(self, title: str, message: str = "") -> bool: ...
+    # Dialogs take pi's ``timeout`` option (milliseconds): when it passes unanswered the dialog gives
+    # its default (False / None). Front ends without a countdown accept it and wait for the user.
+    async def confirm(self, title: str, message: str = "", *, timeout: int | None = None) -> bool: ...
 
-    async def select(self, title: str, options: list[str]) -> str | None: ...
+    async def select(self, title: str, options: list[str], *, timeout: int | None = None) -> str | None: ...
 
-    async def input(self, title: str, placeholder: str | None = None) -> str | None: ...
+    async def input(self, title: str, placeholder: str | None = None, *, timeout: int | None = None) -> str | None: ...
 
     def set_status(self, key: str, text: str | None) -> None: ...
 
-    def set_widget(self, key: str, lines: list[str] | None, placement: str = "aboveEditor") -> None: ...
+    def set_widget(self, key: str, lines: list[str] | None, placement: str | None = None) -> None:
+        """Show (``lines``) or remove (None) a widget; ``placement`` None when the extension gave none
+        (a UI puts it above the editor; RPC leaves ``widgetPlacement`` out, as pi)."""
 
     def set_editor_text(self, text: str) -> None: ...
+
+    def paste_to_editor(self, text: str) -> None:
+        """Put ``text`` into the editor as a paste would (RPC: a ``set_editor_text`` request, as pi)."""
+
+    def get_editor_text(self) -> str:
+        """The editor's text; ``""`` where the front end cannot tell synchronously (RPC, as pi)."""
+
+    def set_title(self, title: str) -> None:
+        """The terminal or window title (RPC: a fire-and-forget ``setTitle`` request)."""
+
+    async def editor(self, title: str, prefill: str | None = None) -> str | None:
+        """A multi-line text dialog; the text, or None when cancelled or not available."""
 
 
 PLACEMENTS = ("aboveEditor", "belowEditor")
@@ -43,27 +61,39 @@ class NoUI:
 
     has_ui = False
 
-    def notify(self, text: str, level: str = "info") -> None:
-        prefix = "" if level == "info" else f"{level.capitalize()}: "
+    def notify(self, text: str, level: str | None = None) -> None:
+        prefix = "" if level in (None, "info") else f"{level.capitalize()}: "
         sys.stderr.write(f"{prefix}{text}\n")
         sys.stderr.flush()
 
-    async def confirm(self, title: str, message: str = "") -> bool:
+    async def confirm(self, title: str, message: str = "", *, timeout: int | None = None) -> bool:
         return False
 
-    async def select(self, title: str, options: list[str]) -> str | None:
+    async def select(self, title: str, options: list[str], *, timeout: int | None = None) -> str | None:
         return None
 
-    async def input(self, title: str, placeholder: str | None = None) -> str | None:
+    async def input(self, title: str, placeholder: str | None = None, *, timeout: int | None = None) -> str | None:
         return None
 
     def set_status(self, key: str, text: str | None) -> None:
         return None
 
-    def set_widget(self, key: str, lines: list[str] | None, placement: str = "aboveEditor") -> None:
+    def set_widget(self, key: str, lines: list[str] | None, placement: str | None = None) -> None:
         return None
 
     def set_editor_text(self, text: str) -> None:
+        return None
+
+    def paste_to_editor(self, text: str) -> None:
+        return None
+
+    def get_editor_text(self) -> str:
+        return ""
+
+    def set_title(self, title: str) -> None:
+        return None
+
+    async def editor(self, title: str, prefill: str | None = None) -> str | None:
         return None
 
 
@@ -91,18 +121,18 @@ class DialogUI:
         self.widgets: dict[str, list[str]] = {}
         self.placements: dict[str, str] = {}  # widget key → "aboveEditor" | "belowEditor"
 
-    def notify(self, text: str, level: str = "info") -> None:
-        self._notify(text, level)
+    def notify(self, text: str, level: str | None = None) -> None:
+        self._notify(text, level or "info")
 
-    async def confirm(self, title: str, message: str = "") -> bool:
+    async def confirm(self, title: str, message: str = "", *, timeout: int | None = None) -> bool:
         answer: str | None = await self._dialogs.select(f"{title}\n{message}" if message else title, ["Yes", "No"])
         return answer == "Yes"
 
-    async def select(self, title: str, options: list[str]) -> str | None:
+    async def select(self, title: str, options: list[str], *, timeout: int | None = None) -> str | None:
         answer: str | None = await self._dialogs.select(title, options)
         return answer
 
-    async def input(self, title: str, placeholder: str | None = None) -> str | None:
+    async def input(self, title: str, placeholder: str | None = None, *, timeout: int | None = None) -> str | None:
         answer: str | None = await self._dialogs.input(title, placeholder)
         return answer
 
@@ -114,8 +144,9 @@ class DialogUI:
         if self._on_change is not None:
             self._on_change("status", key)
 
-    def set_widget(self, key: str, lines: list[str] | None, placement: str = "aboveEditor") -> None:
-        """``placement``: ``"aboveEditor"`` (default) or ``"belowEditor"``, as pi's option."""
+    def set_widget(self, key: str, lines: list[str] | None, placement: str | None = None) -> None:
+        """``placement``: ``"aboveEditor"`` (default, also for None) or ``"belowEditor"``, as pi's option."""
+        placement = placement or "aboveEditor"
         if placement not in PLACEMENTS:
             raise ValueError(f"widget placement must be one of {', '.join(PLACEMENTS)}, not {placement!r}")
         self.placements[key] = placement
@@ -132,6 +163,18 @@ class DialogUI:
     def set_editor_text(self, text: str) -> None:
         if self._set_editor_text is not None:
             self._set_editor_text(text)
+
+    def paste_to_editor(self, text: str) -> None:
+        self.set_editor_text(text)
+
+    def get_editor_text(self) -> str:
+        return ""  # the terminal front ends do not lend their editor's text out (yet)
+
+    def set_title(self, title: str) -> None:
+        return None  # no title binding in these front ends (yet); the call is accepted, as pi's ctx.ui has it
+
+    async def editor(self, title: str, prefill: str | None = None) -> str | None:
+        return None  # no multi-line editor dialog in these front ends (yet): as cancelled
 
 
 class DialogOptionsUI:
@@ -152,20 +195,25 @@ class DialogOptionsUI:
         return getattr(self._ui, name)
 
     async def confirm(self, title: str, message: str = "", *, timeout: float | None = None, signal: Any = None) -> bool:
-        answer = await _bounded(self._ui.confirm(title, message), timeout, signal)
+        answer = await _bounded(self._ui.confirm(title, message, timeout=_ms(timeout)), timeout, signal)
         return bool(answer)
 
     async def select(
         self, title: str, options: list[str], *, timeout: float | None = None, signal: Any = None
     ) -> str | None:
-        answer: str | None = await _bounded(self._ui.select(title, options), timeout, signal)
+        answer: str | None = await _bounded(self._ui.select(title, options, timeout=_ms(timeout)), timeout, signal)
         return answer
 
     async def input(
         self, title: str, placeholder: str | None = None, *, timeout: float | None = None, signal: Any = None
     ) -> str | None:
-        answer: str | None = await _bounded(self._ui.input(title, placeholder), timeout, signal)
+        answer: str | None = await _bounded(self._ui.input(title, placeholder, timeout=_ms(timeout)), timeout, signal)
         return answer
+
+
+def _ms(timeout: float | None) -> int | None:
+    """The timeout as the front ends take it (whole milliseconds; RPC sends it to its client)."""
+    return None if timeout is None else int(timeout)
 
 
 async def _bounded(dialog: Any, timeout: float | None, signal: Any) -> Any:

@@ -195,7 +195,9 @@ def _list(args: list[str], cwd: Path, agent_dir: Path, trust: Callable[[Path], b
         state = (
             f"connected, {count} tool{'' if count == 1 else 's'}" if report["state"] == "connected" else report["state"]
         )
-        _out(f"{report['name']}: {state} ({report['exposure']}, {report['scope']})")
+        # pi labels the user file's servers "global" (the JSON keeps pi_cli's scope names).
+        label = {"user": "global"}.get(report["scope"], report["scope"])
+        _out(f"{report['name']}: {state} ({report['exposure']}, {label})")
         _out(f"  {report['transport']}")
         if report["tools"]:
             _out(f"  tools: {', '.join(report['tools'])}")

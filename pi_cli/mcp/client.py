@@ -48,6 +48,9 @@ class McpClient:
         self._sandbox = sandbox  # stdio servers start inside it unless their entry opts out
         self.name = config.name
         self._cwd = cwd
+        # The session's folder is the client's one root (pi offers it): servers such as
+        # server-filesystem then scope themselves to the project.
+        self._roots = [{"uri": Path(cwd).resolve().as_uri()}]
         self._log = log
         self._on_tools_changed = on_tools_changed
         self._on_closed = on_closed
@@ -62,7 +65,7 @@ class McpClient:
     async def connect(self) -> None:
         """Start, handshake and list tools; raises :class:`McpError` (naming the server) on failure."""
         config = self.config
-        peer = self._peer = RpcPeer(config.name, self._send, self._notification)
+        peer = self._peer = RpcPeer(config.name, self._send, self._notification, self._roots)
         try:
             if config.command is not None:
                 cwd = _server_cwd(config.cwd, self._cwd)
@@ -89,7 +92,7 @@ class McpClient:
         await self._transport.start()
         params = {
             "protocolVersion": PROTOCOL_VERSION,
-            "capabilities": {},
+            "capabilities": {"roots": {}},
             "clientInfo": {"name": "pi", "version": __version__},
         }
         result = await peer.request("initialize", params, config.timeout)
@@ -136,11 +139,15 @@ class McpClient:
                 break
         return tools
 
-    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        """The raw ``CallToolResult`` of ``tools/call``."""
+    async def call_tool(
+        self, tool: str, arguments: dict[str, Any], on_progress: Callable[[dict[str, Any]], None] | None = None
+    ) -> dict[str, Any]:
+        """The raw ``CallToolResult`` of ``tools/call``; ``on_progress`` gets the server's progress
+        notifications for the call (their params)."""
         if self._peer is None:
             raise McpError(f'MCP server "{self.name}" is not connected')
-        return await self._peer.request("tools/call", {"name": tool, "arguments": arguments}, self.config.timeout)
+        params = {"name": tool, "arguments": arguments}
+        return await self._peer.request("tools/call", params, self.config.timeout, on_progress)
 
     def _notification(self, method: str, params: dict[str, Any]) -> None:
         if method == "notifications/message":

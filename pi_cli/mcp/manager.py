@@ -27,7 +27,7 @@ from pi_cli.mcp.client import McpClient
 from pi_cli.mcp.config import Exposure, McpConfig, ServerConfig, project_config_path
 from pi_cli.mcp.errors import McpError
 from pi_cli.mcp.log import McpLog
-from pi_cli.mcp.results import map_call_result
+from pi_cli.mcp.results import map_call_result, progress_text
 from pi_cli.mcp.search import SearchDoc, rank
 from pi_cli.mcp.tools import TOOL_SEARCH_NAME, McpTool, ToolSearchTool, tool_names
 from pi_cli.sandbox.protocol import ToolSandbox
@@ -222,8 +222,16 @@ class McpManager:
             self._changed()
         return found
 
-    async def call(self, server: str, tool: str, args: dict[str, Any], signal: AbortSignal | None) -> AgentToolResult:
-        """Call ``tool`` on ``server``; a dropped server is reconnected first. Raises naming the server."""
+    async def call(
+        self,
+        server: str,
+        tool: str,
+        args: dict[str, Any],
+        signal: AbortSignal | None,
+        on_progress: Callable[[str], None] | None = None,
+    ) -> AgentToolResult:
+        """Call ``tool`` on ``server``; a dropped server is reconnected first. Raises naming the server.
+        ``on_progress`` gets pi's line for each progress notification ("Progress 1/4")."""
         state = self.servers.get(server)
         if state is None or not state.config.enabled:
             raise McpError(f'MCP server "{server}" is not enabled')
@@ -234,7 +242,8 @@ class McpManager:
         client = state.client
         if state.status != "connected" or client is None:
             raise McpError(state.error or f'MCP server "{server}" is not connected')
-        call = asyncio.ensure_future(client.call_tool(tool, args))
+        listener = None if on_progress is None else (lambda params: on_progress(progress_text(params)))
+        call = asyncio.ensure_future(client.call_tool(tool, args, listener))
 
         def cancel() -> None:
             call.cancel()

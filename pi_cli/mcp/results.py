@@ -1,14 +1,19 @@
 """MCP ``CallToolResult`` → pi tool result content blocks.
 
 Text stays text and images stay images. Audio, resource links and embedded resources have no pi
-block, so they become a line of text saying what they are (text resources give their text).
+block, so they become a line of text saying what they are. An embedded resource gives its text: a
+``text`` resource as sent, a ``blob`` of a ``text/*`` type decoded (UTF-8); any other blob is saved
+to a temporary file whose path the line names, so the model can read it with its tools, as pi does.
 ``structuredContent`` is kept in ``details`` and, when the server sent no content at all, given to
 the model as JSON text. A result with ``isError`` becomes an error naming the server.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
+import mimetypes
 import os
 import tempfile
 from typing import Any, cast
@@ -34,6 +39,24 @@ def _shorten(text: str, server: str) -> str:
     return f"{text[:half]}\n…{cut} chars truncated…\n{text[-half:]}\n\n[Full output: {path}]"
 
 
+def _blob_text(resource: dict[str, Any]) -> str:
+    """The model's view of a ``blob`` resource: decoded text for ``text/*``, else the file it was saved to."""
+    uri = resource.get("uri")
+    mime = str(resource.get("mimeType") or "")
+    try:
+        data = base64.b64decode(str(resource.get("blob") or ""), validate=False)
+    except (binascii.Error, ValueError):
+        return f"[binary resource: {uri} ({mime or '?'}), not valid base64]"
+    if mime.startswith("text/"):
+        return data.decode("utf-8", errors="replace")
+    # Keep the extension the type implies, so a viewer (or the read tool, for images) knows the file.
+    suffix = (mimetypes.guess_extension(mime) if mime else None) or ".bin"
+    fd, path = tempfile.mkstemp(prefix="pi-mcp-resource-", suffix=suffix)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+    return f"[binary resource: {uri} ({mime or '?'}, {len(data)} bytes) saved to {path}]"
+
+
 class McpToolError(McpError):
     """The server answered the call with ``isError: true``."""
 
@@ -55,6 +78,8 @@ def _block(item: Any) -> dict[str, Any] | None:
         resource = item["resource"]
         if isinstance(resource.get("text"), str):
             return {"type": "text", "text": resource["text"]}
+        if isinstance(resource.get("blob"), str):
+            return {"type": "text", "text": _blob_text(resource)}
         return {"type": "text", "text": f"[binary resource: {resource.get('uri')} ({resource.get('mimeType') or '?'})]"}
     return None
 
@@ -74,3 +99,15 @@ def map_call_result(server: str, tool: str, result: dict[str, Any]) -> AgentTool
         details["structuredContent"] = structured
     content = cast(list[UserContent], blocks or [{"type": "text", "text": "(no output)"}])
     return AgentToolResult(content=content, details=details)
+
+
+def progress_text(params: dict[str, Any]) -> str:
+    """The line a ``notifications/progress`` shows as a tool update: pi's "Progress 1/4" (no total:
+    "Progress 1"), the server's ``message`` after a colon when it sent one."""
+
+    def number(value: Any) -> str:
+        return f"{value:g}" if isinstance(value, float) else str(value)
+
+    progress, total, message = params.get("progress"), params.get("total"), params.get("message")
+    text = f"Progress {number(progress)}" + (f"/{number(total)}" if total is not None else "")
+    return f"{text}: {message}" if isinstance(message, str) and message else text

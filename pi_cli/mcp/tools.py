@@ -8,8 +8,9 @@ registry like any other (``tool_call``/``tool_result`` handlers and the approval
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
-from collections.abc import Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, Protocol
 
 from pi_cli.agent.types import AgentToolResult, OnUpdate
@@ -38,7 +39,12 @@ class ToolHost(Protocol):
     async def dispatch(self, coro: Coroutine[Any, Any, Any], signal: AbortSignal | None = None) -> Any: ...
 
     async def call(
-        self, server: str, tool: str, args: dict[str, Any], signal: AbortSignal | None
+        self,
+        server: str,
+        tool: str,
+        args: dict[str, Any],
+        signal: AbortSignal | None,
+        on_progress: Callable[[str], None] | None = None,
     ) -> AgentToolResult: ...
 
     async def search_and_load(self, query: str, limit: int) -> list[McpTool]: ...
@@ -92,8 +98,18 @@ class McpTool(PlainTool):
         manager = self._manager
         # Across loops the runner cancels on abort; an AbortSignal only works on its own loop.
         inner_signal = signal if manager.runner is None else None
+        on_progress = None
+        if on_update is not None:
+            # Progress arrives on the servers' loop (another thread in a session): hop back to ours,
+            # where the agent turns the update into a tool_execution_update, as pi shows it.
+            loop = asyncio.get_running_loop()
+
+            def on_progress(text: str) -> None:
+                update = AgentToolResult(content=[{"type": "text", "text": text}], details={})
+                loop.call_soon_threadsafe(on_update, update)
+
         result: AgentToolResult = await manager.dispatch(
-            manager.call(self.server, self.tool, args, inner_signal), signal
+            manager.call(self.server, self.tool, args, inner_signal, on_progress), signal
         )
         return result
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from pi_cli.ai.types import Model
+from pi_cli.ai.types import THINKING_LEVELS, Model
 from pi_cli.errors import MissingApiKeyError, ModelError, UsageError
 
 
@@ -89,7 +89,7 @@ def scope_matches(registry: Any, pattern: str, has_key: Callable[[Model], bool])
     ``provider/id`` and ``id``, or one fuzzy pattern; each may end in ``:level``."""
     level: str | None = None
     head, colon, tail = pattern.rpartition(":")
-    if colon and tail in ("off", "minimal", "low", "medium", "high", "xhigh"):
+    if colon and tail in THINKING_LEVELS:
         pattern, level = head, tail
     if any(ch in pattern for ch in "*?["):
         lowered = pattern.lower()

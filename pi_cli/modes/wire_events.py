@@ -9,7 +9,9 @@ the partial ``message`` and ``assistantMessageEvent.partial``. On the wire pi 1.
 * ``toolcall_start`` gains ``id`` and ``toolName`` (read from the partial's block), since the client
   no longer sees the block itself;
 * an assistant ``message_start`` carries ``stopReason: "pending"`` (the message is still streaming;
-  ``message_end`` has the terminal reason).
+  ``message_end`` has the terminal reason) — unless the message never streamed (an error before
+  the first chunk, the closing turn of an abort): then, as in pi 1.6.0, it is already the final
+  message, ``stopReason`` and ``errorMessage`` included.
 
 Every other event is passed through unchanged (same object).
 """
@@ -28,6 +30,9 @@ _ZERO_USAGE: dict[str, Any] = {
 }
 
 
+_FINAL_AT_START = ("error", "aborted")
+
+
 def to_wire(event: dict[str, Any]) -> dict[str, Any]:
     """Return ``event`` as pi 1.6.0 writes it to JSON/RPC output (a new dict when changed)."""
     kind = event.get("type")
@@ -35,7 +40,13 @@ def to_wire(event: dict[str, Any]) -> dict[str, Any]:
         return _update_to_wire(event)
     if kind == "message_start":
         message = event.get("message")
-        if isinstance(message, dict) and message.get("role") == "assistant":
+        # A streamed message starts from a partial whose reason is still the initial "stop"; one that
+        # arrives whole (never streamed) already ends in "error" or "aborted".
+        if (
+            isinstance(message, dict)
+            and message.get("role") == "assistant"
+            and message.get("stopReason") not in _FINAL_AT_START
+        ):
             return {**event, "message": {**message, "stopReason": "pending"}}
     return event
 

@@ -25,6 +25,15 @@ def load_package_extensions(runner: ExtensionRunner, packages: PackageSet) -> li
         if package.contents.extensions and deps.is_dir() and str(deps) not in sys.path:
             sys.path.append(str(deps))  # a git package's own dependencies
         for path in package.contents.extensions:
+            # pi names a package's resources by the package: origin "package", its declared source.
+            info = {
+                "path": str(path.resolve()),
+                "source": package.declaration.source,
+                "scope": str(package.declaration.scope),
+                "origin": "package",
+                "baseDir": str(package.root),
+            }
+            runner.source_info.setdefault(str(path.resolve()), info)
             error = load_path(runner, path.resolve())
             if error:
                 errors.append(error)

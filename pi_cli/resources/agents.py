@@ -32,7 +32,7 @@ from pi_cli.resources.frontmatter import read_frontmatter_file
 __all__ = ["AgentCatalog", "AgentDefinition", "AgentSource", "format_agent_list", "load_agents"]
 
 AgentSource = Literal["builtin", "package", "user", "project"]
-THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
 # Claude Code's tool names → ours (its other tools have no counterpart and are left as named).
 CLAUDE_TOOLS = {

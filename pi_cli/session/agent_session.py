@@ -480,10 +480,11 @@ class AgentSession:
     # -- session files -----------------------------------------------------------------------
 
     async def _settle(self) -> None:
-        """Before a session-file operation: stop a running prompt, empty the queues."""
+        """Before a session-file operation: stop a running prompt, empty the queues (announced only
+        when something was queued, as pi)."""
         if self.is_streaming:
             await self.abort()
-        self.clear_queues()
+        self.runs.clear(only_if_changed=True)
 
     async def new_session(self, parent_session: str | None = None) -> dict[str, Any]:
         previous = self.session_file

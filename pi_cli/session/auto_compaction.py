@@ -110,6 +110,10 @@ class AutoCompactor:
                 await self._failed(end, from_extension[0])
                 raise CompactionFailed(str(exc)) from None
         messages = list(manager.build_context().messages)
+        from pi_cli.compaction.budget import estimate_tokens
+
+        # pi's estimatedTokensAfter: the compacted context (summary + kept messages), estimated.
+        result.estimated_tokens_after = sum(estimate_tokens(m) for m in messages)
         if (
             will_retry
             and messages

@@ -84,7 +84,7 @@ class BashRunner:
         message = bash_execution_message(
             command,
             result["output"],
-            result["exitCode"],
+            result.get("exitCode"),
             result["cancelled"],
             result["truncated"],
             result.get("fullOutputPath"),
@@ -103,15 +103,19 @@ def _field(raw: Any, *names: str, default: Any = None) -> Any:
 
 
 def normalise_bash_result(raw: Any, cancelled_hint: bool = False) -> dict[str, Any]:
-    """pi's ``BashResult`` JSON from whatever the tools layer returned (dataclass or dict)."""
+    """pi's ``BashResult`` JSON from whatever the tools layer returned (dataclass or dict).
+
+    ``exitCode`` is present only when the process reported one: pi's ``exitCode`` is ``undefined``
+    for a cancelled run, and JSON drops the key (pi 1.6.0 answered ``{output, cancelled, truncated}``
+    to an ``abort_bash``; tests/fixtures/pi16/ai_tools.json ``rpc_bash_cancel``).
+    """
     cancelled = bool(_field(raw, "cancelled", "aborted", default=False)) or cancelled_hint
     exit_code = _field(raw, "exit_code", "exitCode", default=None)
-    result: dict[str, Any] = {
-        "output": str(_field(raw, "output", default="") or ""),
-        "exitCode": None if cancelled and exit_code is None else exit_code,
-        "cancelled": cancelled,
-        "truncated": bool(_field(raw, "truncated", default=False)),
-    }
+    result: dict[str, Any] = {"output": str(_field(raw, "output", default="") or "")}
+    if exit_code is not None:
+        result["exitCode"] = exit_code
+    result["cancelled"] = cancelled
+    result["truncated"] = bool(_field(raw, "truncated", default=False))
     full_path = _field(raw, "full_output_path", "fullOutputPath", default=None)
     if full_path:
         result["fullOutputPath"] = str(full_path)

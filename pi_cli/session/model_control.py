@@ -56,6 +56,9 @@ class ModelControl:
     scoped: list[tuple[Model, str | None]]
     extra_keys: dict[str, str] = field(default_factory=dict, init=False)  # ``--api-key`` and probes
     extra_models: list[Model] = field(default_factory=list, init=False)  # local servers found at start-up
+    # defaultThinkingLevel as saved during this session: pi's settings manager reads back what it
+    # wrote, while ``settings`` is the start-up snapshot.
+    _saved_default_level: str | None = field(default=None, init=False)
 
     @property
     def model(self) -> Model | None:
@@ -127,13 +130,19 @@ class ModelControl:
         self.set_thinking_level(wanted, persist=False)
 
     def _level_for_switch(self) -> str:
-        """pi's level for a model switch: the current one, unless the model being left has no
-        reasoning (its level is only a forced ``off``), then ``defaultThinkingLevel`` or ``medium``."""
-        current = self.model
-        if current is not None and current.get("reasoning"):
-            return self.thinking_level
-        default = self.settings.default_thinking_level if self.settings is not None else None
-        return str(default) if default else "medium"
+        """pi 1.6's level for a model switch without an explicit one: ``defaultThinkingLevel`` when
+        the settings have one, else the current level (``medium`` only when there is none).
+
+        So a session at ``off`` on a model without reasoning stays ``off`` on a reasoning model,
+        with no ``thinking_level_changed`` (pi 1.6.0 measured; pi 0.73 took ``medium`` here).
+        The result is clamped to the new model by :meth:`set_thinking_level`.
+        """
+        default = self._saved_default_level or (
+            self.settings.default_thinking_level if self.settings is not None else None
+        )
+        if default:
+            return str(default)
+        return str(self.agent.state.thinking_level or "medium")
 
     def cycle_model(self, direction: str = "forward") -> dict[str, Any] | None:
         """Next scoped model (or next available one); None when there is nothing to cycle to."""
@@ -169,6 +178,7 @@ class ModelControl:
         model = self.model
         if persist and model is not None and model.get("reasoning"):
             self.save_setting("defaultThinkingLevel", clamped)
+            self._saved_default_level = clamped
         return clamped
 
     def cycle_thinking_level(self) -> str | None:

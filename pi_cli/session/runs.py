@@ -173,12 +173,17 @@ class RunControl:
         (self.agent.steer if kind == "steer" else self.agent.follow_up)(message)
         self.hub.emit_nowait(self.queue_event())
 
-    def clear(self) -> tuple[list[str], list[str]]:
-        """Drop every queued message; returns the user texts (steering, follow-up) for the editor."""
-        steering = queued_texts(self.agent.clear_steering_queue())
-        follow_up = queued_texts(self.agent.clear_follow_up_queue())
-        self.hub.emit_nowait(self.queue_event())
-        return steering, follow_up
+    def clear(self, only_if_changed: bool = False) -> tuple[list[str], list[str]]:
+        """Drop every queued message; returns the user texts (steering, follow-up) for the editor.
+
+        A ``queue_update`` follows, unless ``only_if_changed`` and nothing was queued: pi 1.6.0
+        sends none when new/fork/clone/switch find the queues already empty.
+        """
+        steering_queue = self.agent.clear_steering_queue()
+        follow_up_queue = self.agent.clear_follow_up_queue()
+        if steering_queue or follow_up_queue or not only_if_changed:
+            self.hub.emit_nowait(self.queue_event())
+        return queued_texts(steering_queue), queued_texts(follow_up_queue)
 
     def texts(self) -> tuple[list[str], list[str]]:
         """The queued user texts: (steering, follow-up), oldest first."""

@@ -118,7 +118,7 @@ class SessionFiles:
         manager = self.manager()
         entry = manager.get_entry(entry_id)
         if entry is None or entry.get("type") != "message" or entry["message"].get("role") != "user":
-            raise SessionError(f"Invalid entry ID for forking: {entry_id}")
+            raise SessionError("Invalid entry ID for forking")  # pi's exact text: the id is not repeated
         from pi_cli.store.entry_messages import user_text
 
         text = user_text(entry["message"])

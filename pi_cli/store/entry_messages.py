@@ -121,16 +121,14 @@ def bash_execution_message(
     full_output_path: str | None = None,
     exclude_from_context: bool = False,
 ) -> dict[str, Any]:
-    """A ``bashExecution`` message for a user's ``!cmd`` (``!!cmd`` sets ``excludeFromContext``)."""
-    message: dict[str, Any] = {
-        "role": "bashExecution",
-        "command": command,
-        "output": output,
-        "exitCode": exit_code,
-        "cancelled": cancelled,
-        "truncated": truncated,
-        "timestamp": now_ms(),
-    }
+    """A ``bashExecution`` message for a user's ``!cmd`` (``!!cmd`` sets ``excludeFromContext``).
+
+    A run without an exit code (cancelled) has no ``exitCode`` key, as pi writes ``undefined``.
+    """
+    message: dict[str, Any] = {"role": "bashExecution", "command": command, "output": output}
+    if exit_code is not None:
+        message["exitCode"] = exit_code
+    message.update({"cancelled": cancelled, "truncated": truncated, "timestamp": now_ms()})
     if full_output_path:
         message["fullOutputPath"] = full_output_path
     if exclude_from_context:

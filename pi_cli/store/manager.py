@@ -233,8 +233,9 @@ class SessionManager:
 
     def append_compaction(
         self, summary: str, first_kept_entry_id: str, tokens_before: int,
-        details: Any = None, from_hook: bool | None = None,
+        details: Any = None, from_hook: bool | None = None, usage: dict[str, Any] | None = None,
     ) -> str:  # fmt: skip
+        """A ``compaction`` entry; ``usage`` is what the summary cost (pi records it with the entry)."""
         return self._append(
             "compaction",
             {
@@ -243,6 +244,7 @@ class SessionManager:
                 "tokensBefore": tokens_before,
                 "details": details,
                 "fromHook": from_hook,
+                "usage": usage,
             },
         )
 

@@ -91,12 +91,13 @@ def tally_messages(messages: Iterable[dict[str, Any]]) -> Tally:
 
 
 def last_assistant_text(messages: list[dict[str, Any]]) -> str | None:
-    """Text of the last assistant message that has any, else None (aborted empty replies skipped)."""
+    """The last assistant message's text, trimmed (as pi's ``getLastAssistantText``); None when it
+    has no text. Aborted replies with no content are skipped; any other last reply decides."""
     for message in reversed(messages):
         if message.get("role") != "assistant":
             continue
         if message.get("stopReason") == "aborted" and not message.get("content"):
             continue
         text = "".join(b.get("text", "") for b in message.get("content", []) if b.get("type") == "text")
-        return text if text.strip() else None
+        return text.strip() or None
     return None

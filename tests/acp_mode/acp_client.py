@@ -23,6 +23,16 @@ class RecordingClient:
         self.changed = asyncio.Event()
         self.buffers: dict[str, str] = {}  # the editor's (unsaved) file texts, by absolute path
         self.writes: list[tuple[str, str]] = []
+        self.wire: list[dict[str, Any]] = []  # every message from the agent, as sent (before the SDK parses it)
+
+    def observe(self, event: Any) -> None:
+        """The SDK's stream observer: keeps the agent's raw messages (keys the models would drop)."""
+        if event.direction.value == "incoming":
+            self.wire.append(event.message)
+
+    def wire_updates(self) -> list[dict[str, Any]]:
+        """The raw ``update`` objects of every ``session/update`` notification."""
+        return [m["params"]["update"] for m in self.wire if m.get("method") == "session/update"]
 
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
         self.updates.append({"sessionId": session_id, **update.model_dump(by_alias=True, exclude_none=True)})
@@ -87,7 +97,7 @@ async def acp_agent(
     )  # fmt: skip
     client = RecordingClient()
     assert proc.stdin is not None and proc.stdout is not None
-    conn = ClientSideConnection(client, proc.stdin, proc.stdout)
+    conn = ClientSideConnection(client, proc.stdin, proc.stdout, observers=[client.observe])
     try:
         caps = {"fs": {"readTextFile": True, "writeTextFile": True}} if fs else None
         await asyncio.wait_for(conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=caps), 30)

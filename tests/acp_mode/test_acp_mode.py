@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -57,6 +58,19 @@ async def test_prompt_with_write_tool_streams_text_tool_card_and_diff(pi: PiEnv)
     usage = client.of("usage_update")
     assert usage and usage[-1]["size"] > 0 and usage[-1]["used"] > 0
     assert any(u.get("sessionUpdate") == "available_commands_update" for u in client.updates)
+
+
+async def test_a_new_files_diff_carries_old_text_null_on_the_wire(pi: PiEnv) -> None:
+    """pi-acp sends ``"oldText": null`` for a file the call created; toad draws no diff without the key."""
+    pi.server.add_turns(
+        [{"tool_calls": [{"name": "write", "arguments": {"path": "fresh.txt", "content": "hello\n"}}]}, {"text": "ok"}]
+    )
+    async with acp_agent(pi) as (conn, client, _proc):
+        session = await conn.new_session(cwd=str(pi.cwd), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[text_block("make fresh.txt")])
+    cards = [u for u in client.wire_updates() if u["sessionUpdate"] in ("tool_call", "tool_call_update")]
+    diffs = [c for u in cards for c in u.get("content") or [] if c.get("type") == "diff"]
+    assert diffs == [{"type": "diff", "path": str(pi.cwd / "fresh.txt"), "oldText": None, "newText": "hello\n"}]
 
 
 async def test_bash_output_reaches_the_card_and_failures_are_marked(pi: PiEnv) -> None:
@@ -148,6 +162,9 @@ async def test_load_replays_history_and_list_finds_the_session(pi: PiEnv) -> Non
     async with acp_agent(pi) as (conn, client, _proc):
         listed = await conn.list_sessions(cwd=str(pi.cwd))
         assert [s.session_id for s in listed.sessions] == [session.session_id]
+        # The last page says so with ``nextCursor: null``, as pi-acp (the key is not left out).
+        page = next(m["result"] for m in client.wire if isinstance(m.get("result"), dict) and "sessions" in m["result"])
+        assert "nextCursor" in page and page["nextCursor"] is None
         assert listed.sessions[0].title == "read x.txt please"
         loaded = await conn.load_session(cwd=str(pi.cwd), session_id=session.session_id, mcp_servers=[])
         assert loaded is not None and loaded.config_options is not None
@@ -164,7 +181,7 @@ async def test_load_replays_history_and_list_finds_the_session(pi: PiEnv) -> Non
 
 async def test_config_options_and_modes_change_model_and_thinking(pi: PiEnv) -> None:
     pi.server.add_turns([{"text": "ok"}])
-    async with acp_agent(pi) as (conn, _client, _proc):
+    async with acp_agent(pi) as (conn, client, _proc):
         session = await conn.new_session(cwd=str(pi.cwd), mcp_servers=[])
         reply = await conn.set_config_option(config_id="model", session_id=session.session_id, value="fake/fake-think")
         assert reply is not None
@@ -172,6 +189,18 @@ async def test_config_options_and_modes_change_model_and_thinking(pi: PiEnv) -> 
         thinking = options["thinking"]
         thinking = getattr(thinking, "root", thinking)
         assert "high" in [o.value for o in thinking.options]
+        # As pi-acp: the new options are announced before the answer (the level stayed off: no mode update).
+        kinds = [u["sessionUpdate"] for u in client.updates if u["sessionUpdate"].endswith(("mode_update", "_update"))]
+        assert kinds[-1] == "config_option_update" and "current_mode_update" not in kinds
+        models = [o for o in client.of("config_option_update")[-1]["configOptions"] if o["id"] == "model"]
+        assert models[0]["currentValue"] == "fake/fake-think"
+        await conn.set_session_mode(session_id=session.session_id, mode_id="high")
+        assert client.of("current_mode_update")[-1]["currentModeId"] == "high"
+        assert client.updates[-1]["sessionUpdate"] == "config_option_update"
+        await conn.set_config_option(config_id="thinking", session_id=session.session_id, value="low")
+        assert client.of("current_mode_update")[-1]["currentModeId"] == "low"
+        thinking_now = [o for o in client.of("config_option_update")[-1]["configOptions"] if o["id"] == "thinking"]
+        assert thinking_now[0]["currentValue"] == "low"
         await conn.set_session_mode(session_id=session.session_id, mode_id="high")
         await conn.prompt(session_id=session.session_id, prompt=[text_block("hi")])
         with pytest.raises(RequestError, match="unknown model"):
@@ -321,3 +350,27 @@ async def test_extension_command_while_running_runs_at_once(pi: PiEnv) -> None:
         assert second.stop_reason == "end_turn" and log.read_text() == "busy False"
         assert (await first).stop_reason == "end_turn"
     assert len(pi.bodies()) == 1 and "/mark" not in json.dumps(pi.bodies())
+
+
+@pytest.mark.parametrize("version", [0, 1, 7])
+async def test_the_fast_initialize_answer_is_the_sdks(version: int) -> None:
+    """``initialize`` is answered before the SDK is imported (~0.4 s saved; pi-acp answers in
+    ~130 ms): that answer must be exactly what the SDK would serialise from the agent's."""
+    from pi_cli.modes.acp.agent import PiAcpAgent
+    from pi_cli.modes.acp.fast_init import fast_answer
+
+    reply = await PiAcpAgent(lambda *_: None).initialize(protocol_version=version)
+    sdk = reply.model_dump(mode="json", by_alias=True, exclude_none=True, exclude_unset=True)
+    request = {"jsonrpc": "2.0", "id": 3, "method": "initialize", "params": {"protocolVersion": version}}
+    assert fast_answer(request) == {"jsonrpc": "2.0", "id": 3, "result": sdk}
+    # Anything unusual is left to the SDK (its validation answers it).
+    assert fast_answer({**request, "params": {"protocolVersion": "1"}}) is None
+    assert fast_answer({**request, "params": {"protocolVersion": 1, "clientCapabilities": []}}) is None
+    assert fast_answer({"jsonrpc": "2.0", "method": "initialize", "params": {"protocolVersion": 1}}) is None
+
+
+def test_the_acp_server_answers_initialize_without_importing_the_sdk() -> None:
+    """The module run before the first answer must not pull the SDK in (that import is the cost)."""
+    code = "import sys, pi_cli.cli, pi_cli.modes.acp.server; print(any(m.split('.')[0] == 'acp' for m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "False", done.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import stat
 import subprocess
 from pathlib import Path
@@ -204,3 +205,32 @@ async def test_stale_index_lock_is_cleared(project: Path, store: CheckpointStore
     fresh = CheckpointStore(project, store.agent_dir)
     (project / "a.txt").write_text("after a crash\n")
     assert await fresh.snapshot("two") is not None
+
+
+async def test_folders_of_the_checkpoint_come_back_empty_ones_too(project: Path, store: CheckpointStore) -> None:
+    """Git records files only; a rewind still brings back every folder the checkpoint had (pi 1.6)."""
+    (project / "empty").mkdir()
+    (project / "nest" / "deeper").mkdir(parents=True)
+    (project / "only_logs").mkdir()
+    (project / "only_logs" / "x.log").write_text("ignored\n")
+    (project / "build" / "inner").mkdir(parents=True)  # ignored by .gitignore: not recorded
+    first = await store.snapshot("with folders")
+    assert first is not None
+    for folder in ("empty", "nest", "only_logs", "old", "build"):
+        shutil.rmtree(project / folder)
+    await store.restore(first)
+    assert (project / "empty").is_dir() and (project / "nest" / "deeper").is_dir()
+    assert (project / "only_logs").is_dir() and not (project / "only_logs" / "x.log").exists()
+    assert (project / "old" / "moved.py").is_file()
+    assert not (project / "build").exists()  # ignored folders are left alone
+
+
+async def test_a_folder_removed_without_file_changes_is_a_new_checkpoint(project: Path, store: CheckpointStore) -> None:
+    (project / "empty").mkdir()
+    first = await store.snapshot("one")
+    (project / "empty").rmdir()
+    second = await store.snapshot("two")
+    assert first is not None and second is not None and second != first
+    assert await store.snapshot("three") == second  # and unchanged again after that
+    await store.restore(first)
+    assert (project / "empty").is_dir()

@@ -17,6 +17,8 @@ def register(pi):
         ctx.ui.set_widget("demo", ["line 1", "line 2"], placement="belowEditor")
         ctx.ui.set_editor_text("draft")
         ctx.ui.notify(f"ok={ok} choice={choice} text={text} ui={ctx.has_ui}", "warning")
+        ctx.ui.set_widget("plain", ["no placement"])
+        ctx.ui.notify("no level")
     pi.register_command("ask", ask, "Ask three questions")
 
     def broken(event, ctx):
@@ -37,6 +39,10 @@ def test_get_commands_lists_extension_commands(pi: PiEnv) -> None:
         commands = client.request({"type": "get_commands"})["data"]["commands"]
         ask = [c for c in commands if c["name"] == "ask"]
         assert ask and ask[0]["source"] == "extension" and ask[0]["description"] == "Ask three questions"
+        # pi's sourceInfo of an extension named with -e (its resource loader's CLI metadata, no baseDir)
+        path = str((pi.root / "ui_ext.py").resolve())
+        assert ask[0]["sourceInfo"] == {"path": path, "source": "cli", "scope": "temporary", "origin": "top-level"}
+        assert "path" not in ask[0]
     finally:
         assert client.close() == 0
 
@@ -65,6 +71,12 @@ def test_ui_round_trip_through_a_command(pi: PiEnv) -> None:
         note = client.event("extension_ui_request")
         assert note["method"] == "notify" and note["notifyType"] == "warning"
         assert note["message"] == "ok=True choice=blue text=None ui=True"
+        # Not given → key left out, as pi 1.6.0 sends ``options?.placement`` / ``type`` (undefined).
+        plain = client.event("extension_ui_request")
+        assert plain["method"] == "setWidget" and plain["widgetLines"] == ["no placement"]
+        assert "widgetPlacement" not in plain
+        bare = client.event("extension_ui_request")
+        assert bare["method"] == "notify" and bare["message"] == "no level" and "notifyType" not in bare
         response = client.wait_for(lambda o: o.get("type") == "response" and o.get("id") == "p1")
         assert response["success"] and response["data"] == {"disposition": "handled"}
         assert not any(o.get("type") == "response" for o in client.seen[:-1])  # not before the command ended
@@ -176,3 +188,74 @@ def test_commands_run_while_streaming_and_steer_refuses_them(pi: PiEnv) -> None:
     finally:
         assert client.close() == 0
     assert not any("/mark" in str(body) for body in pi.bodies())
+
+
+TIMEOUT_EXT = """
+def register(pi):
+    async def hurry(args, ctx):
+        picked = await ctx.ui.select("Quick", ["a", "b"], timeout=300)
+        sure = await ctx.ui.confirm("Sure?", "", timeout=300)
+        ctx.ui.notify(f"picked={picked} sure={sure}")
+    pi.register_command("hurry", hurry, "Dialogs that time out")
+"""
+
+
+def test_dialog_timeout_is_sent_and_gives_the_default_when_unanswered(pi: PiEnv) -> None:
+    """pi's dialog ``timeout`` option (ms) is in the request; no answer in time → None / False."""
+    ext = pi.root / "timeout_ext.py"
+    ext.write_text(TIMEOUT_EXT)
+    client = RpcClient(pi, "-e", str(ext))
+    try:
+        client.send({"type": "prompt", "message": "/hurry", "id": "p1"})
+        select = client.event("extension_ui_request")
+        assert select["method"] == "select" and select["timeout"] == 300
+        confirm = client.event("extension_ui_request")
+        assert confirm["method"] == "confirm" and confirm["timeout"] == 300
+        note = client.event("extension_ui_request")
+        assert note["method"] == "notify" and note["message"] == "picked=None sure=False"
+        client.send({"type": "extension_ui_response", "id": select["id"], "value": "a"})  # too late: ignored
+        assert client.wait_for(lambda o: o.get("id") == "p1")["success"]
+    finally:
+        assert client.close() == 0
+
+
+EDITOR_EXT = """
+def register(pi):
+    async def write(args, ctx):
+        ctx.ui.set_title("pi: writing")
+        text = await ctx.ui.editor("Message", "draft text")
+        ctx.ui.paste_to_editor("pasted")
+        ctx.ui.notify(f"mode={ctx.mode} text={text} editor={ctx.ui.get_editor_text()!r}")
+    pi.register_command("write", write, "Title, editor and paste")
+"""
+
+
+def test_mode_title_and_editor_calls_over_rpc(pi: PiEnv) -> None:
+    """pi 1.6's ``ctx.mode`` ("rpc"), ``setTitle``, the ``editor`` dialog and ``pasteToEditor``."""
+    ext = pi.root / "editor_ext.py"
+    ext.write_text(EDITOR_EXT)
+    client = RpcClient(pi, "-e", str(ext))
+    try:
+        client.send({"type": "prompt", "message": "/write", "id": "p1"})
+        title = client.event("extension_ui_request")
+        assert (title["method"], title["title"]) == ("setTitle", "pi: writing")
+        editor = client.event("extension_ui_request")
+        assert (editor["method"], editor["title"], editor["prefill"]) == ("editor", "Message", "draft text")
+        client.send({"type": "extension_ui_response", "id": editor["id"], "value": "line 1\nline 2"})
+        paste = client.event("extension_ui_request")
+        assert (paste["method"], paste["text"]) == ("set_editor_text", "pasted")
+        note = client.event("extension_ui_request")
+        assert note["message"] == "mode=rpc text=line 1\nline 2 editor=''"
+        assert client.wait_for(lambda o: o.get("id") == "p1")["success"]
+    finally:
+        assert client.close() == 0
+
+
+def test_ctx_mode_names_print_and_json_as_pi(pi: PiEnv) -> None:
+    ext = pi.root / "mode_ext.py"
+    ext.write_text(
+        "def register(pi):\n    pi.register_command('mode', lambda a, ctx: ctx.ui.notify(f'mode={ctx.mode}'))\n"
+    )
+    for flag, expected in (("-p", "mode=print"), ("--mode=json", "mode=json")):
+        done = pi.run("-e", str(ext), *flag.split("="), "/mode")
+        assert expected in done.stderr, (flag, done.stderr)

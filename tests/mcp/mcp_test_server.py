@@ -2,7 +2,9 @@
 
     python mcp_test_server.py [--http] [--garbage] [--no-init-answer]
 
-Tools: ``echo`` (text; logs a notification), ``add`` (structured content), ``picture`` (image),
+Tools: ``echo`` (text; logs a notification; with ``steps: n`` it first reports progress 1/n … n/n
+to the call's ``progressToken``; with ``roots: true`` it asks the client for ``roots/list`` and
+answers with the roots as JSON text, stdio only), ``add`` (structured content), ``picture`` (image),
 ``fail`` (isError), ``crash`` (the process exits mid-call), ``hang`` (never answers), ``grow``
 (adds the tool ``grown`` and announces list_changed). ``tools/list`` is paged two tools at a time.
 ``--garbage`` prints non-JSON lines on stdout around every answer; ``--no-init-answer`` never
@@ -45,6 +47,7 @@ NO_INIT = "--no-init-answer" in sys.argv
 FLAKY = ["--flaky" in sys.argv]  # HTTP: the first POST answers 503
 FORGETFUL = "--forgetful" in sys.argv  # HTTP: after one tool call the session is gone (404)
 CALLS = [0]
+ASKED: dict[str, Any] = {}  # our roots/list request id → the tools/call id waiting for its answer
 
 
 def _result(rid: Any, result: dict[str, Any]) -> dict[str, Any]:
@@ -54,6 +57,9 @@ def _result(rid: Any, result: dict[str, Any]) -> dict[str, Any]:
 def handle(message: dict[str, Any]) -> list[dict[str, Any]] | None:
     """Messages to send back for ``message``; None means: never answer."""
     method, rid, params = message.get("method"), message.get("id"), message.get("params") or {}
+    if method is None and rid in ASKED:  # the client's answer to our roots/list
+        text = json.dumps(message.get("result", message.get("error")))
+        return [_result(ASKED.pop(rid), {"content": [{"type": "text", "text": text}]})]
     if rid is None:
         return []
     if method == "initialize":
@@ -77,14 +83,26 @@ def handle(message: dict[str, Any]) -> list[dict[str, Any]] | None:
             page["nextCursor"] = str(start + PAGE)
         return [_result(rid, page)]
     if method == "tools/call":
-        return call(rid, params.get("name"), params.get("arguments") or {})
+        token = (params.get("_meta") or {}).get("progressToken")
+        return call(rid, params.get("name"), params.get("arguments") or {}, token)
     return [{"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": f"no method {method}"}}]
 
 
-def call(rid: Any, name: Any, args: dict[str, Any]) -> list[dict[str, Any]] | None:
+def call(rid: Any, name: Any, args: dict[str, Any], token: Any = None) -> list[dict[str, Any]] | None:
+    if name == "echo" and args.get("roots"):
+        ASKED[f"srv-{rid}"] = rid
+        return [{"jsonrpc": "2.0", "id": f"srv-{rid}", "method": "roots/list"}]
     if name == "echo":
         log = {"level": "info", "logger": "echo", "data": f"echoing {args.get('text')}"}
+        steps = int(args.get("steps") or 0)
+        progress = [
+            {"jsonrpc": "2.0", "method": "notifications/progress",
+             "params": {"progressToken": token, "progress": i, "total": steps}}
+            for i in range(1, steps + 1)
+            if token is not None
+        ]  # fmt: skip
         return [
+            *progress,
             {"jsonrpc": "2.0", "method": "notifications/message", "params": log},
             _result(rid, {"content": [{"type": "text", "text": f"echo: {args.get('text')}"}]}),
         ]

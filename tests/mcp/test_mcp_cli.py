@@ -41,9 +41,9 @@ def test_add_remove_and_list(agent_dir: Path, project: Path) -> None:
 
     listed = _pi(["list"], agent_dir, project)
     assert listed.returncode == 1  # "web" cannot connect
-    assert "tools: connected, 7 tools (deferred, user)" in listed.stdout
+    assert "tools: connected, 7 tools (deferred, global)" in listed.stdout  # pi's label for the user file
     assert "  tools: echo, add, picture, fail, crash, hang, grow" in listed.stdout
-    assert "web: failed (deferred, user)" in listed.stdout
+    assert "web: failed (deferred, global)" in listed.stdout
     assert 'MCP server "web" headers "Authorization": environment variable WEB_TOKEN is not set' in listed.stdout
 
     removed = _pi(["remove", "web"], agent_dir, project)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import time
 from pathlib import Path
@@ -255,8 +256,11 @@ async def test_runtime_thread_bridge_calls_and_aborts(agent_dir: Path, project: 
     try:
         await runtime.run(runtime.manager.wait_ready(timeout=10))
         tools = {t.name: t for t in runtime.tools()}
-        echo = await tools["mcp__r__echo"].execute("c1", {"text": "across"}, None, None)
+        updates: list[Any] = []
+        echo = await tools["mcp__r__echo"].execute("c1", {"text": "across", "steps": 2}, None, updates.append)
         assert echo.content[0]["text"] == "echo: across"
+        # progress comes back to this loop from the runtime's thread, before the result
+        assert [u.content[0]["text"] for u in updates] == ["Progress 1/2", "Progress 2/2"]
         controller = AbortController()
         asyncio.get_running_loop().call_later(0.2, controller.abort)
         started = time.monotonic()
@@ -268,3 +272,47 @@ async def test_runtime_thread_bridge_calls_and_aborts(agent_dir: Path, project: 
     finally:
         await runtime.close()
     assert runtime.manager.servers["r"].client is None
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_progress_notifications_become_tool_updates(
+    agent_dir: Path, project: Path, http_server: str, transport: str
+) -> None:
+    """pi shows a server's progress as tool updates: "Progress 1/4" … "Progress 4/4", before the result."""
+    entry = stdio_entry(exposure="direct") if transport == "stdio" else {"url": http_server, "exposure": "direct"}
+    manager = _manager(agent_dir, project, {"p": entry})
+    manager.start()
+    try:
+        await manager.wait_ready(timeout=10)
+        tool = next(t for t, _ in manager.all_tools() if t.name == "mcp__p__echo")
+        updates: list[Any] = []
+        result = await tool.execute("c1", {"text": "slow", "steps": 4}, None, updates.append)
+        await asyncio.sleep(0)  # updates hop through the loop
+        assert [u.content for u in updates] == [[{"type": "text", "text": f"Progress {i}/4"}] for i in range(1, 5)]
+        assert result.content[0]["text"] == "echo: slow"
+    finally:
+        await manager.close()
+
+
+def test_progress_text_forms() -> None:
+    from pi_cli.mcp.results import progress_text
+
+    assert progress_text({"progress": 2, "total": 4}) == "Progress 2/4"
+    assert progress_text({"progress": 0.5}) == "Progress 0.5"
+    assert progress_text({"progress": 1, "total": 3, "message": "indexing"}) == "Progress 1/3: indexing"
+
+
+def _file_uri(path: Path) -> str:
+    return path.resolve().as_uri()
+
+
+async def test_the_session_folder_is_offered_as_the_clients_root(agent_dir: Path, project: Path) -> None:
+    """pi answers ``roots/list`` with the session's working directory (and says it can in initialize)."""
+    manager = _manager(agent_dir, project, {"r": stdio_entry(exposure="direct")})
+    manager.start()
+    try:
+        await manager.wait_ready(timeout=10)
+        asked = await _call(manager, "mcp__r__echo", {"text": "x", "roots": True})
+        assert json.loads(asked.content[0]["text"]) == {"roots": [{"uri": _file_uri(project)}]}
+    finally:
+        await manager.close()

@@ -162,3 +162,39 @@ def test_result_mapping_and_long_text() -> None:
         "[resource link: file:///b (b)]",
         "[audio: audio/wav, not shown]",
     ]
+
+
+def test_blob_resources_reach_the_model_as_text_or_a_saved_file() -> None:
+    """A ``text/*`` blob is its decoded text (pi; pi_cli once sent ``[binary resource: …]``); any
+    other blob is written to a temporary file that the result names."""
+    import base64
+
+    from pi_cli.mcp.results import map_call_result
+
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(40))
+    result = map_call_result(
+        "s",
+        "t",
+        {
+            "content": [
+                {
+                    "type": "resource",
+                    "resource": {
+                        "uri": "test://plain",
+                        "mimeType": "text/plain",
+                        "blob": base64.b64encode(b"h\xc3\xa9llo").decode(),
+                    },
+                },
+                {
+                    "type": "resource",
+                    "resource": {"uri": "test://pic", "mimeType": "image/png", "blob": base64.b64encode(png).decode()},
+                },
+            ]
+        },
+    )
+    assert result.content[0]["text"] == "héllo"
+    named = result.content[1]["text"]
+    assert named.startswith(f"[binary resource: test://pic (image/png, {len(png)} bytes) saved to ")
+    saved = Path(named.rsplit(" saved to ", 1)[1].rstrip("]"))
+    assert saved.suffix == ".png" and saved.read_bytes() == png
+    saved.unlink()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from cli.pi_harness import PiEnv, RpcClient
 
 
@@ -144,3 +146,93 @@ def test_version_is_the_pi_release_matched(pi: PiEnv) -> None:
     out = pi.run("--version", model=False)
     major, minor, _patch = (int(part) for part in out.stdout.strip().split("."))
     assert out.returncode == 0 and out.stderr == "" and (major, minor) >= (1, 6)
+
+
+def test_set_thinking_level_takes_every_pi16_level_and_clamps_to_the_model(pi: PiEnv) -> None:
+    """pi 1.6's levels run off … xhigh, max; ``xhigh``/``max`` only where the model maps them, and a
+    level the model lacks clamps to the nearest one (upward first, then downward)."""
+    models = json.loads((pi.agent_dir / "models.json").read_text())
+    models["providers"]["fake"]["models"].append(
+        {"id": "fake-max", "reasoning": True, "thinkingLevelMap": {"minimal": None, "xhigh": "xhigh", "max": "max"}}
+    )
+    (pi.agent_dir / "models.json").write_text(json.dumps(models))
+    client = RpcClient(pi)
+    try:
+        assert client.request({"type": "set_model", "provider": "fake", "modelId": "fake-think"})["success"]
+        levels = client.request({"type": "get_available_thinking_levels"})["data"]["levels"]
+        assert levels == ["off", "minimal", "low", "medium", "high"]
+        assert client.request({"type": "set_thinking_level", "level": "max"})["success"]
+        assert client.request({"type": "get_state"})["data"]["thinkingLevel"] == "high"
+
+        assert client.request({"type": "set_model", "provider": "fake", "modelId": "fake-max"})["success"]
+        levels = client.request({"type": "get_available_thinking_levels"})["data"]["levels"]
+        assert levels == ["off", "low", "medium", "high", "xhigh", "max"]
+        assert client.request({"type": "set_thinking_level", "level": "max"})["success"]
+        assert client.request({"type": "get_state"})["data"]["thinkingLevel"] == "max"
+        assert client.request({"type": "set_thinking_level", "level": "minimal"})["success"]
+        assert client.request({"type": "get_state"})["data"]["thinkingLevel"] == "low"  # upward first
+    finally:
+        client.close()
+
+
+def test_session_changes_send_no_queue_update_when_nothing_was_queued(pi: PiEnv) -> None:
+    """pi 1.6.0 announces the queues on new/fork/clone/switch only when they held something."""
+    pi.server.add_turns([{"text": "first answer"}])
+    client = RpcClient(pi)
+    try:
+        client.request({"type": "prompt", "message": "hello"})
+        client.event("agent_settled")
+        start = len(client.seen)
+        session_file = client.request({"type": "get_state"})["data"]["sessionFile"]
+        entry = client.request({"type": "get_fork_messages"})["data"]["messages"][0]["entryId"]
+        assert client.request({"type": "clone"})["success"]
+        assert client.request({"type": "fork", "entryId": entry})["success"]
+        assert client.request({"type": "switch_session", "sessionPath": session_file})["success"]
+        assert client.request({"type": "new_session"})["success"]
+        assert [e for e in client.seen[start:] if e.get("type") == "queue_update"] == []
+    finally:
+        client.close()
+
+
+def test_fork_with_a_bad_id_answers_pi16s_text(pi: PiEnv) -> None:
+    pi.server.add_turns([{"text": "ok"}])
+    client = RpcClient(pi)
+    try:
+        client.request({"type": "prompt", "message": "hello"})
+        client.event("agent_settled")
+        answer = client.request({"type": "fork", "entryId": "no-such-entry"})
+        assert answer["success"] is False and answer["error"] == "Invalid entry ID for forking"
+    finally:
+        client.close()
+
+
+def test_rpc_bash_streams_bash_execution_update_per_chunk(pi: PiEnv) -> None:
+    """pi 1.6.0 sends each output chunk of an RPC ``bash`` as ``bash_execution_update`` (``id``: the
+    command's id) before the response; the deltas add up to the output."""
+    client = RpcClient(pi)
+    try:
+        client.send({"type": "bash", "command": "echo one; sleep 0.3; echo two", "id": "b1"})
+        answer = client.wait_for(lambda o: o.get("id") == "b1" and o.get("type") == "response", timeout=10)
+        updates = [o for o in client.seen if o.get("type") == "bash_execution_update"]
+        assert len(updates) >= 2 and all(set(u) == {"type", "id", "delta"} and u["id"] == "b1" for u in updates)
+        assert "".join(u["delta"] for u in updates) == answer["data"]["output"] == "one\ntwo\n"
+        assert client.seen.index(updates[-1]) < client.seen.index(answer)
+    finally:
+        client.close()
+
+
+def test_a_message_that_never_streamed_starts_already_final(pi: PiEnv) -> None:
+    """pi 1.6.0: an error before the first chunk gives a ``message_start`` with the final message
+    (``stopReason: "error"``, ``errorMessage``), not ``"pending"``."""
+    (pi.agent_dir / "settings.json").write_text('{"retry": {"enabled": false, "provider": {"maxRetries": 0}}}')
+    pi.server.add_turns([{"status": 400, "body": {"error": {"message": "bad request"}}}])
+    client = RpcClient(pi)
+    try:
+        client.request({"type": "prompt", "message": "hi"})
+        client.event("agent_settled")
+    finally:
+        client.close()
+    starts = [e for e in client.seen if e.get("type") == "message_start" and e["message"]["role"] == "assistant"]
+    ends = [e for e in client.seen if e.get("type") == "message_end" and e["message"]["role"] == "assistant"]
+    assert len(starts) == 1 and starts[0]["message"]["stopReason"] == "error"
+    assert starts[0]["message"] == ends[0]["message"]

@@ -15,12 +15,14 @@ checks their values against tests/fixtures/pi16/ai_tools.json).
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
 from cli.pi_harness import PiEnv, RpcClient
 
-FIXTURE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "pi16" / "rpc_session.json").read_text())
+FIXTURE_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "pi16"
+FIXTURE = json.loads((FIXTURE_DIR / "rpc_session.json").read_text())
 # A message_update's ``usage`` is a snapshot: pi 1.6.0 wrote its deltas after the chunk carrying the
 # usage was parsed (they show ``reasoning``/``totalFromProvider``), pi_cli writes each as it happens,
 # before the usage arrives. The final usage is compared in tests/ai/test_pi16_parity.py.
@@ -117,3 +119,25 @@ def test_a_tool_run_streams_pi16s_events_and_answers_its_shapes(pi: PiEnv) -> No
     assert answers["get_last_assistant_text"]["data"] == recorded["get_last_assistant_text"]["data"] == {}
     assert answers["bash"]["data"] == recorded["bash"]["data"]
     assert answers["get_available_thinking_levels"]["data"] == recorded["get_available_thinking_levels"]["data"]
+
+
+def test_a_cancelled_bash_answers_as_pi16_without_an_exit_code(pi: PiEnv) -> None:
+    """pi 1.6.0's ``exitCode`` of a cancelled run is ``undefined``: the key is absent, not ``null``,
+    in the response (ai_tools.json ``rpc_bash_cancel``) and in the saved ``bashExecution`` message."""
+    recorded = json.loads((FIXTURE_DIR / "ai_tools.json").read_text())["rpc_bash_cancel"]
+    client = RpcClient(pi)
+    try:
+        client.send({"type": "bash", "command": "sleep 20", "id": "r8"})
+        time.sleep(0.5)
+        assert client.request({"type": "abort_bash"})["success"]
+        answer = client.wait_for(lambda o: o.get("id") == "r8", timeout=10)
+        # The session file is written once the conversation has an assistant message; a prompt makes one.
+        pi.server.add_turns([{"text": "ok"}])
+        client.request({"type": "prompt", "message": "hi"})
+        client.event("agent_end")
+    finally:
+        client.close()
+    assert answer == recorded
+    lines = [json.loads(line) for path in pi.session_files() for line in path.read_text().splitlines()]
+    saved = [e["message"] for e in lines if e.get("type") == "message" and e["message"]["role"] == "bashExecution"]
+    assert len(saved) == 1 and saved[0]["cancelled"] is True and "exitCode" not in saved[0]

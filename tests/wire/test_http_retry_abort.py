@@ -126,7 +126,7 @@ async def test_connection_refused_retries_then_connection_error() -> None:
     assert final["stopReason"] == "error"
     assert final["errorMessage"].startswith("Connection error.")
     assert is_retryable_error(final)
-    assert types_of(events) == ["start", "error"]
+    assert types_of(events) == ["error"]  # never connected: no start (pi-ai starts once accepted)
 
 
 async def test_idle_timeout_keeps_partial(server: FakeLLMServer) -> None:
@@ -138,6 +138,7 @@ async def test_idle_timeout_keeps_partial(server: FakeLLMServer) -> None:
 
 
 async def _abort_when(model: dict[str, Any], predicate: Any) -> tuple[list[str], dict[str, Any], float]:
+    """Abort 0.1 s after the first event ``predicate`` accepts (``None``: 0.1 s after the call)."""
     controller = AbortController()
     s = stream(model, user_context(), options(signal=controller.signal))  # type: ignore[arg-type]
     kinds: list[str] = []
@@ -149,7 +150,7 @@ async def _abort_when(model: dict[str, Any], predicate: Any) -> tuple[list[str],
         aborted_at = time.monotonic()
         controller.abort()
 
-    task = None
+    task = asyncio.create_task(abort_soon()) if predicate is None else None
     async for event in s:
         kinds.append(event["type"])
         if task is None and predicate(event):
@@ -194,15 +195,15 @@ async def test_abort_mid_tool_arguments_anthropic(server: FakeLLMServer) -> None
 async def test_abort_before_headers(server: FakeLLMServer) -> None:
     server.add_turns([{"text": "late", "delay_first": 5}])
     began = time.monotonic()
-    kinds, final, _ = await _abort_when(openai_model(server), lambda e: e["type"] == "start")
-    assert final["stopReason"] == "aborted" and kinds == ["start", "error"]
+    kinds, final, _ = await _abort_when(openai_model(server), None)
+    assert final["stopReason"] == "aborted" and kinds == ["error"]  # no headers yet: never started
     assert time.monotonic() - began < 3
 
 
 async def test_abort_during_backoff(server: FakeLLMServer) -> None:
     server.add_turns([{"status": 429, "headers": {"retry-after": "5"}}, {"text": "never"}])
     began = time.monotonic()
-    _, final, _ = await _abort_when(anthropic_model(server), lambda e: e["type"] == "start")
+    _, final, _ = await _abort_when(anthropic_model(server), None)
     assert final["stopReason"] == "aborted"
     assert time.monotonic() - began < 3
     assert len(server.requests) == 1
@@ -213,7 +214,7 @@ async def test_already_aborted_signal(server: FakeLLMServer) -> None:
     controller.abort()
     server.add_turns([{"text": "never"}])
     events, final = await run(openai_model(server), opts=options(signal=controller.signal))
-    assert final["stopReason"] == "aborted" and types_of(events) == ["start", "error"]
+    assert final["stopReason"] == "aborted" and types_of(events) == ["error"]
     assert server.requests == []
 
 

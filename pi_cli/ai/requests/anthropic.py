@@ -22,7 +22,7 @@ from pi_cli.ai.transport.provider_common import safe_tool_id
 from pi_cli.ai.types import Context, Model
 
 API_VERSION = "2023-06-01"
-THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384, "xhigh": 16384}
+THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384, "xhigh": 16384, "max": 16384}
 _ADAPTIVE_MARKERS = ("opus-4-6", "opus-4-7", "sonnet-4-6")
 
 
@@ -161,7 +161,7 @@ def _thinking(body: dict[str, Any], model: Model, options: StreamOptions) -> boo
     assert level is not None
     mapping = model.get("thinkingLevelMap") or {}
     if is_adaptive(model):
-        effort = mapping.get(level) or {"minimal": "low", "xhigh": "high"}.get(level, level)
+        effort = mapping.get(level) or {"minimal": "low", "xhigh": "high", "max": "high"}.get(level, level)
         body["thinking"] = {"type": "adaptive", "display": "summarized"}
         body["output_config"] = {"effort": effort}
         return True

@@ -212,7 +212,7 @@ def thinking_config(model: Model, level: str | None) -> dict[str, Any] | None:
             return {"thinkingBudget": 0}
         lowest = clamp_thinking_level(model, "off")
         return {"thinkingBudget": 0} if lowest == "off" else {"thinkingLevel": _level(model, lowest)}
-    if chosen == "xhigh":
+    if chosen in ("xhigh", "max"):
         chosen = "high"
     if uses_thinking_level(model):
         return {"includeThoughts": True, "thinkingLevel": _level(model, chosen)}

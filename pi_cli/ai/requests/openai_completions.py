@@ -149,7 +149,7 @@ def _reasoning_value(model: Model, level: str) -> str | None:
     mapping = model.get("thinkingLevelMap") or {}
     if level in mapping:
         return mapping[level]
-    return "high" if level == "xhigh" else level
+    return "high" if level in ("xhigh", "max") else level
 
 
 def _apply_thinking(body: dict[str, Any], model: Model, options: StreamOptions, compat: dict[str, Any]) -> None:

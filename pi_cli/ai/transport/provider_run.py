@@ -71,14 +71,18 @@ async def run_sse(
     error_style: str,
     make_parser: ParserFactory,
 ) -> AsyncIterator[AssistantMessageEvent]:
-    """Stream one request of ``api``; never raises for provider failures (they end in ``error``)."""
+    """Stream one request of ``api``; never raises for provider failures (they end in ``error``).
+
+    ``start`` comes once the server has accepted the request, as in pi-ai: a request refused (an
+    HTTP error) or aborted before that yields only its ``error``, so the session's ``message_start``
+    already holds the final message."""
     call = ProviderCall(model, options)
     output = call.output
-    yield {"type": "start", "partial": output}
     scope = call.scope
     parser = make_parser(output, model)
     try:
         response = await call.open(api, build_request, context, error_style=error_style)
+        yield {"type": "start", "partial": output}
         async for batch in sse_batches(response, scope, parser.answered, options.gather_ms / 1000):
             for sse in batch:
                 if scope.aborted:  # aborted while the consumer held an event

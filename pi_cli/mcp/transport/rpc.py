@@ -2,8 +2,9 @@
 
 A transport calls :meth:`RpcPeer.receive` with each parsed message and :meth:`RpcPeer.fail_all`
 when it closes; the peer sends through the ``send`` coroutine it was given. Requests from the
-server (``ping``, ``roots/list`` …) are answered here: ``ping`` with ``{}``, anything else with
-"method not found", so a server never waits on us.
+server are answered here: ``ping`` with ``{}``, ``roots/list`` with the roots the client offers
+(the session's working directory, as pi offers it), anything else with "method not found", so a
+server never waits on us.
 """
 
 from __future__ import annotations
@@ -17,26 +18,34 @@ from pi_cli.mcp.errors import McpError, McpTimeout
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 OnNotification = Callable[[str, dict[str, Any]], None]
+OnProgress = Callable[[dict[str, Any]], None]  # the params of one notifications/progress
 
 
 class RpcPeer:
     """The client side of one JSON-RPC connection to the server named ``server``."""
 
-    def __init__(self, server: str, send: Send, on_notification: OnNotification) -> None:
+    def __init__(
+        self, server: str, send: Send, on_notification: OnNotification, roots: list[dict[str, str]] | None = None
+    ) -> None:
         self.server = server
+        self.roots = list(roots or [])  # ``roots/list`` answer: [{"uri": "file:///…"}]
         self._send = send
         self._on_notification = on_notification
         self._next_id = 0
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._progress: dict[int, asyncio.Event] = {}
+        self._on_progress: dict[int, OnProgress] = {}
         self._closed: McpError | None = None
         self._answers: set[asyncio.Future[None]] = set()
 
-    async def request(self, method: str, params: dict[str, Any] | None, timeout: float) -> dict[str, Any]:
+    async def request(
+        self, method: str, params: dict[str, Any] | None, timeout: float, on_progress: OnProgress | None = None
+    ) -> dict[str, Any]:
         """Send ``method`` and wait for its result; raises :class:`McpError` naming the server.
 
-        The timeout restarts whenever the server reports progress for this request. On timeout or
-        cancellation the server is told with ``notifications/cancelled``.
+        The timeout restarts whenever the server reports progress for this request, and
+        ``on_progress`` gets each such notification's params. On timeout or cancellation the
+        server is told with ``notifications/cancelled``.
         """
         if self._closed is not None:
             raise self._closed
@@ -45,6 +54,8 @@ class RpcPeer:
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[rid] = future
         progress = self._progress[rid] = asyncio.Event()
+        if on_progress is not None:
+            self._on_progress[rid] = on_progress
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
         body = dict(params or {})
         if method == "tools/call":
@@ -69,6 +80,7 @@ class RpcPeer:
         finally:
             self._pending.pop(rid, None)
             self._progress.pop(rid, None)
+            self._on_progress.pop(rid, None)
 
     async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
@@ -97,6 +109,10 @@ class RpcPeer:
                 token = params.get("progressToken")
                 if isinstance(token, int) and token in self._progress:
                     self._progress[token].set()
+                    listener = self._on_progress.get(token)
+                    if listener is not None:
+                        with contextlib.suppress(Exception):  # a listener's bug must not break the connection
+                            listener(params)
             else:
                 self._on_notification(method, params)
             return
@@ -108,6 +124,8 @@ class RpcPeer:
     async def _answer(self, rid: Any, method: str) -> None:
         if method == "ping":
             reply: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "result": {}}
+        elif method == "roots/list":
+            reply = {"jsonrpc": "2.0", "id": rid, "result": {"roots": self.roots}}
         else:
             reply = {"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": f"Method not found: {method}"}}
         with contextlib.suppress(Exception):

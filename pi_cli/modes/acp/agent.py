@@ -11,6 +11,7 @@ as JSON-RPC errors whose message says what was wrong; the process keeps serving.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,11 +39,11 @@ from acp.schema import (
 from pi_cli import __version__
 from pi_cli.errors import PiError
 from pi_cli.modes.acp import config_options
+from pi_cli.modes.acp.fast_init import PROTOCOL_VERSION
 from pi_cli.modes.acp.history import replay_updates
 from pi_cli.modes.acp.session_handle import AcpSession, PromptFailed
 from pi_cli.modes.acp.updates import Update
 
-PROTOCOL_VERSION = 1
 LIST_PAGE_SIZE = 50
 
 # (cwd, session file to open or None for a new one, the client's MCP servers) -> AgentSession
@@ -89,6 +90,15 @@ class PiAcpAgent:
             agent_info=Implementation(name="pi_cli", title="pi", version=__version__),
         )
 
+    async def replay_initialize(self, params: dict[str, Any]) -> None:
+        """The ``initialize`` :mod:`.fast_init` answered before the SDK was loaded: record what
+        :meth:`initialize` records (the client's capabilities); the answer was sent already."""
+        from acp.schema import InitializeRequest
+
+        with contextlib.suppress(ValueError):  # the fast path checked the shape; be lenient anyway
+            request = InitializeRequest.model_validate(params)
+            await self.initialize(request.protocol_version, request.client_capabilities)
+
     async def authenticate(self, method_id: str, **_: Any) -> AuthenticateResponse:
         return AuthenticateResponse()
 
@@ -113,7 +123,12 @@ class PiAcpAgent:
         await self._announce(handle)
         return LoadSessionResponse.model_validate(self._session_state(handle))
 
-    async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **_: Any) -> ListSessionsResponse:
+    async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **_: Any) -> dict[str, Any]:
+        """One page of sessions; ``nextCursor`` is the next page's cursor, ``null`` on the last page.
+
+        Answered as a plain dict (checked against the schema first): the SDK dumps a response model
+        with ``exclude_none``, which would drop the ``nextCursor: null`` pi-acp sends.
+        """
         from pi_cli.store import catalog
 
         infos = catalog.list_sessions(cwd) if cwd else catalog.list_all_sessions()
@@ -129,9 +144,11 @@ class PiAcpAgent:
             for info in page
         ]
         more = start + LIST_PAGE_SIZE < len(infos)
-        return ListSessionsResponse.model_validate(
-            {"sessions": rows, **({"nextCursor": str(start + LIST_PAGE_SIZE)} if more else {})}
-        )
+        answer = ListSessionsResponse.model_validate(
+            {"sessions": rows, "nextCursor": str(start + LIST_PAGE_SIZE) if more else None}
+        ).model_dump(mode="json", by_alias=True, exclude_none=True)
+        answer["nextCursor"] = answer.get("nextCursor")
+        return answer
 
     # -- turns ----------------------------------------------------------------------------------
 
@@ -157,19 +174,34 @@ class PiAcpAgent:
             config_options.apply_option(handle.session, config_options.THINKING_OPTION, mode_id)
         except ValueError as exc:
             raise _user_error(str(exc)) from None
+        await self._config_changed(handle, mode_changed=True)
         return SetSessionModeResponse()
 
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **_: Any
     ) -> SetSessionConfigOptionResponse:
         handle = self._get(session_id)
+        mode_before = config_options.mode_state(handle.session)["currentModeId"]
         try:
             config_options.apply_option(handle.session, config_id, str(value))
         except ValueError as exc:
             raise _user_error(str(exc)) from None
-        return SetSessionConfigOptionResponse.model_validate(
-            {"configOptions": config_options.config_options(handle.session)}
-        )
+        mode_after = config_options.mode_state(handle.session)["currentModeId"]
+        changed = config_id == config_options.THINKING_OPTION or mode_after != mode_before
+        options = await self._config_changed(handle, mode_changed=changed)
+        return SetSessionConfigOptionResponse.model_validate({"configOptions": options})
+
+    async def _config_changed(self, handle: AcpSession, mode_changed: bool) -> list[dict[str, Any]]:
+        """After a model or thinking change, the notifications pi-acp sends before its answer:
+        ``current_mode_update`` when the thinking level (the mode) was set or moved, then
+        ``config_option_update`` with every option. Returns the options (the answer's too)."""
+        session = handle.session
+        if mode_changed:
+            current = config_options.mode_state(session)["currentModeId"]
+            await self._send(handle.session_id, {"sessionUpdate": "current_mode_update", "currentModeId": current})
+        options = config_options.config_options(session)
+        await self._send(handle.session_id, {"sessionUpdate": "config_option_update", "configOptions": options})
+        return options
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method not in ("pi/steer", "pi/follow_up"):

@@ -27,6 +27,7 @@ _LEVEL_NAMES = {
     "medium": "Medium thinking",
     "high": "High thinking",
     "xhigh": "Extra-high thinking",
+    "max": "Maximum thinking",
 }
 
 

@@ -3,6 +3,8 @@
 Stdout carries protocol messages only: the protocol writer gets a private duplicate of the
 descriptor and descriptor 1 is pointed at stderr, so a stray ``print`` (an extension, a library)
 cannot corrupt the stream. SIGTERM/SIGHUP end the process with 143/129 after aborting every run.
+The first ``initialize`` is answered before the ACP SDK is imported (:mod:`.fast_init`), so an
+editor sees the agent in about the time pi-acp takes.
 """
 
 from __future__ import annotations
@@ -12,13 +14,15 @@ import contextlib
 import os
 import signal
 import sys
+from collections.abc import Callable
 from typing import Any, cast
 
-from acp.agent.connection import AgentSideConnection
-
-from pi_cli.modes.acp.agent import PiAcpAgent, SessionFactory
+from pi_cli.modes.acp.fast_init import fast_answer
 from pi_cli.modes.acp.transport import StdioTransport
 from pi_cli.modes.rpc.lifecycle import EXIT_SIGHUP, EXIT_SIGTERM
+
+# (cwd, session file to open or None for a new one, the client's MCP servers) -> AgentSession
+SessionFactory = Callable[[Any, str | None, list[Any] | None], Any]
 
 
 def _private_stdout() -> int:
@@ -29,13 +33,13 @@ def _private_stdout() -> int:
     return protocol_fd
 
 
-async def run_acp_mode(make_session: SessionFactory) -> int:
-    """Serve until EOF (exit 0) or SIGTERM/SIGHUP (143/129)."""
+async def run_acp_mode(make_session: SessionFactory, prepare: Callable[[], None] | None = None) -> int:
+    """Serve until EOF (exit 0) or SIGTERM/SIGHUP (143/129). ``prepare`` runs once the first
+    message is answered (start-up work the ``initialize`` answer need not wait for)."""
     transport = StdioTransport(sys.stdin.fileno(), _private_stdout())
-    agent = PiAcpAgent(make_session)
-    conn = AgentSideConnection(cast(Any, agent), transport, listening=False)
+    holder: dict[str, Any] = {}
     loop = asyncio.get_running_loop()
-    serving = asyncio.ensure_future(conn.listen())
+    serving = asyncio.ensure_future(_serve(transport, make_session, prepare, holder))
     exit_code: list[int] = []
 
     def on_signal(code: int) -> None:
@@ -50,8 +54,37 @@ async def run_acp_mode(make_session: SessionFactory) -> int:
         with contextlib.suppress(asyncio.CancelledError):
             await serving
     finally:
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(agent.close(), timeout=3.0)
-        with contextlib.suppress(Exception):
-            await conn.close()
+        if "agent" in holder:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(holder["agent"].close(), timeout=3.0)
+        if "conn" in holder:
+            with contextlib.suppress(Exception):
+                await holder["conn"].close()
     return exit_code[0] if exit_code else 0
+
+
+async def _serve(
+    transport: StdioTransport, make_session: SessionFactory, prepare: Callable[[], None] | None, holder: dict[str, Any]
+) -> None:
+    """Answer a plain first ``initialize`` at once, then import the SDK and serve the rest; the
+    agent still sees that ``initialize`` (it records the client's capabilities). ``holder`` gets
+    the ``agent`` and ``conn`` for the shutdown."""
+    first = await transport.receive()
+    if first is None:
+        return
+    answer = fast_answer(first)
+    if answer is not None:
+        await transport.send(answer)
+    if prepare is not None:
+        prepare()
+    from acp.agent.connection import AgentSideConnection
+
+    from pi_cli.modes.acp.agent import PiAcpAgent
+
+    agent = holder["agent"] = PiAcpAgent(make_session)
+    if answer is not None:
+        await agent.replay_initialize(first.get("params") or {})
+    else:
+        transport.push_back(first)
+    conn = holder["conn"] = AgentSideConnection(cast(Any, agent), transport, listening=False)
+    await conn.listen()

@@ -3,7 +3,8 @@
 Newline-delimited JSON-RPC 2.0, as ACP's stdio transport defines it. Unlike the SDK's own stdio
 transport, a line that is not JSON, or not a JSON object, is answered with a JSON-RPC error
 (``-32700`` parse error, ``-32600`` invalid request) instead of being dropped silently, and the
-process keeps serving. Records end at ``\\n`` only (:mod:`pi_cli.modes.rpc.jsonl`), so U+2028 inside
+process keeps serving. A new file's diff keeps its ``"oldText": null``, which the SDK's
+serialisation would drop. Records end at ``\\n`` only (:mod:`pi_cli.modes.rpc.jsonl`), so U+2028 inside
 a string is not a line break. Stdout carries protocol messages and nothing else.
 """
 
@@ -40,6 +41,25 @@ def decode_record(record: bytes) -> tuple[dict[str, Any] | None, dict[str, Any] 
     return obj, None
 
 
+def _restore_new_file_diffs(message: dict[str, Any]) -> dict[str, Any]:
+    """Put back ``"oldText": null`` in the diffs of a ``session/update`` or permission request.
+
+    The SDK serialises outgoing params with ``exclude_none``, which drops a new file's
+    ``oldText: None``; pi-acp sends the key (schema: ``string | null``, null for a new file) and
+    toad draws no diff without it. Only tool-call ``content`` lists are touched: a tool's raw
+    input may hold anything, including objects that look like diffs. Mutates and returns ``message``.
+    """
+    params = message.get("params")
+    if not isinstance(params, dict):
+        return message
+    for holder in (params.get("update"), params.get("toolCall")):
+        content = holder.get("content") if isinstance(holder, dict) else None
+        for item in content if isinstance(content, list) else ():
+            if isinstance(item, dict) and item.get("type") == "diff":
+                item.setdefault("oldText", None)
+    return message
+
+
 class StdioTransport:
     """The SDK's ``Transport`` protocol (``send``/``receive``/``close``) over two descriptors.
 
@@ -52,15 +72,22 @@ class StdioTransport:
         self._writer = JsonlWriter(out_fd)
         self._inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._started = False
+        self._replay: list[dict[str, Any]] = []  # messages read already, to be received again
 
     def _start(self) -> None:
         start_record_reader(self._in_fd, self._inbox, "acp-stdin")
         self._started = True
 
     async def send(self, message: dict[str, Any]) -> None:
-        self._writer.write(message)
+        self._writer.write(_restore_new_file_diffs(message))
+
+    def push_back(self, message: dict[str, Any]) -> None:
+        """Have the next :meth:`receive` return ``message`` again (read before the SDK listened)."""
+        self._replay.append(message)
 
     async def receive(self) -> dict[str, Any] | None:
+        if self._replay:
+            return self._replay.pop(0)
         if not self._started:
             self._start()
         while True:

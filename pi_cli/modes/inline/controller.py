@@ -99,10 +99,10 @@ class InlineController:
 
     # --- extensions ----------------------------------------------------------------------
 
-    def notify(self, text: str, level: str = "info") -> None:
+    def notify(self, text: str, level: str | None = None) -> None:
         """An extension's notice (or error) in the scrollback."""
         styles = {"info": "grey62", "warning": "yellow", "error": "bold red"}
-        self._print(render.notice(text, styles.get(level, "grey62")))
+        self._print(render.notice(text, styles.get(level or "info", "grey62")))
 
     def _set_editor_text(self, text: str) -> None:
         if self.on_editor_text is not None:

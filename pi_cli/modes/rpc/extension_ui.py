@@ -2,7 +2,9 @@
 
 Dialogs (``select``, ``confirm``, ``input``) wait for the client's ``extension_ui_response`` through
 :class:`RpcDialogs`; ``notify``, ``setStatus``, ``setWidget`` and ``set_editor_text`` are
-fire-and-forget requests with a fresh id and no answer expected.
+fire-and-forget requests with a fresh id and no answer expected, as are ``setTitle`` and
+``paste_to_editor`` (sent as ``set_editor_text``); ``editor`` is a dialog (``{title, prefill}``
+answered with ``value``).
 """
 
 from __future__ import annotations
@@ -28,23 +30,37 @@ class RpcExtensionUI:
         request.update({key: value for key, value in fields.items() if value is not None})
         self._send(request)
 
-    def notify(self, text: str, level: str = "info") -> None:
+    def notify(self, text: str, level: str | None = None) -> None:
+        # No level given → no ``notifyType`` key (pi sends ``type`` as given, undefined included).
         self._fire("notify", message=text, notifyType=level)
 
-    async def confirm(self, title: str, message: str = "") -> bool:
-        return await self._dialogs.confirm(title, message)
+    async def confirm(self, title: str, message: str = "", *, timeout: int | None = None) -> bool:
+        return await self._dialogs.confirm(title, message, timeout=timeout)
 
-    async def select(self, title: str, options: list[str]) -> str | None:
-        return await self._dialogs.select(title, options)
+    async def select(self, title: str, options: list[str], *, timeout: int | None = None) -> str | None:
+        return await self._dialogs.select(title, options, timeout=timeout)
 
-    async def input(self, title: str, placeholder: str | None = None) -> str | None:
-        return await self._dialogs.input(title, placeholder)
+    async def input(self, title: str, placeholder: str | None = None, *, timeout: int | None = None) -> str | None:
+        return await self._dialogs.input(title, placeholder, timeout=timeout)
 
     def set_status(self, key: str, text: str | None) -> None:
         self._fire("setStatus", statusKey=key, statusText=text)
 
-    def set_widget(self, key: str, lines: list[str] | None, placement: str = "aboveEditor") -> None:
+    def set_widget(self, key: str, lines: list[str] | None, placement: str | None = None) -> None:
+        # pi sends ``options?.placement``: no placement given → no ``widgetPlacement`` key.
         self._fire("setWidget", widgetKey=key, widgetLines=lines, widgetPlacement=placement)
 
     def set_editor_text(self, text: str) -> None:
         self._fire("set_editor_text", text=text)
+
+    def paste_to_editor(self, text: str) -> None:
+        self.set_editor_text(text)  # pi's RPC mode has no paste: it sets the editor text
+
+    def get_editor_text(self) -> str:
+        return ""  # a synchronous call cannot wait for the client (pi answers "" too)
+
+    def set_title(self, title: str) -> None:
+        self._fire("setTitle", title=title)
+
+    async def editor(self, title: str, prefill: str | None = None) -> str | None:
+        return await self._dialogs.editor(title, prefill)

@@ -252,7 +252,15 @@ async def _abort_retry(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
 
 
 async def _bash(server: CommandHost, cmd: p.BashCommand) -> dict[str, Any]:
-    return p.success(cmd.id, "bash", await server.session.run_bash(cmd.command))
+    """Run the user's command; each output chunk goes out at once as pi's
+    ``{"type": "bash_execution_update", "id": <the command's id>, "delta": chunk}``, then the result."""
+    tag = {} if cmd.id is None else {"id": cmd.id}
+
+    def on_chunk(chunk: str) -> None:
+        if chunk:
+            server.respond({"type": "bash_execution_update", **tag, "delta": chunk})
+
+    return p.success(cmd.id, "bash", await server.session.run_bash(cmd.command, on_chunk=on_chunk))
 
 
 async def _abort_bash(server: CommandHost, cmd: p.Command) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 QueueModeName = Literal["all", "one-at-a-time"]
-ThinkingName = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+ThinkingName = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 RequestId = str | int | float | None
 
 

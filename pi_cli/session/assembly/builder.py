@@ -85,6 +85,9 @@ def select_tools(options: SessionOptions, cwd: Path, sandbox: Any = None, approv
     return [available[name] for name in names if name in available]
 
 
+# ctx.mode by front end: pi's four names (inline is a terminal UI; ACP serves what pi-acp drives
+# through pi's rpc mode).
+
 # Print mode shows nothing before the answer ends, so a trickling stream may gather this long
 # between reads: one wake-up per ~20 events at 1,000 events/s instead of one per event.
 PRINT_GATHER_MS = 20.0

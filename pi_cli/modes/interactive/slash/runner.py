@@ -86,7 +86,7 @@ class CommandHost(Protocol):
     def copy_to_clipboard(self, text: str) -> None: ...
 
 
-THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 Handler = Callable[[str], Awaitable[None]]
 
 
