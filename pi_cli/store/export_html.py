@@ -19,6 +19,7 @@ escapes ``<`` so it can never close its script element.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from functools import cache
@@ -38,6 +39,7 @@ _CSS_VARIABLES = {
     "success": "success", "borderMuted": "border", "mdLink": "link", "selectedBg": "selected",
 }  # fmt: skip
 _TREE_TEXT = 80  # characters of a user message in the tree
+_HEX = re.compile(r"#[0-9a-fA-F]{6}")
 
 
 @cache
@@ -50,7 +52,8 @@ def _theme_css(colors: Mapping[str, str] | None) -> str:
     the stylesheet's own value)."""
     if not colors:
         return ""
-    pairs = [f"--{var}:{colors[key]}" for key, var in _CSS_VARIABLES.items() if colors.get(key, "").startswith("#")]
+    # Only plain #rrggbb: a value is written into the style element as it is.
+    pairs = [f"--{var}:{colors[key]}" for key, var in _CSS_VARIABLES.items() if _HEX.fullmatch(colors.get(key, ""))]
     return ":root{" + ";".join(pairs) + "}" if pairs else ""
 
 

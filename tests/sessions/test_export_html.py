@@ -129,7 +129,11 @@ def test_theme_colours_reach_the_page_and_long_results_start_collapsed(tmp_path:
     sm.append_message(assistant("", calls=[("c1", "bash", {"command": "seq 40"})]))
     sm.append_message(tool_result("c1", "\n".join(str(n) for n in range(40))))
     sm.append_message(assistant("done"))
-    page = render_html(sm, theme={"pageBg": "#101820", "text": "#fafafa", "mdLink": "", "accent": "red"})
+    hostile = "#fff}</style><script>alert(1)</script>"
+    page = render_html(
+        sm, theme={"pageBg": "#101820", "text": "#fafafa", "mdLink": "", "accent": "red", "error": hostile}
+    )
     assert ":root{--page-bg:#101820;--text:#fafafa}" in page  # only #rrggbb values, nothing else
+    assert "alert(1)" not in page
     assert '<details class="result"><summary>result (40 lines)</summary>' in page
     assert '<span class="args">seq 40</span>' in page

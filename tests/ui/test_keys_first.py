@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
+from typing import Any
 
 from pi_cli.modes.interactive.pump import EventPump, KeysFirst
 
@@ -71,3 +73,29 @@ async def test_the_pump_awaits_before_frame_before_each_frame() -> None:
         await asyncio.sleep(0.005)
     await pump.stop()
     assert order[:2] == ["keys", "frame"]
+
+
+async def test_a_keys_echo_is_painted_when_ready_not_at_the_next_timer_tick(faux: Any, workdir: Path) -> None:
+    """The main screen paints as soon as it is idle and dirty after a key, instead of resuming
+    Textual's update timer (up to 1/60 s later); without a key it still waits for the timer."""
+    from test_session_screens import SIZE, stored_session
+    from textual import events
+
+    from pi_cli.modes.interactive import make_app
+    from pi_cli.modes.interactive.widgets.main_screen import MainScreen
+
+    app = make_app(stored_session(faux, workdir), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        screen._dirty_widgets.add(app.editor)  # dirty, no key: left to the timer
+        before = screen.paints
+        await screen._on_idle(events.Idle())
+        assert screen.paints == before
+        await pilot.pause()
+        screen.key_arrived()
+        screen._dirty_widgets.add(app.editor)  # the echo of that key
+        before = screen.paints
+        await screen._on_idle(events.Idle())
+        assert screen.paints == before + 1  # painted at once

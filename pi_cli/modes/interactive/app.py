@@ -225,6 +225,9 @@ class PiApp(App[int]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.Paste)):
             self.keys_first.key()  # keys before frames: the next stream frame waits for its echo
+            screen = self.screen_stack[-1] if self.screen_stack else None
+            if isinstance(screen, MainScreen):
+                screen.key_arrived()  # and the echo is painted when ready, not at the next timer tick
         await super().on_event(event)
 
     def _paints(self) -> int:
