@@ -26,28 +26,15 @@ MODES = ("tui", "inline", "print", "json", "rpc", "acp")
 
 
 class ContextHost(Protocol):
-    """What ``ctx`` needs of the extension runner."""
+    """What ``ctx`` needs of the extension runner (its plain attributes; ``ctx`` only reads them)."""
 
-    @property
-    def cwd(self) -> str: ...
-
-    @property
-    def mode(self) -> str: ...
-
-    @property
-    def host(self) -> ExtensionHost | None: ...
-
-    @property
-    def ui(self) -> ExtensionUI: ...
-
-    @property
-    def shutdown_handler(self) -> Callable[[], None] | None: ...
-
-    @property
-    def pending(self) -> set[Any]: ...
-
-    @property
-    def model_registry(self) -> Any: ...
+    cwd: str
+    mode: str
+    host: ExtensionHost | None
+    ui: ExtensionUI
+    shutdown_handler: Callable[[], None] | None
+    pending: set[Any]
+    model_registry: Any
 
 
 class SessionView:

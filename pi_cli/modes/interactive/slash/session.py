@@ -11,7 +11,7 @@ transcript is rebuilt from the session's messages. Commands refuse to run while 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 # The screens and the branch summariser are imported by the commands that show them, not with the
 # app: the first frame needs none of them (tests/test_layers.py keeps it so).
@@ -21,6 +21,9 @@ from pi_cli.modes.command_actions import BUSY, NO_STORAGE, export_session
 if TYPE_CHECKING:
     from pi_cli.session.agent_session import AgentSession
     from pi_cli.store.manager import SessionManager
+
+
+T = TypeVar("T")
 
 
 class SessionCommands:
@@ -94,16 +97,25 @@ class SessionCommands:
 
         self._ask(ResumeScreen(loader, self.session.session_file), chosen)
 
+    async def _attempt(self, failed: str, cancelled: str, operation: Awaitable[T]) -> T | None:
+        """``operation``'s result; None after saying why there is none: ``failed`` with the error
+        (the session stays as it was), or ``cancelled`` when an extension's before-event said so."""
+        try:
+            result = await operation
+        except Exception as exc:
+            await self._notice(f"{failed}: {exc}", "error")
+            return None
+        if isinstance(result, dict) and result.get("cancelled"):
+            await self._notice(cancelled, "warning")
+            return None
+        return result
+
     async def _resume_chosen(self, path: str | None) -> None:
         if not path or path == self.session.session_file:
             return
-        try:
-            result = await self.session.switch_session(path)
-        except Exception as exc:  # a damaged or vanished file: say so, keep the current session
-            await self._notice(f"Could not open session: {exc}", "error")
-            return
-        if result.get("cancelled"):
-            await self._notice("Resume cancelled by an extension", "warning")
+        # a damaged or vanished file is said so, and the current session kept
+        cancelled = "Resume cancelled by an extension"
+        if await self._attempt("Could not open session", cancelled, self.session.switch_session(path)) is None:
             return
         await self.reload_transcript()
         await self._notice("Resumed session")
@@ -225,13 +237,8 @@ class SessionCommands:
     async def _fork_chosen(self, entry_id: str | None) -> None:
         if not entry_id:
             return
-        try:
-            result = await self.session.fork(entry_id)
-        except Exception as exc:
-            await self._notice(f"Fork failed: {exc}", "error")
-            return
-        if result.get("cancelled"):
-            await self._notice("Fork cancelled by an extension", "warning")
+        result = await self._attempt("Fork failed", "Fork cancelled by an extension", self.session.fork(entry_id))
+        if result is None:
             return
         await self.reload_transcript()
         self.app.editor.set_text(str(result.get("text", "")))
@@ -245,13 +252,7 @@ class SessionCommands:
         self.app.run_worker(self._clone(), exclusive=True, group="session-command")
 
     async def _clone(self) -> None:
-        try:
-            cloned = await self.session.clone()
-        except Exception as exc:
-            await self._notice(f"Clone failed: {exc}", "error")
-            return
-        if cloned.get("cancelled"):
-            await self._notice("Clone cancelled by an extension", "warning")
+        if await self._attempt("Clone failed", "Clone cancelled by an extension", self.session.clone()) is None:
             return
         await self.reload_transcript()
         self.app.editor.set_text("")
@@ -261,21 +262,15 @@ class SessionCommands:
 
     async def cmd_export(self, args: str) -> None:
         """HTML by default; a ``.jsonl`` path writes the active branch as a standalone session."""
-        try:
-            path = await export_session(self.session, args)
-        except Exception as exc:
-            await self._notice(f"Export failed: {exc}", "error")
-            return
-        await self._notice(f"Session exported to: {path}")
+        path = await self._attempt("Export failed", "", export_session(self.session, args))
+        if path is not None:
+            await self._notice(f"Session exported to: {path}")
 
     async def cmd_share(self, args: str) -> None:
         """Upload the session's page as a secret gist through ``gh`` and show the link."""
         from pi_cli.modes.share import share_session
 
         await self._notice("Sharing: uploading the session as a secret gist…")
-        try:
-            url = await share_session(self.session)
-        except Exception as exc:
-            await self._notice(f"Share failed: {exc}", "error")
-            return
-        await self._notice(f"Shared: {url}")
+        url = await self._attempt("Share failed", "", share_session(self.session))
+        if url is not None:
+            await self._notice(f"Shared: {url}")
