@@ -226,24 +226,22 @@ async def _cycle_thinking(server: CommandHost, cmd: p.Command) -> dict[str, Any]
     return p.success(cmd.id, "cycle_thinking_level", None if level is None else {"level": level})
 
 
-async def _queue_mode(server: CommandHost, cmd: p.SetQueueModeCommand) -> dict[str, Any]:
-    if cmd.type == "set_steering_mode":
-        server.session.set_steering_mode(cmd.mode)
+async def _set_option(server: CommandHost, cmd: p.SetQueueModeCommand | p.SetEnabledCommand) -> dict[str, Any]:
+    """The four one-value settings: queue modes and the auto-compaction / auto-retry switches."""
+    session = server.session
+    if isinstance(cmd, p.SetQueueModeCommand):
+        queue_setter = session.set_steering_mode if cmd.type == "set_steering_mode" else session.set_follow_up_mode
+        queue_setter(cmd.mode)
     else:
-        server.session.set_follow_up_mode(cmd.mode)
+        switch = (
+            session.set_auto_compaction_enabled if cmd.type == "set_auto_compaction" else session.set_auto_retry_enabled
+        )
+        switch(cmd.enabled)
     return p.success(cmd.id, cmd.type)
 
 
 async def _compact(server: CommandHost, cmd: p.CompactCommand) -> dict[str, Any]:
     return p.success(cmd.id, "compact", await server.session.compact(cmd.customInstructions))
-
-
-async def _set_enabled(server: CommandHost, cmd: p.SetEnabledCommand) -> dict[str, Any]:
-    if cmd.type == "set_auto_compaction":
-        server.session.set_auto_compaction_enabled(cmd.enabled)
-    else:
-        server.session.set_auto_retry_enabled(cmd.enabled)
-    return p.success(cmd.id, cmd.type)
 
 
 async def _abort_retry(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
@@ -325,11 +323,11 @@ HANDLERS: dict[str, Handler] = {
     "get_available_models": _available,
     "set_thinking_level": _set_thinking,
     "cycle_thinking_level": _cycle_thinking,
-    "set_steering_mode": _queue_mode,
-    "set_follow_up_mode": _queue_mode,
+    "set_steering_mode": _set_option,
+    "set_follow_up_mode": _set_option,
     "compact": _compact,
-    "set_auto_compaction": _set_enabled,
-    "set_auto_retry": _set_enabled,
+    "set_auto_compaction": _set_option,
+    "set_auto_retry": _set_option,
     "abort_retry": _abort_retry,
     "bash": _bash,
     "abort_bash": _abort_bash,
