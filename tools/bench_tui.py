@@ -15,6 +15,10 @@ typed with ``send-keys``, completion read off the screen with ``capture-pane`` �
   editor through a tmux control-mode client (``tui_terminal.Watch``) until the program writes a
   ``Q``, then Backspace; median and worst of ``ECHO_SAMPLES``, a key every ~0.4 s;
 * ``cpu working``: the same while the model has not answered yet (spinner only);
+* ``cpu subagents`` / ``echo subagents``: the parent calls the ``subagent`` tool with four scout
+  tasks, and the four children stream prose at ``--rate`` each (pi_cli only: pi has no
+  subagents): CPU over the window, and keystroke echo as above (issue 27: ≤ 50 ms, CPU ≤ 1.5×
+  ``cpu prose``'s);
 * ``cpu print``: the prose stream through ``-p`` (no UI): what receiving the stream costs, the
   floor under the TUI figures;
 * ``md 100 KB`` / ``20k no-blank``: Enter → the end marker of the answer on screen, the answer
@@ -79,6 +83,9 @@ FIGURES: dict[str, tuple[str, str, float]] = {
     "echo_ms": ("keystroke echo while ~1,000 tok/s streams: median", "ms", 7.0),
     "echo_worst_ms": ("keystroke echo while ~1,000 tok/s streams: worst", "ms", 14.0),
     "cpu_working": ("CPU, working spinner (no text yet)", "%", 2.0),
+    "cpu_subagents": ("CPU, four subagents streaming at the token rate each", "%", 9.0),
+    "echo_subagents_ms": ("keystroke echo while four subagents stream: median", "ms", 50.0),
+    "echo_subagents_worst_ms": ("keystroke echo while four subagents stream: worst", "ms", 50.0),
     "cpu_print": ("CPU, prose at the token rate, -p (no UI: the floor)", "%", 6.0),
     "md100k": ("Enter → 100 KB markdown on screen", "s", 0.65),
     "noblank": ("Enter → 20k tokens, no blank line, on screen", "s", 2.0),
@@ -92,7 +99,10 @@ FIGURES: dict[str, tuple[str, str, float]] = {
     "rpc_c_mib": ("rpc -c 20k compacted: peak RSS of the tree", "MiB", 150.0),
 }
 PAIRED = {"resume_s": "resume_mib", "resume_c_s": "resume_c_mib", "rpc_s": "rpc_mib", "rpc_c_s": "rpc_c_mib",
-          "echo_ms": "echo_worst_ms"}  # fmt: skip
+          "echo_ms": "echo_worst_ms", "echo_subagents_ms": "echo_subagents_worst_ms"}  # fmt: skip
+SUBAGENT_FIGURES = ("cpu_subagents", "echo_subagents_ms")  # pi_cli only: pi 1.6.0 has no subagent tool
+SUBAGENT_ARGS = ("--tools", "read,subagent")
+SUBAGENT_SHOWN = "scout"  # on screen once the children's card is up
 SESSION_FIGURES = tuple(f for f in PAIRED if f.startswith(("resume", "rpc")))
 COMPACTED = PROJECT + "-compacted"  # the compacted session's cwd (-c takes the newest of a cwd)
 COMPACT_EVERY = 1000
@@ -222,7 +232,11 @@ class Bench:
         ``ECHO_SAMPLES`` keys typed into the editor, each timed from tmux receiving it to the
         program writing it."""
         self.server.add_turns([work.turn(text, rate=FAST_RATE)])
-        pane, _ = self.launch(prog, "--no-session")
+        return self._echo_while(prog, first, ())
+
+    def _echo_while(self, prog: Program, first: str, extra: tuple[str, ...]) -> tuple[float, float]:
+        """Prompt, wait for ``first`` on screen, then time ``ECHO_SAMPLES`` keys (see :meth:`echo`)."""
+        pane, _ = self.launch(prog, "--no-session", *extra)
         with pane:
             self._prompt(pane)
             pane.wait_text(first, timeout=30)
@@ -243,6 +257,29 @@ class Bench:
             if work.END_MARK in pane.screen() or not pane.alive():
                 raise RuntimeError(f"{prog.name}: the answer ended before the keys were typed; make it longer")
         return statistics.median(samples), max(samples)
+
+    def subagent_turns(self, text: str) -> None:
+        """The parent's ``subagent`` call with four scout tasks and each child's streamed answer
+        (the fake server answers requests in order). No closing turn: the measurement ends while
+        the children stream, and a turn left queued would answer the next figure's prompt."""
+        tasks = [{"agent": "scout", "task": f"read part {n} of the project"} for n in range(1, 5)]
+        call = {"tool_calls": [{"name": "subagent", "arguments": {"tasks": tasks}}]}
+        self.server.add_turns([call, *(work.turn(text, rate=self.rate) for _ in tasks)])
+
+    def cpu_subagents(self, prog: Program, text: str) -> float:
+        """CPU share (% of one core) of the tree while four children stream at the token rate."""
+        self.subagent_turns(text)
+        pane, _ = self.launch(prog, "--no-session", *SUBAGENT_ARGS)
+        with pane:
+            self._prompt(pane)
+            pane.wait_text(SUBAGENT_SHOWN, timeout=30)
+            time.sleep(1.0)
+            cpu0, wall0 = cpu_seconds(pane.pid), time.perf_counter()
+            time.sleep(self.window)
+            cpu1, wall1 = cpu_seconds(pane.pid), time.perf_counter()
+            if work.END_MARK in pane.screen() or not pane.alive():
+                raise RuntimeError(f"{prog.name}: the children ended inside the window; lower --window")
+        return 100 * (cpu1 - cpu0) / (wall1 - wall0)
 
     def answer(self, prog: Program, text: str) -> float:
         """Enter → the answer's end marker on screen, streamed as fast as it is read."""
@@ -301,6 +338,12 @@ class Bench:
             values = {figure: self.cpu(prog, work.code(fast_chars), "compute_total", rate=FAST_RATE)}
         elif figure == "echo_ms":
             median, worst = self.echo(prog, work.prose(fast_chars), "The agent reads")
+            values = {figure: median, PAIRED[figure]: worst}
+        elif figure == "cpu_subagents":
+            values = {figure: self.cpu_subagents(prog, work.prose(rate_chars))}
+        elif figure == "echo_subagents_ms":
+            self.subagent_turns(work.prose(rate_chars))
+            median, worst = self._echo_while(prog, SUBAGENT_SHOWN, SUBAGENT_ARGS)
             values = {figure: median, PAIRED[figure]: worst}
         elif figure == "cpu_print":
             values = {figure: self.cpu(prog, work.prose(rate_chars), "The agent reads", printing=True)}
@@ -365,7 +408,8 @@ def measure(
                 raise SystemExit(f"bench_tui: --baseline {baseline}: no pi_cli/ package there")
             programs.append(bench.program("baseline", _ours(), main, {"PYTHONPATH": str(checkout)}))
         if reference:
-            programs.append(bench.program("pi 1.6.0", _reference(), main))
+            theirs = tuple(f for f in main if f not in SUBAGENT_FIGURES)
+            programs.append(bench.program("pi 1.6.0", _reference(), theirs))
         if inline:
             programs.append(bench.program("pi_cli --inline", _ours("--inline"), CPU_ONLY))
         if set(SESSION_FIGURES) & set(figures):
