@@ -16,8 +16,10 @@ paths. ``--no-themes`` turns discovery off (the built-ins and ``--theme`` paths 
 cannot be used is left out with one warning naming the file and the field.
 
 The setting ``theme`` (or ``--use-theme``) names the active theme. ``"light/dark"``-style pairs
-(``"<for a light terminal>/<for a dark one>"``) and ``system`` follow the terminal's background
-when the front end knows it (:meth:`ThemeCatalog.active`), dark otherwise.
+(``"<for a light terminal>/<for a dark one>"``) follow the terminal's background when the front
+end knows it (:meth:`ThemeCatalog.active`), dark otherwise. ``system`` is built from the colours
+the terminal reported (:func:`system_theme`: its background, foreground and ANSI colours, text
+kept at ≥ 4.5:1 contrast), or is the built-in of its kind when it reported none.
 """
 
 from __future__ import annotations
@@ -110,6 +112,64 @@ def contrast_ratio(first: str, second: str) -> float:
     return (high + 0.05) / (low + 0.05)
 
 
+@dataclass(frozen=True, slots=True)
+class TerminalPalette:
+    """What the terminal reported of its colours (``#rrggbb``): background, foreground and the
+    ANSI colours it answered for (index → colour; 1 red, 2 green, 3 yellow, 4 blue, 5 magenta,
+    6 cyan)."""
+
+    background: str
+    foreground: str = ""
+    ansi: Mapping[int, str] = field(default_factory=dict)
+
+
+def _mix(first: str, second: str, share: float) -> str:
+    """``first`` moved ``share`` (0–1) of the way to ``second``."""
+    a = [int(first[i : i + 2], 16) for i in (1, 3, 5)]
+    b = [int(second[i : i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(x + (y - x) * share):02x}" for x, y in zip(a, b, strict=True))
+
+
+def readable(color: str, background: str, ratio: float = 4.5) -> str:
+    """``color``, moved toward white or black (whichever the background is farther from) just
+    enough to reach ``ratio`` contrast against ``background`` (WCAG AA body text: 4.5)."""
+    target = "#ffffff" if luminance(background) < 0.5 else "#000000"
+    share = 0.0
+    while contrast_ratio(color, background) < ratio and share < 1.0:
+        share = min(1.0, share + 0.05)
+        color = _mix(color, target, share)
+    return color
+
+
+def system_theme(base: Theme, terminal: TerminalPalette) -> Theme:
+    """The ``system`` theme: ``base`` (the built-in of the terminal's kind) recoloured from the
+    terminal's own background, foreground and ANSI colours, every text colour kept at ≥ 4.5:1
+    contrast against the background (backgrounds are tints of it)."""
+    bg = terminal.background
+    fg = readable(terminal.foreground or base.color("text") or ("#e4e4e7" if base.dark else "#1f1f24"), bg)
+    ansi = terminal.ansi
+    colors = dict(base.colors)
+    for tokens, index in (
+        (("error", "toolDiffRemoved"), 1), (("success", "toolDiffAdded", "bashMode"), 2),
+        (("warning", "mdHeading"), 3), (("accent", "border", "mdLink"), 4),
+        (("customMessageLabel", "thinkingHigh"), 5), (("borderAccent", "mdCode"), 6),
+    ):  # fmt: skip
+        if index in ansi:
+            for token in tokens:
+                colors[token] = readable(ansi[index], bg)
+    colors["text"] = fg
+    for token in ("muted", "thinkingText", "toolOutput", "toolDiffContext", "mdQuote"):
+        colors[token] = readable(_mix(fg, bg, 0.35), bg)
+    colors["dim"] = readable(_mix(fg, bg, 0.5), bg, 3.0)
+    for token, share in (("userMessageBg", 0.1), ("selectedBg", 0.16), ("customMessageBg", 0.08),
+                         ("toolPendingBg", 0.06)):  # fmt: skip
+        colors[token] = _mix(bg, fg, share)
+    colors["toolSuccessBg"] = _mix(bg, colors["success"], 0.12)
+    colors["toolErrorBg"] = _mix(bg, colors["error"], 0.12)
+    export = {"pageBg": bg, "cardBg": _mix(bg, fg, 0.05), "infoBg": _mix(bg, colors["warning"], 0.1)}
+    return Theme(FOLLOWING, colors, export, luminance(bg) < 0.2, "terminal")
+
+
 def _resolve(value: Any, variables: Mapping[str, Any], where: str, seen: tuple[str, ...] = ()) -> str:
     if isinstance(value, bool):
         raise ThemeError(f"{where}: expected a colour, got {json.dumps(value)}")
@@ -195,6 +255,7 @@ class ThemeCatalog:
     themes: dict[str, Theme] = field(default_factory=builtin_themes)
     warnings: list[str] = field(default_factory=list)
     selected: str = "dark"
+    terminal: TerminalPalette | None = None  # what the terminal reported, when a front end asked
 
     def names(self) -> list[str]:
         """The names to offer in a picker: ``system`` and the built-ins first, then the rest."""
@@ -208,10 +269,13 @@ class ThemeCatalog:
 
     def resolve(self, value: str, terminal_dark: bool | None = None) -> Theme:
         """The theme for a setting value (see :meth:`active`)."""
+        if terminal_dark is None and self.terminal is not None:
+            terminal_dark = luminance(self.terminal.background) < 0.2
         dark = terminal_dark is not False
         value = (value or FOLLOWING).strip()
         if value == FOLLOWING:
-            return self.themes["dark" if dark else "light"]
+            base = self.themes["dark" if dark else "light"]
+            return base if self.terminal is None else system_theme(base, self.terminal)
         if "/" in value and value not in self.themes:
             light_name, _, dark_name = value.partition("/")
             value = dark_name if dark else light_name

@@ -121,3 +121,26 @@ def test_terminal_background_answers_are_parsed() -> None:
     assert parse_background(b"\x1b]11;rgb:f/8/0\x07") == "#ff8800"
     assert parse_background(b"no answer") is None
     assert query_background() is None  # not a terminal here: nothing is asked
+
+
+def test_system_is_built_from_the_terminals_colours_and_stays_readable(tmp_path: Path) -> None:
+    from pi_cli.modes.terminal_colors import FULL_QUERY, parse_palette
+    from pi_cli.resources.themes import TerminalPalette
+
+    answer = (
+        b"\x1b]10;rgb:9090/9090/9090\x07"  # a grey foreground: too dim on this background
+        b"\x1b]4;1;rgb:8000/0000/0000\x07\x1b]4;4;rgb:0000/0000/8080\x1b\\"
+        b"\x1b]11;rgb:2020/2020/2020\x07"
+    )
+    palette = parse_palette(answer)
+    assert palette == TerminalPalette("#202020", "#909090", {1: "#800000", 4: "#000080"})
+    assert parse_palette(b"\x1b]11;rgb:2020/2020/20") is None  # half an answer is not a colour
+    assert FULL_QUERY.endswith(b"\x1b]11;?\x07")  # the background last: its answer ends the wait
+    catalog = discover_themes(tmp_path, tmp_path / "agent", selected="system")
+    catalog.terminal = palette
+    theme = catalog.active()
+    assert theme.name == "system" and theme.dark and theme.export["pageBg"] == "#202020"
+    for token in ("text", "muted", "error", "accent", "mdLink", "thinkingText"):
+        assert contrast_ratio(theme.color(token), "#202020") >= 4.5, token
+    assert theme.color("error") != BASE[True].color("error")  # the terminal's red, made readable
+    assert catalog.resolve("dark").name == "dark"  # other names are unaffected

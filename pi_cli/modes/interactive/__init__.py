@@ -40,13 +40,21 @@ def run_interactive(
     return int(result or 0)
 
 
-def _terminal_dark(session: Any) -> bool | None:
-    """Whether the terminal's background is dark, asked only when the theme follows it."""
-    selected = str(session.themes.selected or "")
-    if selected != "system" and ("/" not in selected or selected in session.themes.themes):
+def _terminal_dark(session: AgentSession) -> bool | None:
+    """Whether the terminal's background is dark, asked only when the theme follows it; for
+    ``system`` the terminal's colours are asked too and given to the session's themes."""
+    from pi_cli.resources.themes import luminance
+
+    themes = session.themes
+    selected = str(themes.selected or "")
+    if selected == "system":
+        from pi_cli.modes.terminal_colors import query_palette
+
+        themes.terminal = query_palette()
+        return None if themes.terminal is None else luminance(themes.terminal.background) < 0.2
+    if "/" not in selected or selected in themes.themes:
         return None
     from pi_cli.modes.terminal_colors import query_background
-    from pi_cli.resources.themes import luminance
 
     background = query_background()
     return None if background is None else luminance(background) < 0.2
