@@ -12,6 +12,8 @@ import sys
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
+from pi_cli.extensions.rendering.theme import ExtensionTheme
+
 
 @runtime_checkable
 class ExtensionUI(Protocol):
@@ -182,10 +184,16 @@ class DialogOptionsUI:
     on ``confirm``/``select``/``input`` — ``timeout`` (milliseconds) and ``signal`` (an
     AbortSignal). When either ends the wait first, the dialog is taken away (the front end's
     wait is cancelled) and the call answers as a dismissed dialog: False or None. Everything
-    else is the wrapped UI's."""
+    else is the wrapped UI's. ``theme`` is pi's ``ctx.ui.theme``: the active theme's colours
+    (:class:`~pi_cli.extensions.rendering.ExtensionTheme`), the same object in every mode."""
 
-    def __init__(self, ui: ExtensionUI) -> None:
+    def __init__(self, ui: ExtensionUI, theme: Callable[[], ExtensionTheme] | None = None) -> None:
         self._ui = ui
+        self._theme = theme
+
+    @property
+    def theme(self) -> ExtensionTheme:
+        return self._theme() if self._theme is not None else ExtensionTheme({})
 
     @property
     def has_ui(self) -> bool:

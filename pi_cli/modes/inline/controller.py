@@ -174,7 +174,11 @@ class InlineController:
             tool = self.live.tools.pop(str(event.get("toolCallId")), None)
             name = tool.name if tool else str(event.get("toolName"))
             args = tool.args if tool else {}
-            self._print(render.tool_block(name, args, event.get("result"), bool(event.get("isError"))))
+            runner = self.session.extensions
+            renderer = runner.renderer_for(name) if runner is not None else None
+            call_id = str(event.get("toolCallId", ""))
+            result, is_error = event.get("result"), bool(event.get("isError"))
+            self._print(render.tool_block(name, args, result, is_error, renderer, call_id))
             for image in render.result_images(event.get("result"), self._image_protocol, self._image_width):
                 self._print(image)
         elif kind == "auto_retry_start":
