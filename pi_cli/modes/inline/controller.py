@@ -247,7 +247,7 @@ class InlineController:
             lines, _hidden = preview_lines(safe(tool.output), 3)
             out.extend(("class:tool-output", _clip("  " + line, width)) for line in lines)
         if self.running:
-            out.append(("class:status", self.live.status or "Working... (ctrl+c to abort)"))
+            out.append(("class:status", self.live.status or self.extension_view.working_text()))
         steering, follow_up = self.queued()
         for text in steering:
             out.append(("class:queue", _clip(f"Steering: {_one_line(text)}", width)))
