@@ -65,3 +65,19 @@ def test_inline_working_text(tmp_path: Path) -> None:
     runner.context().ui.set_working_message("Busy")
     assert view.working_text() == "* Busy (ctrl+c to abort)"
     assert ExtensionView(None).working_text() == "Working... (ctrl+c to abort)"
+
+
+async def test_inline_title_reaches_the_apps_setter(faux: Any, tmp_path: Path) -> None:
+    from extensions.test_inline_ui import drive, make_session, wait_for
+
+    session, runner = make_session(faux, tmp_path, lambda pi: None)
+    titles: list[str] = []
+
+    async def script(pipe: Any, app: Any, out: Any) -> None:
+        await wait_for(lambda: runner.started)
+        app.controller.on_title = titles.append  # the declared seam, in place of the terminal
+        runner.context().ui.set_title("pi - inline")
+        app.set_title("no terminal in a scrollback test")  # a no-op: nothing is written
+
+    await drive(session, script)
+    assert titles == ["pi - inline"]

@@ -85,6 +85,7 @@ class InlineController:
         if session.permissions is not None:
             session.permissions.ui = self.approvals
         self.on_editor_text: Callable[[str], None] | None = None  # the app's prompt-buffer setter
+        self.on_title: Callable[[str], None] | None = None  # the app's terminal-title setter
         self.on_copy: Callable[[str], None] = lambda text: None  # the app's clipboard writer (OSC 52)
         self.commands = InlineCommands(
             session, print_renderable, self.approvals, self.login, quit_app=exit_app,
@@ -110,6 +111,8 @@ class InlineController:
 
     def _extension_changed(self, kind: str, key: str) -> None:
         self.extension_view.changed(kind, key)
+        if kind == "title" and self.on_title is not None:  # ctx.ui.set_title
+            self.on_title(str(getattr(getattr(self.session.extensions, "ui", None), "title", "") or ""))
         self._invalidate()
 
     # --- state ---------------------------------------------------------------------------
