@@ -54,3 +54,26 @@ def test_todo_rendering_is_coloured_and_collapses_long_lists() -> None:
     assert len(collapsed) == 7 and "... 2 more" in collapsed[-1] and "\x1b[38;2;0;255;0m✓" in collapsed[1]
     expanded = render_result(result, RenderOptions(expanded=True), theme, RenderContext()).split("\n")
     assert len(expanded) == 8 and "item 7" in expanded[-1]
+
+
+async def test_todo_cards_in_the_tui_are_drawn_by_the_example(faux: Any, tmp_path: Path) -> None:
+    from extensions.test_tui_ui import SIZE, make_app, wait_until
+    from pi_cli.extensions.examples.rendering.todo import register
+    from pi_cli.modes.interactive.widgets.tool_card import ToolCard
+
+    faux.set_responses(
+        [
+            faux_assistant([faux_tool_call("todo", {"action": "add", "text": "buy milk"})]),
+            faux_assistant([faux_text("added")]),
+        ]
+    )
+    app, runner = make_app(faux, tmp_path, register)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: runner.started)
+        await app.session.prompt("add it")
+        await wait_until(pilot, lambda: any(c.state == "done" for c in app.query(ToolCard)))
+        await pilot.pause()
+        card = app.query_one(ToolCard)
+        rows = "\n".join(card.render_line(y).text for y in range(card.size.height))
+        assert 'todo add "buy milk"' in rows and "✓ Added #1 buy milk" in rows
+        assert "Added todo #1: buy milk" not in rows  # the default output is replaced
