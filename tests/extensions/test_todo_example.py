@@ -77,3 +77,35 @@ async def test_todo_cards_in_the_tui_are_drawn_by_the_example(faux: Any, tmp_pat
         rows = "\n".join(card.render_line(y).text for y in range(card.size.height))
         assert 'todo add "buy milk"' in rows and "✓ Added #1 buy milk" in rows
         assert "Added todo #1: buy milk" not in rows  # the default output is replaced
+
+
+async def test_a_resumed_todo_card_is_drawn_by_the_example(tmp_path: Path) -> None:
+    from textual.app import App, ComposeResult
+
+    from pi_cli.extensions import ExtensionAPI, ExtensionRunner
+    from pi_cli.extensions.examples.rendering.todo import register
+    from pi_cli.modes.interactive.widgets.messages import AssistantView
+    from pi_cli.modes.interactive.widgets.tool_card import ToolCard
+
+    runner = ExtensionRunner(str(tmp_path))
+    register(ExtensionAPI(runner, "todo.py"))
+    call = {"type": "toolCall", "id": "c1", "name": "todo", "arguments": {"action": "add", "text": "milk"}}
+    message = {"role": "assistant", "content": [call], "stopReason": "toolUse"}
+    todos = [{"id": 1, "text": "milk", "done": False}]
+    result = {"role": "toolResult", "toolCallId": "c1", "toolName": "todo", "isError": False,
+              "content": [{"type": "text", "text": "Added todo #1: milk"}],
+              "details": {"action": "add", "todos": todos, "nextId": 2}}  # fmt: skip
+
+    class Host(App[None]):
+        def tool_renderer(self, name: str) -> Any:
+            return runner.renderer_for(name)
+
+        def compose(self) -> ComposeResult:
+            yield AssistantView(message, {"c1": result})
+
+    app = Host()
+    async with app.run_test(size=(80, 12)) as pilot:
+        await pilot.pause()
+        card = app.query_one(ToolCard)
+        rows = "\n".join(card.render_line(y).text for y in range(card.size.height))
+        assert "✓ Added #1 milk" in rows and "Added todo #1" not in rows
