@@ -14,6 +14,7 @@ from typing import Any
 
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.extensions.host import ExtensionHost
+from pi_cli.extensions.rendering.tool import renderer_from
 from pi_cli.extensions.runner import Command, ExtensionRunner, Flag, Registered
 from pi_cli.extensions.tools import as_agent_tool
 
@@ -42,9 +43,17 @@ class ExtensionAPI:
         """An AgentTool or a dict with ``name, label, description, parameters, execute``; a tool
         named like a built-in replaces it. ``prompt_snippet`` (one line under "Available tools")
         and ``prompt_guidelines`` (bullets under "Guidelines") join the system prompt while the
-        tool is active; an ``execute`` taking a fifth argument gets the tool context (``ctx``)."""
+        tool is active; an ``execute`` taking a fifth argument gets the tool context (``ctx``).
+        ``render_call(args, theme, context)`` / ``render_result(result, options, theme, context)``
+        (pi's ``renderCall`` / ``renderResult``) draw the tool's card in the TUI and inline modes
+        (see :mod:`pi_cli.extensions.rendering.tool`)."""
         agent_tool = as_agent_tool(tool, self.source, self._runner.tool_context)
         self._runner.tools = [t for t in self._runner.tools if t.value.name != agent_tool.name]
+        renderer = renderer_from(tool, self.source, self._runner.theme, self._runner.report)
+        if renderer is None:  # a replacement without renderers draws the default again
+            self._runner.renderers.pop(agent_tool.name, None)
+        else:
+            self._runner.renderers[agent_tool.name] = renderer
         self._runner.tools.append(Registered(self.source, agent_tool))
         if self._runner.host is not None:
             from pi_cli.extensions.tool_set import apply_tools

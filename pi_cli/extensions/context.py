@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from pi_cli.errors import FeatureUnavailableError
 from pi_cli.extensions.host import ExtensionHost
 from pi_cli.extensions.model_registry import ModelRegistryView
+from pi_cli.extensions.rendering.theme import ExtensionTheme
 from pi_cli.extensions.session_manager import ReadonlySessionManager
 from pi_cli.extensions.ui import DialogOptionsUI, ExtensionUI
 
@@ -35,6 +36,8 @@ class ContextHost(Protocol):
     shutdown_handler: Callable[[], None] | None
     pending: set[Any]
     model_registry: Any
+
+    def theme(self) -> ExtensionTheme: ...
 
 
 class SessionView:
@@ -88,7 +91,7 @@ class ExtensionContext:
     @property
     def ui(self) -> DialogOptionsUI:
         """The front end's UI, with pi's ``timeout``/``signal`` options on its dialogs."""
-        return DialogOptionsUI(self._runner.ui)
+        return DialogOptionsUI(self._runner.ui, self._runner.theme)
 
     @property
     def has_ui(self) -> bool:

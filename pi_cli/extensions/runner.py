@@ -23,6 +23,7 @@ from pi_cli.agent.types import AfterToolCallContext, BeforeToolCallContext
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.extensions.event_bus import EventBus
 from pi_cli.extensions.host import ExtensionHost
+from pi_cli.extensions.rendering import ExtensionTheme, ToolRenderer, theme_of
 from pi_cli.extensions.ui import ExtensionUI, NoUI
 from pi_cli.sandbox.protocol import ToolSandbox
 
@@ -99,6 +100,7 @@ class ExtensionRunner:
         # ``ctx.shutdown()``: the front end's "quit when idle" (TUI, inline, RPC); None: a no-op.
         self.shutdown_handler: Callable[[], None] | None = None
         self.events = EventBus(self.report, self.pending)  # ``pi.events``, shared by the extensions
+        self.renderers: dict[str, ToolRenderer] = {}  # tool name → its render_call/render_result
 
     # -- registration (called through ExtensionAPI) -------------------------------------------
 
@@ -142,6 +144,15 @@ class ExtensionRunner:
         from pi_cli.extensions.context import ExtensionContext
 
         return ExtensionContext(self, signal)
+
+    def theme(self) -> ExtensionTheme:
+        """``ctx.ui.theme``: the session's active theme (unstyled before the session is bound)."""
+        return theme_of(self.host)
+
+    def renderer_for(self, tool_name: str) -> ToolRenderer | None:
+        """The front ends' seam for tool rendering: the renderers of the extension tool named
+        ``tool_name`` (None: draw the default). Its calls never raise (see ToolRenderer)."""
+        return self.renderers.get(tool_name)
 
     def report(self, source: str, event: str, exc: BaseException) -> None:
         """A failing handler: one ``extension_error`` record to ``on_error``; never raises."""

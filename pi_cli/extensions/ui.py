@@ -12,6 +12,8 @@ import sys
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
+from pi_cli.extensions.rendering.theme import ExtensionTheme
+
 
 @runtime_checkable
 class ExtensionUI(Protocol):
@@ -120,6 +122,10 @@ class DialogUI:
         self.statuses: dict[str, str] = {}
         self.widgets: dict[str, list[str]] = {}
         self.placements: dict[str, str] = {}  # widget key → "aboveEditor" | "belowEditor"
+        self.title: str | None = None  # set_title's text (None: the front end's own)
+        self.working_frames: list[str] | None = None  # set_working_indicator: None default, [] hidden
+        self.working_interval_ms: int | None = None
+        self.working_message: str | None = None  # set_working_message (None: "Working...")
 
     def notify(self, text: str, level: str | None = None) -> None:
         self._notify(text, level or "info")
@@ -171,10 +177,39 @@ class DialogUI:
         return ""  # the terminal front ends do not lend their editor's text out (yet)
 
     def set_title(self, title: str) -> None:
-        return None  # no title binding in these front ends (yet); the call is accepted, as pi's ctx.ui has it
+        """Kept in ``title``; ``on_change("title", "")`` lets the front end show it."""
+        self.title = str(title)
+        self._changed("title")
+
+    def set_working_indicator(self, options: Any = None) -> None:
+        """pi's ``{frames, intervalMs}``: ``frames`` replace the spinner (``[]`` hides it), None
+        (or no ``frames``) restores the default; ``on_change("working", "")`` follows."""
+        frames = _option(options, "frames")
+        interval = _option(options, "intervalMs", "interval_ms")
+        self.working_frames = None if frames is None else [str(frame) for frame in frames]
+        self.working_interval_ms = int(interval) if isinstance(interval, (int, float)) and interval > 0 else None
+        self._changed("working")
+
+    def set_working_message(self, message: str | None = None) -> None:
+        """The working line's text while the agent runs; None restores "Working..."."""
+        self.working_message = None if message is None else str(message)
+        self._changed("working")
+
+    def _changed(self, kind: str) -> None:
+        if self._on_change is not None:
+            self._on_change(kind, "")
 
     async def editor(self, title: str, prefill: str | None = None) -> str | None:
         return None  # no multi-line editor dialog in these front ends (yet): as cancelled
+
+
+def _option(options: Any, *names: str) -> Any:
+    """A field of pi's options object (a dict or an object; camelCase or snake_case)."""
+    for name in names:
+        value = options.get(name) if isinstance(options, dict) else getattr(options, name, None)
+        if value is not None:
+            return value
+    return None
 
 
 class DialogOptionsUI:
@@ -182,10 +217,29 @@ class DialogOptionsUI:
     on ``confirm``/``select``/``input`` — ``timeout`` (milliseconds) and ``signal`` (an
     AbortSignal). When either ends the wait first, the dialog is taken away (the front end's
     wait is cancelled) and the call answers as a dismissed dialog: False or None. Everything
-    else is the wrapped UI's."""
+    else is the wrapped UI's. ``theme`` is pi's ``ctx.ui.theme``: the active theme's colours
+    (:class:`~pi_cli.extensions.rendering.ExtensionTheme`), the same object in every mode."""
 
-    def __init__(self, ui: ExtensionUI) -> None:
+    def __init__(self, ui: ExtensionUI, theme: Callable[[], ExtensionTheme] | None = None) -> None:
         self._ui = ui
+        self._theme = theme
+
+    @property
+    def theme(self) -> ExtensionTheme:
+        return self._theme() if self._theme is not None else ExtensionTheme({})
+
+    def set_working_indicator(self, options: Any = None) -> None:
+        """pi's spinner frames while the agent works (TUI, inline); a no-op where the front end
+        has no working line (print, json, RPC: as pi's RPC mode)."""
+        setter = getattr(self._ui, "set_working_indicator", None)
+        if callable(setter):
+            setter(options)
+
+    def set_working_message(self, message: str | None = None) -> None:
+        """The working line's text (TUI, inline); a no-op elsewhere, as ``set_working_indicator``."""
+        setter = getattr(self._ui, "set_working_message", None)
+        if callable(setter):
+            setter(message)
 
     @property
     def has_ui(self) -> bool:

@@ -39,3 +39,25 @@ def strip_control_sequences(text: str) -> str:
     if "\r" in text:
         text = _REDRAWN.sub("", text)
     return _CONTROLS.sub("", text)
+
+
+_SGR = re.compile(r"\x1b\[[0-9;:]*m")
+
+
+def keep_sgr(text: str) -> str:
+    """Like :func:`strip_control_sequences` but keeps SGR styles (``ESC [ … m``: colours, bold),
+    for text an extension styled on purpose (a tool renderer's lines); a line's tabs and
+    newlines stay, everything that could move the cursor or talk to the terminal goes."""
+    if not text:
+        return text
+    kept: list[str] = []
+
+    def hold(match: re.Match[str]) -> str:
+        kept.append(match.group(0))
+        return f"\x00{len(kept) - 1}\x00"
+
+    # SGR sequences are set aside (as NUL-marked indexes, NUL itself being a stripped control)
+    text = _SGR.sub(hold, text.replace("\x00", ""))
+    parts = re.split(r"\x00(\d+)\x00", text)
+    out = [strip_control_sequences(part) if i % 2 == 0 else kept[int(part)] for i, part in enumerate(parts)]
+    return "".join(out)

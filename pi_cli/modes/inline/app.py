@@ -36,6 +36,7 @@ from pi_cli.modes.inline import render
 from pi_cli.modes.inline.approvals import cycle_mode
 from pi_cli.modes.inline.completion import InlineCompleter
 from pi_cli.modes.inline.controller import InlineController
+from pi_cli.tools.sanitize import strip_control_sequences
 
 if TYPE_CHECKING:
     from pi_cli.session.agent_session import AgentSession
@@ -84,6 +85,7 @@ class InlineApp:
         self.controller = InlineController(session, self.print, self.invalidate, self.exit)
         self.controller.on_editor_text = self._set_text
         self.controller.on_copy = self.copy
+        self.controller.on_title = self.set_title
         self._last_escape = 0.0
         self._rich_theme: tuple[str, RichTheme] | None = None  # (theme setting, its Rich styles)
         self._shortcut_lines: list[str] = []
@@ -138,6 +140,12 @@ class InlineApp:
             print(text, end="", flush=True)
 
         run_in_terminal(write, in_executor=False)
+
+    def set_title(self, text: str) -> None:
+        """An extension's ``ctx.ui.set_title``: the terminal's title (control sequences dropped)."""
+        if self._scrollback is None:
+            self.app.output.set_title(strip_control_sequences(text))
+            self.app.output.flush()
 
     def copy(self, text: str) -> None:
         """Put ``text`` on the system clipboard with OSC 52 (the terminal's own clipboard

@@ -85,6 +85,7 @@ class InlineController:
         if session.permissions is not None:
             session.permissions.ui = self.approvals
         self.on_editor_text: Callable[[str], None] | None = None  # the app's prompt-buffer setter
+        self.on_title: Callable[[str], None] | None = None  # the app's terminal-title setter
         self.on_copy: Callable[[str], None] = lambda text: None  # the app's clipboard writer (OSC 52)
         self.commands = InlineCommands(
             session, print_renderable, self.approvals, self.login, quit_app=exit_app,
@@ -110,6 +111,8 @@ class InlineController:
 
     def _extension_changed(self, kind: str, key: str) -> None:
         self.extension_view.changed(kind, key)
+        if kind == "title" and self.on_title is not None:  # ctx.ui.set_title
+            self.on_title(str(getattr(getattr(self.session.extensions, "ui", None), "title", "") or ""))
         self._invalidate()
 
     # --- state ---------------------------------------------------------------------------
@@ -174,7 +177,11 @@ class InlineController:
             tool = self.live.tools.pop(str(event.get("toolCallId")), None)
             name = tool.name if tool else str(event.get("toolName"))
             args = tool.args if tool else {}
-            self._print(render.tool_block(name, args, event.get("result"), bool(event.get("isError"))))
+            runner = self.session.extensions
+            renderer = runner.renderer_for(name) if runner is not None else None
+            call_id = str(event.get("toolCallId", ""))
+            result, is_error = event.get("result"), bool(event.get("isError"))
+            self._print(render.tool_block(name, args, result, is_error, renderer, call_id))
             for image in render.result_images(event.get("result"), self._image_protocol, self._image_width):
                 self._print(image)
         elif kind == "auto_retry_start":
@@ -243,7 +250,7 @@ class InlineController:
             lines, _hidden = preview_lines(safe(tool.output), 3)
             out.extend(("class:tool-output", _clip("  " + line, width)) for line in lines)
         if self.running:
-            out.append(("class:status", self.live.status or "Working... (ctrl+c to abort)"))
+            out.append(("class:status", self.live.status or self.extension_view.working_text()))
         steering, follow_up = self.queued()
         for text in steering:
             out.append(("class:queue", _clip(f"Steering: {_one_line(text)}", width)))

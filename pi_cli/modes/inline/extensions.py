@@ -12,6 +12,7 @@ import asyncio
 from typing import Any
 
 from pi_cli.modes.extension_bridge import status_line, widget_lines
+from pi_cli.tools.sanitize import strip_control_sequences as safe
 
 # The keys the inline app binds itself, under pi's action ids (for pi's conflict rules).
 INLINE_KEYS = (
@@ -60,6 +61,15 @@ class ExtensionView:
     def _keep(self, task: asyncio.Future[None]) -> None:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    def working_text(self) -> str:
+        """The line shown while the agent runs: an extension's ``set_working_message`` text and
+        first ``set_working_indicator`` frame (inline draws no animation), else pi's default."""
+        ui = getattr(self.runner, "ui", None)
+        message = getattr(ui, "working_message", None) or "Working..."
+        frames = getattr(ui, "working_frames", None)
+        frame = safe(str(frames[0])) + " " if frames else ""
+        return f"{frame}{safe(str(message))} (ctrl+c to abort)"
 
     def _ui_dict(self, name: str) -> dict[str, Any]:
         value = getattr(getattr(self.runner, "ui", None), name, None)

@@ -14,8 +14,10 @@ from rich.markdown import Markdown
 from rich.padding import Padding
 from rich.text import Text
 
+from pi_cli.extensions.rendering import RenderContext, RenderOptions, ToolRenderer
 from pi_cli.modes.display import preview_lines, result_text, tool_call_title
 from pi_cli.modes.terminal_images import Protocol, encode
+from pi_cli.tools.sanitize import keep_sgr
 from pi_cli.tools.sanitize import strip_control_sequences as safe
 
 
@@ -33,12 +35,34 @@ def thinking_block(text: str) -> RenderableType:
     return Padding(Text(safe(text).strip(), style="dim italic"), (1, 0, 0, 0))
 
 
-def tool_block(name: str, args: dict[str, Any], result: dict[str, Any] | None, is_error: bool) -> RenderableType:
-    """A finished tool call: its title, then the last lines of its output, collapsed."""
+def _styled(lines: list[str]) -> Text:
+    """An extension renderer's lines: SGR styles kept, other control sequences dropped."""
+    return Text("\n").join(Text.from_ansi(keep_sgr(line)) for line in lines)
+
+
+def tool_block(
+    name: str,
+    args: dict[str, Any],
+    result: dict[str, Any] | None,
+    is_error: bool,
+    renderer: ToolRenderer | None = None,
+    tool_call_id: str = "",
+) -> RenderableType:
+    """A finished tool call: its title, then the last lines of its output, collapsed. With an
+    extension's ``renderer`` (the runner's ``renderer_for(name)``), its lines replace the title
+    and/or the output (collapsed: scrollback cannot expand later); one that fails gives None and
+    the default drawing."""
+    context = RenderContext(tool_call_id, dict(args), is_error=is_error)
+    custom_title = renderer.call(args, context) if renderer is not None else None
+    custom_output = renderer.result(result, RenderOptions(), context) if renderer is not None else None
     title = Text(safe(tool_call_title(name, args)), style="bold red" if is_error else "bold")
+    parts: list[RenderableType] = [title if custom_title is None else _styled(custom_title)]
+    if custom_output is not None:
+        if any(line.strip() for line in custom_output):
+            parts.append(Padding(_styled(custom_output), (0, 0, 0, 2)))
+        return Padding(Group(*parts), (1, 0, 0, 0))
     output = safe(result_text(result))
     lines, hidden = preview_lines(output)
-    parts: list[RenderableType] = [title]
     if hidden:
         parts.append(Text(f"  … ({hidden} earlier lines)", style="dim"))
     style = "red" if is_error else "grey62"

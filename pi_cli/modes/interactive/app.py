@@ -38,6 +38,7 @@ from pi_cli.modes.interactive.widgets.tool_card import ToolCard
 from pi_cli.modes.interactive.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
+    from pi_cli.extensions.rendering import ToolRenderer
     from pi_cli.modes.interactive.extension_ui.bridge import ExtensionChrome
     from pi_cli.session.agent_session import AgentSession
 
@@ -597,6 +598,11 @@ class PiApp(App[int]):
             from pi_cli.modes.extension_bridge import extensions_quit
 
             await extensions_quit(self.session)
+
+    def tool_renderer(self, tool_name: str) -> ToolRenderer | None:
+        """The seam tool cards consult on mount: an extension tool's renderers, else None."""
+        runner = self.session.extensions
+        return runner.renderer_for(tool_name) if runner is not None else None
 
     async def show_notice(self, text: str | Text, kind: str = "info") -> None:
         await self.transcript.add(Notice(text, kind), lambda: Notice(text, kind))

@@ -36,9 +36,13 @@ class ExtensionChrome:
         self.shortcuts: dict[str, Any] = {}  # canonical key → Shortcut
 
     def on_change(self, kind: str, key: str) -> None:
-        """A status or widget changed: redraw that one widget only."""
+        """A status, widget, title or working indicator changed: redraw that one widget only."""
         ui = self.runner.ui
-        if kind == "status":
+        if kind == "title":  # the app's title (Textual's; the terminal's own title is not set yet)
+            self.app.title = ui.title or type(self.app).TITLE
+        elif kind == "working":
+            self.app.working.customise(ui.working_frames, ui.working_interval_ms, ui.working_message)
+        elif kind == "status":
             self.status.show(status_line(ui.statuses))
         else:
             lines = ui.widgets.get(key)

@@ -164,6 +164,7 @@ class AssistantView(LaidOutOnce, Vertical):
                 card.state = "error" if result.get("isError") else "done"
                 card.output = clean(message_text(result))
                 card.details = result.get("details")
+                card.result = result  # an extension's render_result draws from it
                 card.set_classes("-error" if result.get("isError") else "-done")
             self.cards[call_id] = card
             widget = card

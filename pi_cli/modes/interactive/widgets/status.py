@@ -13,6 +13,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from pi_cli.modes.display import FooterFacts
+from pi_cli.tools.sanitize import strip_control_sequences as clean
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 FRAME_S = 0.1  # spinner frame interval
@@ -117,11 +118,31 @@ class WorkingLine(Widget):
         self._last_pulse = 0.0  # when a painted frame last advanced it
         self._animating = False
         self._strip: Strip | None = None
+        self.frames: list[str] = list(SPINNER)  # an extension's set_working_indicator frames ([]: none)
+        self.default_message = "Working..."  # an extension's set_working_message replaces it
+        self._frame_s = FRAME_S  # the frame interval (an extension's intervalMs)
 
     @property
     def text(self) -> str:
         """What the line shows right now."""
-        return f"{SPINNER[self._frame]} {self.message} {self.hint}"
+        message = self.default_message if self.message == "Working..." else self.message
+        if not self.frames:
+            return f"{message} {self.hint}"
+        return f"{self.frames[self._frame % len(self.frames)]} {message} {self.hint}"
+
+    def customise(self, frames: list[str] | None, interval_ms: int | None, message: str | None) -> None:
+        """An extension's indicator: ``frames`` (None: the spinner; ``[]``: none; control
+        sequences dropped, the line is one style), their interval, and the text shown for
+        "Working..." (None: that). Takes effect at once."""
+        self.frames = list(SPINNER) if frames is None else [clean(frame) for frame in frames]
+        self.default_message = clean(message) if message else "Working..."
+        self._frame_s = interval_ms / 1000 if interval_ms else FRAME_S
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = self.set_interval(self._frame_s, self._on_timer, pause=not self._animating)
+        self._frame = 0
+        self._strip = None
+        self.refresh()
 
     def on_mount(self) -> None:
         self._timer = self.set_interval(FRAME_S, self._on_timer, pause=True)
@@ -149,27 +170,27 @@ class WorkingLine(Widget):
         self._animating = False
         if self._timer is not None:
             self._timer.pause()
-        self._frame = len(SPINNER) - 1
+        self._frame = max(len(self.frames), 1) - 1
         self._tick()
 
     def pulse(self) -> None:
         """Advance the spinner along with a frame that is being painted anyway (streamed text)."""
         now = time.monotonic()
         self._last_pulse = now
-        if self._animating and now - self._last >= FRAME_S * 0.9:
+        if self._animating and now - self._last >= self._frame_s * 0.9:
             self._tick()
 
     def _on_timer(self) -> None:
         now = time.monotonic()
         # Frames are flowing: they carry the spinner (a timer tick now would be a repaint of its own).
-        if now - self._last_pulse < FRAME_S * 2.5:
+        if now - self._last_pulse < self._frame_s * 2.5:
             return
-        if now - self._last >= FRAME_S * 0.9:
+        if now - self._last >= self._frame_s * 0.9:
             self._tick()
 
     def _tick(self) -> None:
         self._last = time.monotonic()
-        self._frame = (self._frame + 1) % len(SPINNER)
+        self._frame = (self._frame + 1) % max(len(self.frames), 1)
         self._strip = None
         self.refresh()
 

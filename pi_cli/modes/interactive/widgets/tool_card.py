@@ -4,6 +4,10 @@ A card shows the call's title while its arguments stream, live output from
 ``tool_execution_update`` while it runs, then the result or error. Output is cleaned of terminal
 control sequences and collapsed to its last lines (first lines for read/write) unless the app's
 "expand tools" toggle is on. Edit results show their diff coloured.
+
+An extension tool with renderers (``render_call`` / ``render_result``) draws its own title and
+output: the card asks the app's ``tool_renderer(name)`` seam (None: the default drawing) when
+mounted, and draws the lines it gets (ANSI styles kept, other control sequences dropped).
 """
 
 from __future__ import annotations
@@ -15,7 +19,9 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.widgets import Static
 
+from pi_cli.extensions.rendering import RenderContext, RenderOptions, ToolRenderer
 from pi_cli.modes.display import result_text, tool_call_title
+from pi_cli.tools.sanitize import keep_sgr
 from pi_cli.tools.sanitize import strip_control_sequences as clean
 
 COLLAPSED_LINES = 5
@@ -34,6 +40,11 @@ def _planned_edits(args: dict[str, Any]) -> str:
         lines.extend(f"-{line}" for line in str(edit.get("oldText", "")).split("\n") if edit.get("oldText"))
         lines.extend(f"+{line}" for line in str(edit.get("newText", "")).split("\n") if "newText" in edit)
     return "\n".join(lines)
+
+
+def styled_lines(lines: list[str]) -> Text:
+    """A renderer's lines as Rich text: SGR styles kept, every other control sequence dropped."""
+    return Text("\n").join(Text.from_ansi(keep_sgr(line)) for line in lines)
 
 
 def _diff_text(diff: str) -> Text:
@@ -81,6 +92,9 @@ class ToolCard(Static):
         self.elapsed: float | None = None
         self.notes: list[str] = []
         self._expanded = False
+        self.result: dict[str, Any] | None = None  # the last partial or final result (for renderers)
+        self.renderer: ToolRenderer | None = None  # an extension's renderers, found on mount
+        self._render_state: dict[str, Any] = {}  # pi's context.state, shared by both slots
 
     # --- state updates (cheap: store, then one refresh) -----------------------------------
 
@@ -103,12 +117,14 @@ class ToolCard(Static):
 
     def set_partial(self, partial: dict[str, Any]) -> None:
         """A ``tool_execution_update``'s partial result: its text is the live output."""
+        self.result = partial
         blocks = partial.get("content") or []
         self.set_output("".join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text"))
 
     def finish(self, result: dict[str, Any] | None, is_error: bool, duration_ms: int | None = None) -> None:
         """The call ended; ``duration_ms`` is how long the tool itself ran (the agent's measure,
         without an approval dialog's wait), else the time since the card started."""
+        self.result = result
         self.output = clean(result_text(result))
         self.details = (result or {}).get("details")
         self.state = "error" if is_error else "done"
@@ -127,6 +143,9 @@ class ToolCard(Static):
 
     def on_mount(self) -> None:
         self._expanded = bool(getattr(self.app, "tools_expanded", False))  # the host app's preference
+        lookup = getattr(self.app, "tool_renderer", None)  # the app's seam; other hosts have none
+        if self.renderer is None and callable(lookup) and not self.user_bash:
+            self.renderer = lookup(self.tool_name)
         # Not _redraw(): ``is_mounted`` turns true only after this handler, and a card built
         # finished (a resumed session) gets no later update that would draw it.
         self.update(self.build())
@@ -142,17 +161,43 @@ class ToolCard(Static):
             return f"$ {self.args.get('command', '')}"
         return tool_call_title(self.tool_name, self.args)
 
+    def _render_context(self) -> RenderContext:
+        return RenderContext(
+            self.tool_call_id,
+            dict(self.args),
+            expanded=self._expanded,
+            is_partial=self.state != "done" and self.state != "error",
+            is_error=self.state == "error",
+            state=self._render_state,
+        )
+
+    def _custom_title(self) -> Text | None:
+        lines = self.renderer.call(self.args, self._render_context()) if self.renderer is not None else None
+        return None if lines is None else styled_lines(lines)
+
+    def _custom_output(self) -> Text | None:
+        if self.renderer is None or (self.result is None and self.state in ("pending", "running")):
+            return None
+        context = self._render_context()
+        options = RenderOptions(expanded=self._expanded, is_partial=context.is_partial)
+        lines = self.renderer.result(self.result, options, context)
+        return None if lines is None else styled_lines(lines)
+
     def build(self) -> RenderableType:
         parts: list[RenderableType] = []
         title_style = "bold red" if self.state == "error" else "bold"
-        title = Text(clean(self.title()), style=title_style)
+        title = self._custom_title() or Text(clean(self.title()), style=title_style)
         if self.state == "pending":
             title.append("  …", style="dim")
         elif self.state == "running":
             title.append("  running", style="dim italic")
         parts.append(title)
+        custom = self._custom_output()
         diff = self.details.get("diff") if isinstance(self.details, dict) else None
-        if self.tool_name == "edit" and self.state == "done" and isinstance(diff, str) and diff:
+        if custom is not None:
+            if custom.plain.strip():  # the renderer decides what shows, collapsed or expanded
+                parts.append(custom)
+        elif self.tool_name == "edit" and self.state == "done" and isinstance(diff, str) and diff:
             parts.append(self._collapsed(_diff_text(clean(diff)), head=True))
         elif self.tool_name == "edit" and self.state in ("pending", "running") and _planned_edits(self.args):
             # While the call streams (and until the result's own diff arrives): the replacements asked for.
