@@ -236,3 +236,15 @@ def test_a_message_that_never_streamed_starts_already_final(pi: PiEnv) -> None:
     ends = [e for e in client.seen if e.get("type") == "message_end" and e["message"]["role"] == "assistant"]
     assert len(starts) == 1 and starts[0]["message"]["stopReason"] == "error"
     assert starts[0]["message"] == ends[0]["message"]
+
+
+def test_clone_of_a_never_saved_session_refuses_as_pi16(pi: PiEnv) -> None:
+    """pi 1.6.0 writes the session file with the first answer; cloning before that is refused
+    (measured: ``clone`` as the first RPC command of ``pi --mode rpc``)."""
+    client = RpcClient(pi)
+    try:
+        answer = client.request({"type": "clone"})
+        assert answer["success"] is False
+        assert answer["error"] == "This session has not been saved yet. Send a message before cloning or forking it."
+    finally:
+        client.close()
