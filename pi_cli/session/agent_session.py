@@ -541,6 +541,12 @@ class AgentSession:
         return context_usage(self.message_view(), int(model["contextWindow"]) if model else 0)
 
     def get_session_stats(self) -> dict[str, Any]:
+        """pi's ``get_session_stats``: the whole session's entries (after a compaction too); a
+        session without storage counts its context."""
+        manager = self.store.manager
+        if manager is not None:
+            entries = manager.get_entries()
+            return _stats.whole_session_stats(entries, self.session_file, self.session_id, self.context_usage())
         view = self.message_view()
         return _stats.session_stats(view, self.session_file, self.session_id, self.context_usage())
 

@@ -248,3 +248,34 @@ def test_clone_of_a_never_saved_session_refuses_as_pi16(pi: PiEnv) -> None:
         assert answer["error"] == "This session has not been saved yet. Send a message before cloning or forking it."
     finally:
         client.close()
+
+
+def test_session_stats_count_the_whole_session_after_a_compaction(pi: PiEnv) -> None:
+    """Measured with pi 1.6.0 on this script: two answers, ``compact`` (a split turn: two summary
+    calls), a third answer: 3 user and 3 assistant messages, tokens 657/66 — the compacted-away
+    replies and the summarisation's usage included. (pi's totalMessages is 7: it also counts its
+    ``role: "system"`` entry, which pi_cli does not record; see README.)"""
+    (pi.agent_dir / "settings.json").write_text(json.dumps({"compaction": {"keepRecentTokens": 50}}))
+    pi.server.add_turns(
+        [
+            {"text": "answer one " * 50, "usage": {"input": 100, "output": 10}},
+            {"text": "answer two " * 50, "usage": {"input": 200, "output": 20}},
+            {"text": "## Goal\nsummary", "usage": {"input": 300, "output": 30}},
+            {"text": "answer three", "usage": {"input": 50, "output": 5}},
+            {"text": "four", "usage": {"input": 7, "output": 1}},
+        ]
+    )
+    client = RpcClient(pi)
+    try:
+        for text in ("one " * 100, "two " * 100):
+            client.request({"type": "prompt", "message": text})
+            client.event("agent_settled")
+        assert client.request({"type": "compact"})["success"]
+        client.request({"type": "prompt", "message": "three"})
+        client.event("agent_settled")
+        stats = client.request({"type": "get_session_stats"})["data"]
+    finally:
+        client.close()
+    assert (stats["userMessages"], stats["assistantMessages"], stats["toolCalls"], stats["toolResults"]) == (3, 3, 0, 0)
+    assert stats["totalMessages"] == 6
+    assert stats["tokens"] == {"input": 657, "output": 66, "cacheRead": 0, "cacheWrite": 0, "total": 723}
