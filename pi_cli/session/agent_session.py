@@ -546,7 +546,9 @@ class AgentSession:
         manager = self.store.manager
         if manager is not None:
             entries = manager.get_entries()
-            return _stats.whole_session_stats(entries, self.session_file, self.session_id, self.context_usage())
+            from pi_cli.store.lazy_context import whole_session_stats
+
+            return whole_session_stats(entries, self.session_file, self.session_id, self.context_usage())
         view = self.message_view()
         return _stats.session_stats(view, self.session_file, self.session_id, self.context_usage())
 

@@ -40,44 +40,6 @@ def session_stats(
     return stats
 
 
-def whole_session_stats(
-    entries: Sequence[dict[str, Any]],
-    session_file: str | None,
-    session_id: str,
-    context_usage: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """pi 1.6.0's ``getSessionStats``: every entry of the session (all branches, and what a
-    compaction summarised away), not just the current context. Message entries count by role; the
-    tokens and cost are the replies' plus those of the summarisations (``compaction`` and
-    ``branch_summary`` entries with ``usage``) and of ``usage`` entries. Slim entries of a huge
-    resumed file are tallied from their stubs (nothing decoded)."""
-    from pi_cli.store.lazy_context import tally_stubs  # lazy_context imports this module
-
-    messages = [entry["message"] for entry in entries if entry.get("type") == "message"]
-    counts, tool_calls, tok, cost = tally_stubs(messages)
-    for entry in entries:
-        kind = entry.get("type")
-        usage = entry.get("usage") if kind in ("compaction", "branch_summary", "usage") else None
-        if isinstance(usage, dict):
-            for key in TOKEN_KEYS:
-                tok[key] += int(usage.get(key) or 0)
-            cost += float((usage.get("cost") or {}).get("total") or 0.0)
-    stats: dict[str, Any] = {
-        "sessionFile": session_file,
-        "sessionId": session_id,
-        "userMessages": counts["user"],
-        "assistantMessages": counts["assistant"],
-        "toolCalls": tool_calls,
-        "toolResults": counts["toolResult"],
-        "totalMessages": len(messages),
-        "tokens": {**tok, "total": sum(tok.values())},
-        "cost": cost,
-    }
-    if context_usage is not None:
-        stats["contextUsage"] = context_usage
-    return stats
-
-
 Tally = tuple[dict[str, int], int, dict[str, int], float]
 SUBAGENT_TOOL = "subagent"
 TOKEN_KEYS = ("input", "output", "cacheRead", "cacheWrite")
