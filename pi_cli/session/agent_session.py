@@ -112,7 +112,7 @@ class AgentSession:
             agent, model_registry, self.store, self.settings, self.save_setting, self._hub.emit_nowait,
             scoped_models or [],
         )  # fmt: skip
-        self.retry = AutoRetry(agent, self._hub.emit, RetryPolicy.from_settings(self.settings))
+        self.retry = AutoRetry(agent, self._hub.emit, RetryPolicy.from_settings(self.settings), self.store)
         self.compactor = AutoCompactor(agent, self.store, self.models, self.settings, self._hub.emit, extensions)
         self._bash = BashRunner(cwd, self.settings.shell_command_prefix, sandbox)
         self.files = SessionFiles(
