@@ -57,6 +57,7 @@ class McpClient:
         self.tools: list[dict[str, Any]] = []
         self.instructions: str | None = None
         self.server_info: dict[str, Any] = {}
+        self.has_resources = False  # the server declared the ``resources`` capability
         self.closed_error: McpError | None = None
         self._transport: StdioTransport | HttpTransport | None = None
         self._peer: RpcPeer | None = None
@@ -105,6 +106,8 @@ class McpClient:
         self.server_info = info if isinstance(info, dict) else {}
         instructions = result.get("instructions")
         self.instructions = instructions if isinstance(instructions, str) else None
+        capabilities = result.get("capabilities")
+        self.has_resources = isinstance(capabilities, dict) and "resources" in capabilities
         await peer.notify("notifications/initialized")
         self._log.write(self.name, "info", f"connected ({self.server_info.get('name', '?')}, protocol {version})")
         self.tools = await self.list_tools()

@@ -1,6 +1,6 @@
 """A small MCP server written by hand for the tests: stdio or streamable HTTP, plus misbehaviours.
 
-    python mcp_test_server.py [--http] [--garbage] [--no-init-answer]
+    python mcp_test_server.py [--http] [--garbage] [--no-init-answer] [--resources]
 
 Tools: ``echo`` (text; logs a notification; with ``steps: n`` it first reports progress 1/n … n/n
 to the call's ``progressToken``; with ``roots: true`` it asks the client for ``roots/list`` and
@@ -8,7 +8,8 @@ answers with the roots as JSON text, stdio only), ``add`` (structured content), 
 ``fail`` (isError), ``crash`` (the process exits mid-call), ``hang`` (never answers), ``grow``
 (adds the tool ``grown`` and announces list_changed). ``tools/list`` is paged two tools at a time.
 ``--garbage`` prints non-JSON lines on stdout around every answer; ``--no-init-answer`` never
-answers ``initialize``. With ``--http`` it serves on 127.0.0.1:0, prints the port on stdout, answers
+answers ``initialize``; ``--resources`` declares the ``resources`` capability. With ``--http`` it
+serves on 127.0.0.1:0, prints the port on stdout, answers
 ``tools/call`` as an SSE stream and everything else as JSON, and demands its ``Mcp-Session-Id``;
 ``--flaky`` answers the first POST with 503, ``--forgetful`` answers the second tool call with 404.
 Every start writes one stderr line and appends its pid to $MCP_TEST_PIDS when set.
@@ -44,6 +45,7 @@ TOOLS: list[dict[str, Any]] = [
 PAGE = 2
 GARBAGE = "--garbage" in sys.argv
 NO_INIT = "--no-init-answer" in sys.argv
+RESOURCES = "--resources" in sys.argv  # declare the resources capability
 FLAKY = ["--flaky" in sys.argv]  # HTTP: the first POST answers 503
 FORGETFUL = "--forgetful" in sys.argv  # HTTP: after one tool call the session is gone (404)
 CALLS = [0]
@@ -70,7 +72,11 @@ def handle(message: dict[str, Any]) -> list[dict[str, Any]] | None:
                 rid,
                 {
                     "protocolVersion": params.get("protocolVersion", "2025-06-18"),
-                    "capabilities": {"tools": {"listChanged": True}, "logging": {}},
+                    "capabilities": {
+                        "tools": {"listChanged": True},
+                        "logging": {},
+                        **({"resources": {}} if RESOURCES else {}),
+                    },
                     "serverInfo": {"name": "test-server", "version": "1"},
                     "instructions": "A server for tests.\nSecond line.",
                 },
