@@ -61,6 +61,22 @@ class McpToolError(McpError):
     """The server answered the call with ``isError: true``."""
 
 
+def resource_link_text(link: dict[str, Any]) -> str:
+    """pi 1.6.0's text for a ``resource_link`` block: ``[Resource <uri> "<title or name>" (<mime>,
+    <size>): <description>]`` (the parenthesis and description only when known). pi adds ". Read it
+    with read_mcp_resource …" when that tool reaches the server; pi_cli has no resource tools yet."""
+    from pi_cli.tools.truncate import format_size
+
+    size = link.get("size")
+    details = [str(link["mimeType"])] if link.get("mimeType") else []
+    if isinstance(size, int | float) and not isinstance(size, bool):
+        details.append(format_size(int(size)))
+    title = link.get("title") if link.get("title") is not None else link.get("name")
+    described = f": {link['description']}" if link.get("description") else ""
+    shown = f" ({', '.join(details)})" if details else ""
+    return f'[Resource {link.get("uri")} "{title}"{shown}{described}]'
+
+
 def _block(item: Any) -> dict[str, Any] | None:
     if not isinstance(item, dict):
         return None
@@ -72,8 +88,7 @@ def _block(item: Any) -> dict[str, Any] | None:
     if kind == "audio":
         return {"type": "text", "text": f"[audio: {item.get('mimeType') or 'unknown type'}, not shown]"}
     if kind == "resource_link":
-        name = f" ({item['name']})" if isinstance(item.get("name"), str) else ""
-        return {"type": "text", "text": f"[resource link: {item.get('uri')}{name}]"}
+        return {"type": "text", "text": resource_link_text(item)}
     if kind == "resource" and isinstance(item.get("resource"), dict):
         resource = item["resource"]
         if isinstance(resource.get("text"), str):
