@@ -35,3 +35,17 @@ def test_replacement_changes_only_the_content(tmp_path: Path) -> None:
     sm.append_context_edit(answer, {"content": "short"})
     message = sm.build_context().messages[-1]
     assert message["role"] == "assistant" and message["content"] == [{"type": "text", "text": "short"}]
+
+
+def test_tree_hides_context_edits_as_pi16_does() -> None:
+    """pi 1.6.0's tree hides ``context_edit`` entries in its default view, like other bookkeeping."""
+    from pi_cli.modes.tree_rows import flatten
+
+    sm = SessionManager.in_memory("/proj")
+    sm.append_message(user("hi"))
+    failed = sm.append_message({**assistant(""), "stopReason": "error", "errorMessage": "503: {}"})
+    sm.append_context_edit(failed, None)
+    answer = sm.append_message(assistant("hello"))
+    rows = flatten(sm.get_tree(), {answer})
+    assert [row.entry_id for row in rows][-1] == answer
+    assert all("context" not in row.text for row in rows) and len(rows) == 3
