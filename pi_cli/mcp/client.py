@@ -127,6 +127,12 @@ class McpClient:
         if self._on_closed is not None:
             self._on_closed(self, error)
 
+    async def request(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+        """One request to the server (``resources/list`` …) with the server's timeout; its result."""
+        assert self._peer is not None
+        result: dict[str, Any] = await self._peer.request(method, params, self.config.timeout)
+        return result
+
     async def list_tools(self) -> list[dict[str, Any]]:
         """Every tool, all pages; entries without a string ``name`` are skipped."""
         assert self._peer is not None

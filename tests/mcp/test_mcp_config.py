@@ -207,3 +207,5 @@ def test_resource_links_are_named_as_pi16_names_them() -> None:
             "mimeType": "text/markdown", "size": 2048, "description": "The project readme"}  # fmt: skip
     assert resource_link_text(link) == '[Resource file:///r.md "Readme" (text/markdown, 2.0KB): The project readme]'
     assert resource_link_text({"uri": "x://a", "name": "a", "size": 0}) == '[Resource x://a "a" (0B)]'
+    readable = resource_link_text({"uri": "x://a", "name": "a"}, "res")
+    assert readable == '[Resource x://a "a". Read it with read_mcp_resource (server "res")]'
