@@ -201,6 +201,8 @@ def _list(args: list[str], cwd: Path, agent_dir: Path, trust: Callable[[Path], b
         _out(f"  {report['transport']}")
         if report["tools"]:
             _out(f"  tools: {', '.join(report['tools'])}")
+        if report.get("resources"):
+            _out("  offers resources")
         if report.get("error"):
             _out("  " + report["error"].replace("\n", "\n  "))
     for line in config.errors:
@@ -234,6 +236,8 @@ async def _connect_all(config: Any, cwd: Path, agent_dir: Path) -> list[dict[str
                 "state": state.status,
                 "tools": tools,
             }
+            if state.client is not None and state.client.has_resources:
+                report["resources"] = True  # pi's field, present only when true
             if state.error and state.status != "connected":
                 tail = log.stderr_tail(name)
                 report["error"] = state.error + (

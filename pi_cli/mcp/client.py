@@ -57,6 +57,7 @@ class McpClient:
         self.tools: list[dict[str, Any]] = []
         self.instructions: str | None = None
         self.server_info: dict[str, Any] = {}
+        self.has_resources = False  # the server declared the ``resources`` capability
         self.closed_error: McpError | None = None
         self._transport: StdioTransport | HttpTransport | None = None
         self._peer: RpcPeer | None = None
@@ -105,6 +106,8 @@ class McpClient:
         self.server_info = info if isinstance(info, dict) else {}
         instructions = result.get("instructions")
         self.instructions = instructions if isinstance(instructions, str) else None
+        capabilities = result.get("capabilities")
+        self.has_resources = isinstance(capabilities, dict) and "resources" in capabilities
         await peer.notify("notifications/initialized")
         self._log.write(self.name, "info", f"connected ({self.server_info.get('name', '?')}, protocol {version})")
         self.tools = await self.list_tools()
@@ -123,6 +126,12 @@ class McpClient:
             self._peer.fail_all(error)
         if self._on_closed is not None:
             self._on_closed(self, error)
+
+    async def request(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+        """One request to the server (``resources/list`` …) with the server's timeout; its result."""
+        assert self._peer is not None
+        result: dict[str, Any] = await self._peer.request(method, params, self.config.timeout)
+        return result
 
     async def list_tools(self) -> list[dict[str, Any]]:
         """Every tool, all pages; entries without a string ``name`` are skipped."""

@@ -27,6 +27,7 @@ from pi_cli.mcp.client import McpClient
 from pi_cli.mcp.config import Exposure, McpConfig, ServerConfig, project_config_path
 from pi_cli.mcp.errors import McpError
 from pi_cli.mcp.log import McpLog
+from pi_cli.mcp.resources import resource_tools
 from pi_cli.mcp.results import map_call_result, progress_text
 from pi_cli.mcp.search import SearchDoc, rank
 from pi_cli.mcp.tools import TOOL_SEARCH_NAME, McpTool, ToolSearchTool, tool_names
@@ -80,6 +81,7 @@ class McpManager:
         # /mcp actions hand their coroutine to it instead of awaiting it here.
         self.runner = runner
         self._search_tool = ToolSearchTool(self)
+        self._resource_tools = resource_tools(self)
         self._closing = False
 
     async def dispatch(self, coro: Coroutine[Any, Any, Any], signal: AbortSignal | None = None) -> Any:
@@ -167,12 +169,34 @@ class McpManager:
     def all_tools(self) -> list[tuple[McpTool, Exposure]]:
         """Every tool of every connected (or dropped, to be reconnected) server with its effective exposure."""
         live = ("connected", "disconnected")
-        return [
+        tools = [
             (t, self._selected(t, s.exposure_of(t)))
             for s in self.servers.values()
             if s.status in live
             for t in s.tools.values()
         ]
+        exposures = {self.servers[name].config.exposure for name in self.resource_servers()}
+        if exposures:  # pi: the resource tools take the widest exposure of the servers they reach
+            widest: Exposure = "direct" if "direct" in exposures else "deferred"
+            tools.extend((t, self._selected(t, widest)) for t in self._resource_tools)
+        return tools
+
+    def resource_servers(self) -> list[str]:
+        """Connected, enabled servers that declare resources and are not hidden: those the resource
+        tools reach."""
+        return [
+            name
+            for name, s in self.servers.items()
+            if s.status == "connected" and s.client is not None and s.client.has_resources
+            and s.config.enabled and s.config.exposure != "hidden"
+        ]  # fmt: skip
+
+    async def resource_request(self, server: str, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+        """A resources request to ``server`` (one of :meth:`resource_servers`)."""
+        state = self.servers[server]
+        if state.client is None:
+            raise McpError(state.error or f'MCP server "{server}" is not connected')
+        return await state.client.request(method, params)
 
     def _selected(self, tool: McpTool, exposure: Exposure) -> Exposure:
         """pi's ``--tools`` rule: once an entry starts with ``mcp__``, unmatched MCP tools are gone; an
@@ -215,7 +239,10 @@ class McpManager:
         candidates = {
             t.name: t for t, exposure in self.all_tools() if exposure == "deferred" and t.name not in self.loaded
         }
-        docs = [SearchDoc(t.name, _search_text(t), _server_text(self.servers[t.server])) for t in candidates.values()]
+        docs = [
+            SearchDoc(t.name, _search_text(t), _server_text(self.servers[t.server]) if t.server in self.servers else "")
+            for t in candidates.values()
+        ]
         found = [candidates[name] for name in rank(query, docs, limit)]
         if found:
             self.loaded.update(t.name for t in found)
@@ -258,7 +285,7 @@ class McpManager:
         finally:
             if remove is not None:
                 remove()
-        return map_call_result(server, tool, result)
+        return map_call_result(server, tool, result, server in self.resource_servers())
 
     # --- changes from /mcp ------------------------------------------------------------------
 

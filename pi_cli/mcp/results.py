@@ -61,7 +61,25 @@ class McpToolError(McpError):
     """The server answered the call with ``isError: true``."""
 
 
-def _block(item: Any) -> dict[str, Any] | None:
+def resource_link_text(link: dict[str, Any], readable_on: str | None = None) -> str:
+    """pi 1.6.0's text for a ``resource_link`` block: ``[Resource <uri> "<title or name>" (<mime>,
+    <size>): <description>]`` (the parenthesis and description only when known), with ``. Read it
+    with read_mcp_resource (server "<name>")`` when ``readable_on`` names the server and
+    ``read_mcp_resource`` reaches it."""
+    from pi_cli.tools.truncate import format_size
+
+    size = link.get("size")
+    details = [str(link["mimeType"])] if link.get("mimeType") else []
+    if isinstance(size, int | float) and not isinstance(size, bool):
+        details.append(format_size(int(size)))
+    title = link.get("title") if link.get("title") is not None else link.get("name")
+    described = f": {link['description']}" if link.get("description") else ""
+    shown = f" ({', '.join(details)})" if details else ""
+    read = f' Read it with read_mcp_resource (server "{readable_on}")' if readable_on else ""
+    return f'[Resource {link.get("uri")} "{title}"{shown}{described}{"." if read else ""}{read}]'
+
+
+def _block(item: Any, readable_on: str | None = None) -> dict[str, Any] | None:
     if not isinstance(item, dict):
         return None
     kind = item.get("type")
@@ -72,8 +90,7 @@ def _block(item: Any) -> dict[str, Any] | None:
     if kind == "audio":
         return {"type": "text", "text": f"[audio: {item.get('mimeType') or 'unknown type'}, not shown]"}
     if kind == "resource_link":
-        name = f" ({item['name']})" if isinstance(item.get("name"), str) else ""
-        return {"type": "text", "text": f"[resource link: {item.get('uri')}{name}]"}
+        return {"type": "text", "text": resource_link_text(item, readable_on)}
     if kind == "resource" and isinstance(item.get("resource"), dict):
         resource = item["resource"]
         if isinstance(resource.get("text"), str):
@@ -84,9 +101,11 @@ def _block(item: Any) -> dict[str, Any] | None:
     return None
 
 
-def map_call_result(server: str, tool: str, result: dict[str, Any]) -> AgentToolResult:
-    """pi's result for ``result``; raises :class:`McpToolError` when the server flagged an error."""
-    blocks = [b for b in map(_block, result.get("content") or []) if b is not None]
+def map_call_result(server: str, tool: str, result: dict[str, Any], readable: bool = False) -> AgentToolResult:
+    """pi's result for ``result``; raises :class:`McpToolError` when the server flagged an error.
+    ``readable``: ``read_mcp_resource`` reaches ``server`` (its resource links say so)."""
+    on = server if readable else None
+    blocks = [b for b in (_block(item, on) for item in result.get("content") or []) if b is not None]
     structured = result.get("structuredContent")
     if not blocks and structured is not None:
         blocks = [{"type": "text", "text": json.dumps(structured, ensure_ascii=False, indent=2)}]
@@ -111,3 +130,21 @@ def progress_text(params: dict[str, Any]) -> str:
     progress, total, message = params.get("progress"), params.get("total"), params.get("message")
     text = f"Progress {number(progress)}" + (f"/{number(total)}" if total is not None else "")
     return f"{text}: {message}" if isinstance(message, str) and message else text
+
+
+def resource_blocks(server: str, contents: list[dict[str, Any]]) -> list[UserContent]:
+    """What ``read_mcp_resource`` gives the model for a read's ``contents``: each as a ``resource``
+    block would reach it (text, a decoded ``text/*`` blob, a saved binary named, an image), each
+    after a ``<uri>:`` line when there are several (pi 1.6.0)."""
+    blocks: list[dict[str, Any]] = []
+    for item in contents:
+        if len(contents) > 1:
+            blocks.append({"type": "text", "text": f"{item.get('uri')}:"})
+        if isinstance(item.get("blob"), str) and str(item.get("mimeType") or "").startswith("image/"):
+            block: dict[str, Any] | None = {"type": "image", "data": item["blob"], "mimeType": item["mimeType"]}
+        else:
+            block = _block({"type": "resource", "resource": item})
+        if block is not None:
+            blocks.append(block)
+    shortened = [{**b, "text": _shorten(b["text"], server)} if b["type"] == "text" else b for b in blocks]
+    return cast(list[UserContent], shortened)

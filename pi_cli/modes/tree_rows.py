@@ -14,7 +14,7 @@ from typing import Any
 from pi_cli.store.entry_messages import user_text
 from pi_cli.store.tree import SessionTreeNode
 
-HIDDEN_TYPES = frozenset({"model_change", "thinking_level_change", "label", "custom", "session_info"})
+HIDDEN_TYPES = frozenset({"model_change", "thinking_level_change", "label", "custom", "session_info", "context_edit"})
 
 
 @dataclass(frozen=True, slots=True)

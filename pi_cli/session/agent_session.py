@@ -112,7 +112,7 @@ class AgentSession:
             agent, model_registry, self.store, self.settings, self.save_setting, self._hub.emit_nowait,
             scoped_models or [],
         )  # fmt: skip
-        self.retry = AutoRetry(agent, self._hub.emit, RetryPolicy.from_settings(self.settings))
+        self.retry = AutoRetry(agent, self._hub.emit, RetryPolicy.from_settings(self.settings), self.store)
         self.compactor = AutoCompactor(agent, self.store, self.models, self.settings, self._hub.emit, extensions)
         self._bash = BashRunner(cwd, self.settings.shell_command_prefix, sandbox)
         self.files = SessionFiles(
@@ -541,6 +541,14 @@ class AgentSession:
         return context_usage(self.message_view(), int(model["contextWindow"]) if model else 0)
 
     def get_session_stats(self) -> dict[str, Any]:
+        """pi's ``get_session_stats``: the whole session's entries (after a compaction too); a
+        session without storage counts its context."""
+        manager = self.store.manager
+        if manager is not None:
+            entries = manager.get_entries()
+            from pi_cli.store.lazy_context import whole_session_stats
+
+            return whole_session_stats(entries, self.session_file, self.session_id, self.context_usage())
         view = self.message_view()
         return _stats.session_stats(view, self.session_file, self.session_id, self.context_usage())
 

@@ -22,6 +22,7 @@ from pi_cli.session.abort_slot import AbortSlot
 
 if TYPE_CHECKING:
     from pi_cli.agent.agent import Agent
+    from pi_cli.session.store_bridge import SessionStoreBridge
 
 # Retry hints providers put in error text: "retry-after: 7", "Please retry after 20s",
 # "try again in 1.5s", "retryDelay": "30s", "retry in 250ms".
@@ -98,10 +99,11 @@ class AutoRetry:
     """The retry state of one session: attempts so far and the abortable wait. It continues
     ``agent`` after a retryable error and announces ``auto_retry_*`` events through ``emit``."""
 
-    def __init__(self, agent: Agent, emit: Emit, policy: RetryPolicy) -> None:
+    def __init__(self, agent: Agent, emit: Emit, policy: RetryPolicy, store: SessionStoreBridge | None = None) -> None:
         self._agent = agent
         self._emit = emit
         self.policy = policy
+        self._store = store
         self.attempt = 0
         self._wait = AbortSlot("Retry cancelled")
 
@@ -141,6 +143,26 @@ class AutoRetry:
         if self.attempt > 0 and message.get("role") == "assistant" and message.get("stopReason") != "error":
             await self._end(True, self.attempt, None)
 
+    async def _omit(self, message: Any) -> None:
+        """pi 1.6.0 keeps a failed attempt in the file and omits it from the context with a
+        ``context_edit`` entry (``replacement: null``), announced as ``entry_appended``."""
+        store = self._store
+        manager = store.manager if store is not None else None
+        if store is None or manager is None:
+            return
+        target = None
+        for entry in reversed(manager.get_branch()):
+            if entry.get("type") == "message" and (entry.get("message") is message or entry.get("message") == message):
+                target = entry.get("id")
+                break
+        if not isinstance(target, str):
+            return
+        edit_id: list[str] = []
+        store.write(lambda m: edit_id.append(m.append_context_edit(target, None)))
+        edit = manager.get_entry(edit_id[0]) if edit_id else None
+        if edit is not None:
+            await self._emit({"type": "entry_appended", "entry": dict(edit)})
+
     async def run_loop(self) -> None:
         """pi's auto-retry after a run: drop the errored reply from the context (the session file
         keeps it), wait ``baseDelayMs·2^(n-1)`` (abortable), continue; give up after maxRetries."""
@@ -169,6 +191,7 @@ class AutoRetry:
             messages = list(agent.state.messages)
             if messages and messages[-1].get("role") == "assistant":
                 agent.state.messages = messages[:-1]
+                await self._omit(messages[-1])
             with self._wait.hold() as signal:
                 completed = await abortable_sleep(delay / 1000.0, signal)
             if not completed:

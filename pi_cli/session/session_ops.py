@@ -124,8 +124,10 @@ class SessionFiles:
         text = user_text(entry["message"])
         if await self._cancelled({"type": "session_before_fork", "entryId": entry_id, "position": "before"}):
             return {"text": text, "cancelled": True}
-        await self.settle()
         parent = entry.get("parentId")
+        if parent is not None:
+            _refuse_unsaved(manager)
+        await self.settle()
         if parent is None:
             previous = manager.session_file
             manager.new_session(str(previous) if previous else None)
@@ -135,12 +137,16 @@ class SessionFiles:
         return {"text": text, "cancelled": False}
 
     async def clone(self) -> dict[str, Any]:
+        """A new session file holding the current branch. pi's refusals: no leaf ("Cannot clone
+        session: no current entry selected"), or a persisted session whose file is not written yet
+        (no answer so far) — after extensions' ``session_before_fork`` had their say, as in pi."""
         manager = self.manager()
         leaf = manager.get_leaf_id()
         if leaf is None:
-            raise SessionError("Nothing to clone: the session is empty")
+            raise SessionError("Cannot clone session: no current entry selected")
         if await self._cancelled({"type": "session_before_fork", "entryId": leaf, "position": "at"}):
             return {"cancelled": True}
+        _refuse_unsaved(manager)
         await self.settle()
         manager.create_branched_session(leaf)
         self.reload()
@@ -216,3 +222,14 @@ def _existing_file(path: str) -> Path:
     if not target.is_file():
         raise SessionError(f"Session file not found: {target}")
     return target.resolve()
+
+
+UNSAVED_TEXT = "This session has not been saved yet. Send a message before cloning or forking it."
+
+
+def _refuse_unsaved(manager: SessionManager) -> None:
+    """pi refuses to branch a persisted session whose file does not exist yet (it is written with
+    the first answer); an in-memory session (``--no-session``) branches in memory."""
+    file = manager.session_file
+    if manager.persist and (file is None or not Path(file).exists()):
+        raise SessionError(UNSAVED_TEXT)

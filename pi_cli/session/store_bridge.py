@@ -88,6 +88,10 @@ class SessionStoreBridge:
             "cwd": str(self.cwd),
         }
 
+    def write(self, write: Callable[[SessionManager], Any]) -> None:
+        """Run one append on the manager with :meth:`_write`'s failure handling."""
+        self._write(write)
+
     def _write(self, write: Callable[[SessionManager], Any]) -> None:
         """An append that must not break the run: a failed write (disk full, permissions) is
         reported once per distinct error and the conversation goes on in memory; the manager keeps

@@ -2,7 +2,9 @@
 
 Bookkeeping entries (model and thinking-level changes, labels, session info) contribute no message
 but set the context's model and thinking level; the last compaction on the path replaces everything
-before its ``firstKeptEntryId`` with its summary.
+before its ``firstKeptEntryId`` with its summary. A ``context_edit`` entry (pi 1.6.0) changes what
+its target contributes: ``replacement: null`` omits it (a failed attempt the session retried),
+``{"content": ...}`` replaces its content; the latest edit of a target on the path wins.
 """
 
 from __future__ import annotations
@@ -46,6 +48,23 @@ def message_from_entry(entry: Entry, *, include_compaction: bool = True) -> dict
     return None
 
 
+def context_edits(path: list[Entry]) -> dict[str, Entry]:
+    """The latest ``context_edit`` entry on ``path`` for each target id."""
+    return {str(e.get("targetId")): e for e in path if e.get("type") == "context_edit"}
+
+
+def _edited(message: dict[str, Any], replacement: Any) -> dict[str, Any]:
+    """pi's ``projectContextEntry``: the message with the replacement's content (a string becomes
+    one text block for assistant and tool-result messages)."""
+    role = message.get("role")
+    if role not in ("user", "assistant", "toolResult", "custom") or not isinstance(replacement, dict):
+        return message
+    content = replacement.get("content")
+    if role in ("assistant", "toolResult") and isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    return {**message, "content": content}
+
+
 def build_session_context(path: list[Entry]) -> SessionContext:
     """Resolve a root → leaf path into context messages, honouring the last compaction on it:
     its summary first, then the kept entries from ``firstKeptEntryId``, then what follows it."""
@@ -63,13 +82,18 @@ def build_session_context(path: list[Entry]) -> SessionContext:
         elif kind == "compaction":
             compaction_index = index
 
+    edits = context_edits(path)
+
     def emit(entries: list[Entry]) -> None:
         for item in entries:
             if item.get("type") == "compaction":
                 continue
+            edit = edits.get(str(item.get("id")))
+            if edit is not None and edit.get("replacement") is None:
+                continue
             message = message_from_entry(item)
             if message is not None:
-                ctx.messages.append(message)
+                ctx.messages.append(message if edit is None else _edited(message, edit["replacement"]))
 
     if compaction_index < 0:
         emit(path)

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pi_cli.store.context import SessionContext, build_session_context
+from pi_cli.store.context import SessionContext, build_session_context, context_edits
 from pi_cli.store.entry_messages import user_text
 from pi_cli.store.jsonl import Entry, new_entry_id
 from pi_cli.store.lazy_context import LazyMessages
@@ -181,8 +181,11 @@ class EntryIndex:
             first_kept = path[compaction].get("firstKeptEntryId")
             start = next((i for i in range(compaction) if path[i].get("id") == first_kept), compaction)
         stubs = False
+        # A stub cannot take a replacement's content: entries so edited are read whole.
+        replaced = {t for t, e in context_edits(path).items() if e.get("replacement") is not None}
         for index in range(start, len(path)):
-            if lazy and self.source is not None and path[index].get("type") == "message" and is_slim(path[index]):
+            slim = is_slim(path[index]) and path[index].get("id") not in replaced
+            if lazy and self.source is not None and path[index].get("type") == "message" and slim:
                 stubs = True  # the stub (role, model) is all build_session_context reads of it
                 continue
             path[index] = self._keep_full(path[index])

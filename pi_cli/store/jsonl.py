@@ -46,6 +46,7 @@ ENTRY_TYPES = frozenset(
         "custom_message",
         "label",
         "session_info",
+        "context_edit",
     }
 )
 

@@ -48,6 +48,42 @@ def tally_stubs(items: list[dict[str, Any]]) -> Tally:
     return counts, tool_calls, tok, cost
 
 
+def whole_session_stats(
+    entries: Sequence[dict[str, Any]],
+    session_file: str | None,
+    session_id: str,
+    context_usage: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """pi 1.6.0's ``getSessionStats``: every entry of the session (all branches, and what a
+    compaction summarised away), not just the current context. Message entries count by role; the
+    tokens and cost are the replies' plus those of the summarisations (``compaction`` and
+    ``branch_summary`` entries with ``usage``) and of ``usage`` entries. Slim entries of a huge
+    resumed file are tallied from their stubs (nothing decoded)."""
+    messages = [entry["message"] for entry in entries if entry.get("type") == "message"]
+    counts, tool_calls, tok, cost = tally_stubs(messages)
+    for entry in entries:
+        kind = entry.get("type")
+        usage = entry.get("usage") if kind in ("compaction", "branch_summary", "usage") else None
+        if isinstance(usage, dict):
+            for key in ("input", "output", "cacheRead", "cacheWrite"):
+                tok[key] += int(usage.get(key) or 0)
+            cost += float((usage.get("cost") or {}).get("total") or 0.0)
+    stats: dict[str, Any] = {
+        "sessionFile": session_file,
+        "sessionId": session_id,
+        "userMessages": counts["user"],
+        "assistantMessages": counts["assistant"],
+        "toolCalls": tool_calls,
+        "toolResults": counts["toolResult"],
+        "totalMessages": len(messages),
+        "tokens": {**tok, "total": sum(tok.values())},
+        "cost": cost,
+    }
+    if context_usage is not None:
+        stats["contextUsage"] = context_usage
+    return stats
+
+
 _BATCH = 256  # spans per read (about 2.5 MB of tool output in the benchmark session)
 
 

@@ -206,14 +206,17 @@ class SessionManager:
         self._header_written = True
         self._written = len(self.index.entries)
 
-    def _append(self, kind: str, fields: dict[str, Any], parent_id: str | bool | None = False) -> str:
+    def _append(
+        self, kind: str, fields: dict[str, Any], parent_id: str | bool | None = False, nulls: tuple[str, ...] = ()
+    ) -> str:
+        """Append an entry of ``kind``; fields that are None are left out, except those in ``nulls``."""
         entry: Entry = {
             "type": kind,
             "id": self.index.new_id(),
             "parentId": self.index.leaf_id if parent_id is False else parent_id,
             "timestamp": iso_now(),
         }
-        entry.update({k: v for k, v in fields.items() if v is not None})
+        entry.update({k: v for k, v in fields.items() if v is not None or k in nulls})
         self.index.add(entry)
         self._persist()
         return str(entry["id"])
@@ -266,6 +269,15 @@ class SessionManager:
         if target_id not in self.index:
             raise KeyError(f"Entry {target_id} not found")
         return self._append("label", {"targetId": target_id, "label": label or None})
+
+    def append_context_edit(self, target_id: str, replacement: dict[str, Any] | None = None) -> str:
+        """pi 1.6.0's ``context_edit``: ``replacement: None`` omits the target entry from the context
+        (kept in the file), ``{"content": ...}`` replaces its content. ``replacement`` is always
+        written, ``null`` included."""
+        if target_id not in self.index:
+            raise KeyError(f"Entry {target_id} not found")
+        fields = {"targetId": target_id, "replacement": replacement}
+        return self._append("context_edit", fields, nulls=("replacement",))
 
     # --- reading: the index's (see EntryIndex for each contract) ------------------------
 

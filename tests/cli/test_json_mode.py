@@ -56,7 +56,7 @@ def test_json_mode_exits_one_when_the_model_errors(pi: PiEnv) -> None:
     """Issue 33: a script must see a 401 fail (pi 1.6.0 exits 0); every event is still written."""
     pi.server.add_turns([{"status": 401, "body": {"error": {"message": "no auth"}}}])
     result = pi.run("--mode", "json", "hi")
-    assert result.returncode == 1 and "401 no auth" in result.stderr
+    assert result.returncode == 1 and '401: {"message":"no auth"}' in result.stderr
     events = json_lines(result.stdout)
     assert events[-1] == {"type": "agent_settled", "aborted": False}
     final = events[-2]

@@ -98,6 +98,24 @@ def test_retry_after_500_and_429_then_success(pi: PiEnv) -> None:
     assert all(m["role"] != "assistant" for m in pi.bodies()[2]["messages"])
 
 
+def test_retry_omits_the_failed_attempt_with_an_entry_appended(pi: PiEnv) -> None:
+    """pi 1.6.0 keeps each failed attempt in the session and omits it from the context with a
+    ``context_edit`` entry, sent as ``entry_appended`` right after ``auto_retry_start``."""
+    pi.server.add_turns([{"status": 500}, {"text": "finally"}])
+    result = pi.run("--mode", "json", "hi")
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    kinds = [e["type"] for e in events]
+    start = kinds.index("auto_retry_start")
+    assert kinds[start + 1] == "entry_appended"
+    entry = events[start + 1]["entry"]
+    failed = [e["message"] for e in events if e["type"] == "message_end"][-2]
+    assert failed["stopReason"] == "error"
+    assert set(entry) == {"type", "id", "parentId", "timestamp", "targetId", "replacement"}
+    assert entry["type"] == "context_edit" and entry["replacement"] is None
+    assert entry["targetId"] == entry["parentId"]
+
+
 def test_retry_gives_up_after_max_retries(pi: PiEnv) -> None:
     pi.server.add_turns([{"status": 503}] * 4)
     result = pi.run("-p", "hi")

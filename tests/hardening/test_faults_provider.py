@@ -73,7 +73,7 @@ _INVALID_UTF8 = [
         ),
         pytest.param(
             {"status": 503, "body": "<html>busy</html>", "content_type": "text/html"},
-            "503 <html>busy</html> (provider: fake)",
+            "503 <html>busy</html>",
             False,
             id="html-503",
         ),
@@ -152,7 +152,7 @@ def test_429_exhausted_is_a_clear_error(tmp_path: Path, server: FakeLLMServer) -
     server.add_turns([limited, {"text": "second answer"}])
     env = make_env(tmp_path, server)
     first, _ = _two_prompts(env)
-    assert first["errorMessage"] == "429 Rate limit reached (provider: fake)"
+    assert first["errorMessage"] == '429: {"message":"Rate limit reached"}'  # pi 1.6.0's form
     _check_session(env, first)
 
 
@@ -179,7 +179,7 @@ def test_401_no_retry_and_names_the_env_variable(tmp_path: Path, server: FakeLLM
     finally:
         code, stderr = finish(client)
     assert code == 0, stderr
-    assert first["errorMessage"].startswith("401 Incorrect API key provided (provider: groq)")
+    assert first["errorMessage"].startswith('401: {"message":"Incorrect API key provided"}')
     assert "GROQ_API_KEY" in first["errorMessage"]
     assert "gsk-hardening-test-key-0001" not in first["errorMessage"]
     assert text_of(second) == "second answer"

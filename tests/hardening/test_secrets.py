@@ -70,7 +70,7 @@ def test_no_key_reaches_any_output_or_file(tmp_path: Path, server: FakeLLMServer
     outputs += [result.stdout, result.stderr]
     server.add_turns([_echoing_error(401, AUTH_KEY)])
     result = env.run("--model", ROUTER_MODEL, "-p", "hello", model=False)
-    assert result.returncode == 1 and "401 Invalid credentials" in result.stderr
+    assert result.returncode == 1 and '401: {"message":"Invalid credentials' in result.stderr
     outputs += [result.stdout, result.stderr]
     # json mode with the env key, and a 500 that echoes it
     server.add_turns([{"text": "json answer"}, _echoing_error(500, ENV_KEY)])

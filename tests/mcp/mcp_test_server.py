@@ -1,6 +1,6 @@
 """A small MCP server written by hand for the tests: stdio or streamable HTTP, plus misbehaviours.
 
-    python mcp_test_server.py [--http] [--garbage] [--no-init-answer]
+    python mcp_test_server.py [--http] [--garbage] [--no-init-answer] [--resources]
 
 Tools: ``echo`` (text; logs a notification; with ``steps: n`` it first reports progress 1/n … n/n
 to the call's ``progressToken``; with ``roots: true`` it asks the client for ``roots/list`` and
@@ -8,7 +8,9 @@ answers with the roots as JSON text, stdio only), ``add`` (structured content), 
 ``fail`` (isError), ``crash`` (the process exits mid-call), ``hang`` (never answers), ``grow``
 (adds the tool ``grown`` and announces list_changed). ``tools/list`` is paged two tools at a time.
 ``--garbage`` prints non-JSON lines on stdout around every answer; ``--no-init-answer`` never
-answers ``initialize``. With ``--http`` it serves on 127.0.0.1:0, prints the port on stdout, answers
+answers ``initialize``; ``--resources`` declares the ``resources`` capability and serves the
+resources of :func:`resources`. With ``--http`` it
+serves on 127.0.0.1:0, prints the port on stdout, answers
 ``tools/call`` as an SSE stream and everything else as JSON, and demands its ``Mcp-Session-Id``;
 ``--flaky`` answers the first POST with 503, ``--forgetful`` answers the second tool call with 404.
 Every start writes one stderr line and appends its pid to $MCP_TEST_PIDS when set.
@@ -44,6 +46,7 @@ TOOLS: list[dict[str, Any]] = [
 PAGE = 2
 GARBAGE = "--garbage" in sys.argv
 NO_INIT = "--no-init-answer" in sys.argv
+RESOURCES = "--resources" in sys.argv  # declare the resources capability
 FLAKY = ["--flaky" in sys.argv]  # HTTP: the first POST answers 503
 FORGETFUL = "--forgetful" in sys.argv  # HTTP: after one tool call the session is gone (404)
 CALLS = [0]
@@ -70,7 +73,11 @@ def handle(message: dict[str, Any]) -> list[dict[str, Any]] | None:
                 rid,
                 {
                     "protocolVersion": params.get("protocolVersion", "2025-06-18"),
-                    "capabilities": {"tools": {"listChanged": True}, "logging": {}},
+                    "capabilities": {
+                        "tools": {"listChanged": True},
+                        "logging": {},
+                        **({"resources": {}} if RESOURCES else {}),
+                    },
                     "serverInfo": {"name": "test-server", "version": "1"},
                     "instructions": "A server for tests.\nSecond line.",
                 },
@@ -82,10 +89,39 @@ def handle(message: dict[str, Any]) -> list[dict[str, Any]] | None:
         if start + PAGE < len(TOOLS):
             page["nextCursor"] = str(start + PAGE)
         return [_result(rid, page)]
+    if RESOURCES and method in ("resources/list", "resources/templates/list", "resources/read"):
+        return [_result(rid, resources(method, params))]
     if method == "tools/call":
         token = (params.get("_meta") or {}).get("progressToken")
         return call(rid, params.get("name"), params.get("arguments") or {}, token)
     return [{"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": f"no method {method}"}}]
+
+
+RESOURCE_LIST = [
+    {"uri": "file:///notes.txt", "name": "notes", "mimeType": "text/plain", "_meta": {"x": 1}},
+    {"uri": "ui://widget", "name": "widget", "mimeType": "text/html"},  # an MCP App: not listed
+    {"uri": "file:///logo.bin", "name": "logo", "icons": [{"src": "x"}]},
+]
+READS = {
+    "file:///notes.txt": [{"uri": "file:///notes.txt", "mimeType": "text/plain", "text": "the notes"}],
+    "file:///dir": [
+        {"uri": "file:///dir/a", "text": "A"},
+        {"uri": "file:///dir/b", "mimeType": "text/plain", "blob": "Qg=="},
+    ],
+}
+
+
+def resources(method: str, params: dict[str, Any]) -> dict[str, Any]:
+    """``--resources``: three resources paged two at a time, one template, and reads."""
+    if method == "resources/templates/list":
+        return {"resourceTemplates": [{"uriTemplate": "file:///{path}", "name": "files", "_meta": {}}]}
+    if method == "resources/read":
+        return {"contents": READS.get(str(params.get("uri")), [])}
+    start = int(params.get("cursor") or 0)
+    page: dict[str, Any] = {"resources": RESOURCE_LIST[start : start + PAGE]}
+    if start + PAGE < len(RESOURCE_LIST):
+        page["nextCursor"] = str(start + PAGE)
+    return page
 
 
 def call(rid: Any, name: Any, args: dict[str, Any], token: Any = None) -> list[dict[str, Any]] | None:

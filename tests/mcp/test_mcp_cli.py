@@ -83,3 +83,19 @@ def test_project_config_is_ignored_without_trust(agent_dir: Path, project: Path)
     TrustStore(agent_dir).set_many([(str(project.resolve()), True)])
     trusted = _pi(["list"], agent_dir, project)
     assert "proj: connected, 7 tools (deferred, project)" in trusted.stdout, trusted.stdout + trusted.stderr
+
+
+def test_list_says_when_a_server_offers_resources(agent_dir: Path, project: Path) -> None:
+    """pi 1.6.0's ``mcp list``: an "  offers resources" line after the tools, and ``"resources": true``
+    in the JSON, for a server that declares the ``resources`` capability (absent otherwise)."""
+    write_config(agent_dir / "mcp.json", {"res": {"command": sys.executable, "args": [SERVER, "--resources"]},
+                                          "plain": {"command": sys.executable, "args": [SERVER]}})  # fmt: skip
+    listed = _pi(["list"], agent_dir, project)
+    assert listed.returncode == 0, listed.stdout
+    lines = listed.stdout.splitlines()
+    res = lines.index("res: connected, 7 tools (deferred, global)")
+    assert lines[res + 2].startswith("  tools: ") and lines[res + 3] == "  offers resources"
+    assert lines.count("  offers resources") == 1
+    report = json.loads(_pi(["list", "--json"], agent_dir, project).stdout)
+    by_name = {server["name"]: server for server in report["servers"]}
+    assert by_name["res"]["resources"] is True and "resources" not in by_name["plain"]

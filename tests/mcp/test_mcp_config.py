@@ -159,7 +159,7 @@ def test_result_mapping_and_long_text() -> None:
     Path(saved).unlink()
     assert [b["text"] for b in result.content[1:]] == [
         "inline",
-        "[resource link: file:///b (b)]",
+        '[Resource file:///b "b"]',  # pi 1.6.0's naming
         "[audio: audio/wav, not shown]",
     ]
 
@@ -198,3 +198,14 @@ def test_blob_resources_reach_the_model_as_text_or_a_saved_file() -> None:
     saved = Path(named.rsplit(" saved to ", 1)[1].rstrip("]"))
     assert saved.suffix == ".png" and saved.read_bytes() == png
     saved.unlink()
+
+
+def test_resource_links_are_named_as_pi16_names_them() -> None:
+    from pi_cli.mcp.results import resource_link_text
+
+    link = {"type": "resource_link", "uri": "file:///r.md", "name": "r", "title": "Readme",
+            "mimeType": "text/markdown", "size": 2048, "description": "The project readme"}  # fmt: skip
+    assert resource_link_text(link) == '[Resource file:///r.md "Readme" (text/markdown, 2.0KB): The project readme]'
+    assert resource_link_text({"uri": "x://a", "name": "a", "size": 0}) == '[Resource x://a "a" (0B)]'
+    readable = resource_link_text({"uri": "x://a", "name": "a"}, "res")
+    assert readable == '[Resource x://a "a". Read it with read_mcp_resource (server "res")]'

@@ -8,11 +8,13 @@ is ignored without trust. With no mcp.json nothing MCP-related is declared.
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 from typing import Any
 
 from tests.cli.pi_harness import PiEnv, pi, server
 
-from .conftest import stdio_entry, write_config
+from .conftest import SERVER, stdio_entry, write_config
 
 __all__ = ["pi", "server"]
 
@@ -137,3 +139,24 @@ def test_tools_flag_selects_mcp_tools_as_pi(pi: PiEnv) -> None:
     plain = pi.run("--tools", "read,tool_search", "-p", "go")
     assert plain.returncode == 0, plain.stderr
     assert _tool_names(pi.bodies()[-1]) == ["read", "tool_search"]  # direct tools only through search
+
+
+def test_resource_tools_answer_as_pi16_recorded(pi: PiEnv) -> None:
+    """tests/fixtures/pi16/mcp_resources.json holds pi 1.6.0's results for the same calls on the same
+    servers; pi_cli's ``tool_execution_end`` results must equal them."""
+    fixture = json.loads((Path(__file__).parents[1] / "fixtures" / "pi16" / "mcp_resources.json").read_text())
+    servers = {
+        name: {"command": sys.executable, "args": [SERVER, *cfg["args"]], "exposure": cfg["exposure"]}
+        for name, cfg in fixture["servers"].items()
+    }
+    write_config(pi.agent_dir / "mcp.json", servers)
+    calls = [{"name": n, "arguments": a, "id": f"c{i}"} for i, (n, a) in enumerate(fixture["calls"])]
+    pi.server.add_turns([{"tool_calls": calls}, {"text": "done"}])
+    result = pi.run("--mode", "json", "go", timeout=60)
+    assert result.returncode == 0, result.stderr
+    ends = {
+        e["toolCallId"]: e for e in map(json.loads, result.stdout.splitlines()) if e["type"] == "tool_execution_end"
+    }
+    got = [{"result": ends[f"c{i}"]["result"], "isError": ends[f"c{i}"]["isError"]} for i in range(len(calls))]
+    assert got == fixture["results"]
+    assert [n for n in _tool_names(pi.bodies()[0]) if "resource" in n] == fixture["resource_tools"]

@@ -236,3 +236,46 @@ def test_a_message_that_never_streamed_starts_already_final(pi: PiEnv) -> None:
     ends = [e for e in client.seen if e.get("type") == "message_end" and e["message"]["role"] == "assistant"]
     assert len(starts) == 1 and starts[0]["message"]["stopReason"] == "error"
     assert starts[0]["message"] == ends[0]["message"]
+
+
+def test_clone_of_a_never_saved_session_refuses_as_pi16(pi: PiEnv) -> None:
+    """pi 1.6.0 writes the session file with the first answer; cloning before that is refused
+    (measured: ``clone`` as the first RPC command of ``pi --mode rpc``)."""
+    client = RpcClient(pi)
+    try:
+        answer = client.request({"type": "clone"})
+        assert answer["success"] is False
+        assert answer["error"] == "This session has not been saved yet. Send a message before cloning or forking it."
+    finally:
+        client.close()
+
+
+def test_session_stats_count_the_whole_session_after_a_compaction(pi: PiEnv) -> None:
+    """Measured with pi 1.6.0 on this script: two answers, ``compact`` (a split turn: two summary
+    calls), a third answer: 3 user and 3 assistant messages, tokens 657/66 — the compacted-away
+    replies and the summarisation's usage included. (pi's totalMessages is 7: it also counts its
+    ``role: "system"`` entry, which pi_cli does not record; see README.)"""
+    (pi.agent_dir / "settings.json").write_text(json.dumps({"compaction": {"keepRecentTokens": 50}}))
+    pi.server.add_turns(
+        [
+            {"text": "answer one " * 50, "usage": {"input": 100, "output": 10}},
+            {"text": "answer two " * 50, "usage": {"input": 200, "output": 20}},
+            {"text": "## Goal\nsummary", "usage": {"input": 300, "output": 30}},
+            {"text": "answer three", "usage": {"input": 50, "output": 5}},
+            {"text": "four", "usage": {"input": 7, "output": 1}},
+        ]
+    )
+    client = RpcClient(pi)
+    try:
+        for text in ("one " * 100, "two " * 100):
+            client.request({"type": "prompt", "message": text})
+            client.event("agent_settled")
+        assert client.request({"type": "compact"})["success"]
+        client.request({"type": "prompt", "message": "three"})
+        client.event("agent_settled")
+        stats = client.request({"type": "get_session_stats"})["data"]
+    finally:
+        client.close()
+    assert (stats["userMessages"], stats["assistantMessages"], stats["toolCalls"], stats["toolResults"]) == (3, 3, 0, 0)
+    assert stats["totalMessages"] == 6
+    assert stats["tokens"] == {"input": 657, "output": 66, "cacheRead": 0, "cacheWrite": 0, "total": 723}

@@ -303,4 +303,4 @@ class ChunkParser:
 
 
 # One request of this API; see the module docstring for the contract.
-stream = sse_stream("openai-completions", build_request, ChunkParser, "openai")
+stream = sse_stream("openai-completions", build_request, ChunkParser, "openai-sdk")

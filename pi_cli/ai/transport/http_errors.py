@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 BODY_EXCERPT_CHARS = 1000
+MAX_PROVIDER_ERROR_BODY_CHARS = 4000  # pi-ai's cap on a quoted error body
 
 _SECRET_PATTERNS = [
     # header lines or JSON members naming a credential
@@ -53,7 +54,12 @@ def format_http_error(
     is appended on a new line); ``style="anthropic"`` keeps the whole JSON body, as pi does, so the
     error type (``overloaded_error``, ``rate_limit_error``) stays visible. Empty bodies read
     ``"<status> status code (no body)"``, other text is quoted as is (shortened).
+    ``style="openai-sdk"`` is pi's exact text for openai-completions (:func:`openai_sdk_error`),
+    plus the key hint after a 401.
     """
+    if style == "openai-sdk":
+        hint = _auth_hint(provider) if status == 401 else ""
+        return redact(openai_sdk_error(status, body) + hint, secrets)
     text = body.strip()
     raw_extra = ""
     if not text:
@@ -78,6 +84,41 @@ def format_http_error(
         message = _codex_limit(status, text) or message
     hint = _auth_hint(provider) if status == 401 else ""
     return redact(f"{status} {message} (provider: {provider}){hint}{raw_extra}", secrets)
+
+
+def openai_sdk_error(status: int, body: str) -> str:
+    """pi's ``errorMessage`` for an HTTP error of the ``openai`` SDK (openai-completions).
+
+    The SDK's message is ``"<status> <error.message>"`` (``error`` being the JSON body's ``error``
+    member; a body that is not JSON is quoted whole); pi-ai's ``formatProviderError`` then shows
+    ``"<status>: <compact JSON of error>"`` when that object is not already in the message, e.g.
+    ``500: {"message":"fake error 500"}``. No provider suffix, as pi.
+    """
+    parsed = _json_or_none(body) if body.strip() else None
+    error = parsed.get("error") if isinstance(parsed, dict) else None
+    if parsed is None and body.strip():
+        text: str | None = body
+    elif isinstance(error, dict) and isinstance(error.get("message"), str) and error["message"]:
+        text = error["message"]
+    elif isinstance(error, dict) and error.get("message"):
+        text = _js_json(error["message"])
+    elif error not in (None, "", 0, False):
+        text = _js_json(error)
+    else:
+        text = None
+    message = f"{status} {text}" if text else f"{status} status code (no body)"
+    if not isinstance(error, dict) or not error:
+        return message
+    detail = _js_json(error)
+    if len(detail) > MAX_PROVIDER_ERROR_BODY_CHARS:
+        cut = len(detail) - MAX_PROVIDER_ERROR_BODY_CHARS
+        detail = f"{detail[:MAX_PROVIDER_ERROR_BODY_CHARS]}... [truncated {cut} chars]"
+    return message if detail in message else f"{status}: {detail}"
+
+
+def _js_json(value: Any) -> str:
+    """``JSON.stringify(value)``: compact, non-ASCII kept."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def _codex_limit(status: int, body: str) -> str | None:
