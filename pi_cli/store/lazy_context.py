@@ -21,7 +21,7 @@ from typing import Any, overload
 
 from pi_cli.store.lazy_entries import gc_paused, unreadable_message
 from pi_cli.store.message_index import CHILD_USAGE, SPAN, TOOL_CALLS
-from pi_cli.store.stats import Tally, tally_messages
+from pi_cli.store.stats import Tally, stats_payload, tally_messages
 
 
 def tally_stubs(items: list[dict[str, Any]]) -> Tally:
@@ -68,20 +68,7 @@ def whole_session_stats(
             for key in ("input", "output", "cacheRead", "cacheWrite"):
                 tok[key] += int(usage.get(key) or 0)
             cost += float((usage.get("cost") or {}).get("total") or 0.0)
-    stats: dict[str, Any] = {
-        "sessionFile": session_file,
-        "sessionId": session_id,
-        "userMessages": counts["user"],
-        "assistantMessages": counts["assistant"],
-        "toolCalls": tool_calls,
-        "toolResults": counts["toolResult"],
-        "totalMessages": len(messages),
-        "tokens": {**tok, "total": sum(tok.values())},
-        "cost": cost,
-    }
-    if context_usage is not None:
-        stats["contextUsage"] = context_usage
-    return stats
+    return stats_payload((counts, tool_calls, tok, cost), len(messages), session_file, session_id, context_usage)
 
 
 _BATCH = 256  # spans per read (about 2.5 MB of tool output in the benchmark session)

@@ -23,7 +23,16 @@ def session_stats(
     """pi's ``get_session_stats`` payload; ``context_usage`` becomes its ``contextUsage`` when given.
     A :class:`~pi_cli.store.lazy_context.LazyMessages` tallies itself from its stubs (nothing decoded)."""
     tally = getattr(messages, "tally", None)
-    counts, tool_calls, tok, cost = tally() if callable(tally) else tally_messages(messages)
+    counted = tally() if callable(tally) else tally_messages(messages)
+    return stats_payload(counted, len(messages), session_file, session_id, context_usage)
+
+
+def stats_payload(
+    tally: Tally, total: int, session_file: str | None, session_id: str, context_usage: dict[str, Any] | None
+) -> dict[str, Any]:
+    """pi's ``get_session_stats`` fields from a tally of ``total`` messages (and ``contextUsage``
+    when given): the one shape both the context's and the whole file's stats answer in."""
+    counts, tool_calls, tok, cost = tally
     stats: dict[str, Any] = {
         "sessionFile": session_file,
         "sessionId": session_id,
@@ -31,7 +40,7 @@ def session_stats(
         "assistantMessages": counts["assistant"],
         "toolCalls": tool_calls,
         "toolResults": counts["toolResult"],
-        "totalMessages": len(messages),
+        "totalMessages": total,
         "tokens": {**tok, "total": sum(tok.values())},
         "cost": cost,
     }
