@@ -8,11 +8,14 @@ once the session exists. Until then the runner has no host and actions that need
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_cli.agent.agent import Agent
 from pi_cli.ai.types import Model
 from pi_cli.sandbox.protocol import ToolSandbox
+
+if TYPE_CHECKING:
+    from pi_cli.resources.themes import ThemeCatalog
 
 
 class SessionReader(Protocol):
@@ -67,6 +70,9 @@ class ToolInfoSource(Protocol):
 
 class ExtensionHost(Protocol):
     """The session as extensions see it (``pi.*`` actions and ``ctx``)."""
+
+    @property
+    def themes(self) -> ThemeCatalog: ...
 
     @property
     def agent(self) -> Agent: ...

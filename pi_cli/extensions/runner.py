@@ -99,6 +99,7 @@ class ExtensionRunner:
         self.mode = "print"
         # ``ctx.shutdown()``: the front end's "quit when idle" (TUI, inline, RPC); None: a no-op.
         self.shutdown_handler: Callable[[], None] | None = None
+        self._theme: tuple[Any, ExtensionTheme] | None = None  # (the active Theme, ctx.ui.theme of it)
         self.events = EventBus(self.report, self.pending)  # ``pi.events``, shared by the extensions
         self.renderers: dict[str, ToolRenderer] = {}  # tool name → its render_call/render_result
 
@@ -146,8 +147,12 @@ class ExtensionRunner:
         return ExtensionContext(self, signal)
 
     def theme(self) -> ExtensionTheme:
-        """``ctx.ui.theme``: the session's active theme (unstyled before the session is bound)."""
-        return theme_of(self.host)
+        """``ctx.ui.theme``: the session's active theme (unstyled before the session is bound).
+        Built again only when the active theme changes: renderers ask on every tool update."""
+        active = self.host.themes.active() if self.host is not None else None
+        if self._theme is None or self._theme[0] is not active:
+            self._theme = (active, theme_of(active))
+        return self._theme[1]
 
     def renderer_for(self, tool_name: str) -> ToolRenderer | None:
         """The front ends' seam for tool rendering: the renderers of the extension tool named

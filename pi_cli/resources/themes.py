@@ -256,6 +256,9 @@ class ThemeCatalog:
     warnings: list[str] = field(default_factory=list)
     selected: str = "dark"
     terminal: TerminalPalette | None = None  # what the terminal reported, when a front end asked
+    # ``system`` as last built: (palette, base, theme). Built once per palette, not per lookup:
+    # extensions' renderers ask for the active theme on every update of a running tool.
+    _system: tuple[TerminalPalette, Theme, Theme] | None = field(default=None, init=False, repr=False)
 
     def names(self) -> list[str]:
         """The names to offer in a picker: ``system`` and the built-ins first, then the rest."""
@@ -275,11 +278,17 @@ class ThemeCatalog:
         value = (value or FOLLOWING).strip()
         if value == FOLLOWING:
             base = self.themes["dark" if dark else "light"]
-            return base if self.terminal is None else system_theme(base, self.terminal)
+            return base if self.terminal is None else self._system_theme(base, self.terminal)
         if "/" in value and value not in self.themes:
             light_name, _, dark_name = value.partition("/")
             value = dark_name if dark else light_name
         return self.themes.get(value) or self.themes["dark" if dark else "light"]
+
+    def _system_theme(self, base: Theme, terminal: TerminalPalette) -> Theme:
+        built = self._system
+        if built is None or built[0] is not terminal or built[1] is not base:
+            built = self._system = (terminal, base, system_theme(base, terminal))
+        return built[2]
 
     def problem(self, value: str) -> str | None:
         """A warning when ``value`` names no theme (None when it does)."""

@@ -9,7 +9,10 @@ The object is the same in every mode (print/json/rpc too), its colours from the 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pi_cli.resources.themes import Theme
 
 _RESET_FG = "\x1b[39m"
 _RESET_BG = "\x1b[49m"
@@ -73,14 +76,7 @@ class ExtensionTheme:
         return f"ExtensionTheme({self.name!r}, {len(self.colors)} colours)"
 
 
-def theme_of(host: Any) -> ExtensionTheme:
-    """The theme ``host`` (the session) has active: ``host.themes.active()``'s colours; an empty
-    theme (every call leaves text unstyled) when there is no session or it has no themes."""
-    themes = getattr(host, "themes", None) if host is not None else None
-    try:
-        theme = themes.active() if themes is not None else None
-    except Exception:  # a broken theme file must not break an extension's rendering
-        theme = None
-    if theme is None:
-        return ExtensionTheme({})
-    return ExtensionTheme(theme.colors, str(getattr(theme, "name", "")), bool(getattr(theme, "dark", True)))
+def theme_of(theme: Theme | None) -> ExtensionTheme:
+    """``theme`` (the session's active one) for extensions; an empty theme (every call leaves text
+    unstyled) before there is a session."""
+    return ExtensionTheme({}) if theme is None else ExtensionTheme(theme.colors, theme.name, theme.dark)
