@@ -71,13 +71,11 @@ def _user_text(entry: Entry) -> str | None:
 
 def _tree_rows(page: Page, entries: list[Entry], on_branch: set[str]) -> str:
     """The user messages as a tree (depth grows at each fork), each a link to its branch."""
-    ids = {e["id"] for e in entries if "id" in e}
-    children: dict[str, list[str]] = {}
-    for entry in entries:
-        if "id" in entry:
-            parent = entry.get("parentId")
-            children.setdefault(parent if isinstance(parent, str) and parent in ids else "", []).append(entry["id"])
     by_id = {e["id"]: e for e in entries if "id" in e}
+    children: dict[str, list[str]] = {}
+    for entry_id, entry in by_id.items():
+        parent = entry.get("parentId")  # a missing parent makes a root, as the session tree does
+        children.setdefault(parent if isinstance(parent, str) and parent in by_id else "", []).append(entry_id)
     rows: list[str] = []
     stack: list[tuple[str, int]] = [(child, 0) for child in reversed(children.get("", []))]
     while stack:
