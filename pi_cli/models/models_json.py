@@ -8,6 +8,7 @@ Secrets stay out of messages: errors quote field names and ids, never values.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -84,47 +85,45 @@ def resolve_headers(headers: dict[str, str] | None) -> dict[str, str]:
 # --- field checks ---------------------------------------------------------------------------
 
 
-def _opt_str(obj: dict[str, Any], key: str, where: str) -> str | None:
+def _checked(obj: dict[str, Any], key: str, where: str, ok: Callable[[Any], bool], expected: str) -> Any:
+    """``obj[key]`` when present and accepted by ``ok``; None when absent or null. Anything else
+    raises one :class:`FieldError` naming the field (``where.key``) and what it should be."""
     value = obj.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value:
-        raise FieldError(f"{where}.{key}: expected a non-empty string")
+    if value is None or ok(value):
+        return value
+    raise FieldError(f"{where}.{key}: expected {expected}")
+
+
+def _is_whole_positive(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int | float) and value > 0 and value == int(value)
+
+
+def _opt_str(obj: dict[str, Any], key: str, where: str) -> str | None:
+    value: str | None = _checked(obj, key, where, lambda v: isinstance(v, str) and bool(v), "a non-empty string")
     return value
 
 
 def _opt_bool(obj: dict[str, Any], key: str, where: str) -> bool | None:
-    value = obj.get(key)
-    if value is None or isinstance(value, bool):
-        return value
-    raise FieldError(f"{where}.{key}: expected true or false")
+    value: bool | None = _checked(obj, key, where, lambda v: isinstance(v, bool), "true or false")
+    return value
 
 
 def _opt_positive_int(obj: dict[str, Any], key: str, where: str) -> int | None:
-    value = obj.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0 or value != int(value):
-        raise FieldError(f"{where}.{key}: expected a positive whole number")
-    return int(value)
+    value = _checked(obj, key, where, _is_whole_positive, "a positive whole number")
+    return None if value is None else int(value)
 
 
 def _opt_str_map(obj: dict[str, Any], key: str, where: str) -> dict[str, str] | None:
-    value = obj.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-        raise FieldError(f"{where}.{key}: expected an object of string values")
-    return dict(value)
+    def ok(v: Any) -> bool:
+        return isinstance(v, dict) and all(isinstance(item, str) for item in v.values())
+
+    value = _checked(obj, key, where, ok, "an object of string values")
+    return None if value is None else dict(value)
 
 
 def _opt_object(obj: dict[str, Any], key: str, where: str) -> dict[str, Any] | None:
-    value = obj.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise FieldError(f"{where}.{key}: expected an object")
-    return dict(value)
+    value = _checked(obj, key, where, lambda v: isinstance(v, dict), "an object")
+    return None if value is None else dict(value)
 
 
 def _opt_input(obj: dict[str, Any], where: str) -> list[str] | None:

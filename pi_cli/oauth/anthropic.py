@@ -11,7 +11,7 @@ import base64
 import time
 from urllib.parse import urlencode
 
-from pi_cli.oauth.callback import start_callback_server, wait_for_code
+from pi_cli.oauth.callback import code_from_browser, start_callback_server
 from pi_cli.oauth.endpoints import endpoint
 from pi_cli.oauth.flow import Credential, LoginError, LoginUI, error_text, post
 from pi_cli.oauth.pkce import pkce_pair
@@ -47,27 +47,25 @@ class AnthropicFlow:
         verifier, challenge = pkce_pair()
         callback = None if manual else await start_callback_server(CALLBACK_PORT, CALLBACK_PATH, verifier)
         redirect_uri = callback.redirect_uri if callback is not None else MANUAL_REDIRECT_URI
-        try:
-            query = {
-                "code": "true",
-                "client_id": CLIENT_ID,
-                "response_type": "code",
-                "redirect_uri": redirect_uri,
-                "scope": SCOPES,
-                "code_challenge": challenge,
-                "code_challenge_method": "S256",
-                "state": verifier,
-            }
-            ui.show_url(
-                f"{endpoint(AUTHORIZE_URL)}?{urlencode(query)}",
-                "Sign in with your Claude account in the browser. If the browser runs on another machine, "
-                "paste the code it shows (or the final redirect URL) here.",
-            )
-            code = await wait_for_code(ui, callback, verifier, "code#state")
-        finally:
-            if callback is not None:
-                callback.close()
-        ui.progress("Exchanging the authorization code for tokens…")
+        query = {
+            "code": "true",
+            "client_id": CLIENT_ID,
+            "response_type": "code",
+            "redirect_uri": redirect_uri,
+            "scope": SCOPES,
+            "code_challenge": challenge,
+            "code_challenge_method": "S256",
+            "state": verifier,
+        }
+        code = await code_from_browser(
+            ui,
+            callback,
+            f"{endpoint(AUTHORIZE_URL)}?{urlencode(query)}",
+            "Sign in with your Claude account in the browser. If the browser runs on another machine, "
+            "paste the code it shows (or the final redirect URL) here.",
+            verifier,
+            "code#state",
+        )
         body = {
             "grant_type": "authorization_code",
             "client_id": CLIENT_ID,

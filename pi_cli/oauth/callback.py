@@ -139,3 +139,18 @@ async def wait_for_code(ui: LoginUI, callback: CallbackServer | None, expected_s
     if not code:
         raise LoginError("Login failed: no authorization code was given")
     return code
+
+
+async def code_from_browser(
+    ui: LoginUI, callback: CallbackServer | None, url: str, hint: str, expected_state: str, placeholder: str
+) -> str:
+    """Show the sign-in ``url`` with ``hint``, wait for the code (:func:`wait_for_code`), always
+    close the callback server, and tell the user the code is being exchanged."""
+    try:
+        ui.show_url(url, hint)
+        code = await wait_for_code(ui, callback, expected_state, placeholder)
+    finally:
+        if callback is not None:
+            callback.close()
+    ui.progress("Exchanging the authorization code for tokens…")
+    return code

@@ -13,7 +13,7 @@ import time
 from typing import Any
 from urllib.parse import urlencode
 
-from pi_cli.oauth.callback import start_callback_server, wait_for_code
+from pi_cli.oauth.callback import code_from_browser, start_callback_server
 from pi_cli.oauth.endpoints import endpoint
 from pi_cli.oauth.flow import Credential, LoginError, LoginUI, error_text, post
 from pi_cli.oauth.pkce import pkce_pair, random_state
@@ -69,29 +69,27 @@ class CodexFlow:
         redirect_uri = (
             callback.redirect_uri if callback is not None else f"http://localhost:{CALLBACK_PORT}{CALLBACK_PATH}"
         )
-        try:
-            query = {
-                "response_type": "code",
-                "client_id": CLIENT_ID,
-                "redirect_uri": redirect_uri,
-                "scope": SCOPE,
-                "code_challenge": challenge,
-                "code_challenge_method": "S256",
-                "state": state,
-                "id_token_add_organizations": "true",
-                "codex_cli_simplified_flow": "true",
-                "originator": "pi",
-            }
-            ui.show_url(
-                f"{endpoint(AUTHORIZE_URL)}?{urlencode(query)}",
-                "Sign in with your ChatGPT account in the browser. If the browser runs on another machine, "
-                "paste the final redirect URL here.",
-            )
-            code = await wait_for_code(ui, callback, state, redirect_uri)
-        finally:
-            if callback is not None:
-                callback.close()
-        ui.progress("Exchanging the authorization code for tokens…")
+        query = {
+            "response_type": "code",
+            "client_id": CLIENT_ID,
+            "redirect_uri": redirect_uri,
+            "scope": SCOPE,
+            "code_challenge": challenge,
+            "code_challenge_method": "S256",
+            "state": state,
+            "id_token_add_organizations": "true",
+            "codex_cli_simplified_flow": "true",
+            "originator": "pi",
+        }
+        code = await code_from_browser(
+            ui,
+            callback,
+            f"{endpoint(AUTHORIZE_URL)}?{urlencode(query)}",
+            "Sign in with your ChatGPT account in the browser. If the browser runs on another machine, "
+            "paste the final redirect URL here.",
+            state,
+            redirect_uri,
+        )
         form = {
             "grant_type": "authorization_code",
             "client_id": CLIENT_ID,

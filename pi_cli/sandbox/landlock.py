@@ -180,32 +180,26 @@ class Ruleset:
             access &= self.handled_fs
             if not access:
                 return True
-            rule = _PathBeneathAttr(access, target)
-            result = _syscall(
-                _SYS_ADD_RULE,
-                ctypes.c_long(self._fd()),
-                ctypes.c_long(_RULE_PATH_BENEATH),
-                ctypes.c_void_p(ctypes.addressof(rule)),
-                ctypes.c_long(0),
-            )
-            if result != 0:
-                raise _error(f"landlock_add_rule({path})")
+            self._add_rule(_RULE_PATH_BENEATH, _PathBeneathAttr(access, target), path)
             return True
         finally:
             os.close(target)
 
     def allow_port(self, port: int, access: int = NET_CONNECT_TCP) -> None:
         """Grant TCP ``access`` (connect by default) to ``port`` on any address."""
-        rule = _NetPortAttr(access & self.handled_net, port)
+        self._add_rule(_RULE_NET_PORT, _NetPortAttr(access & self.handled_net, port), f"port {port}")
+
+    def _add_rule(self, kind: int, rule: ctypes.Structure, what: str) -> None:
+        """``landlock_add_rule`` of one rule of ``kind``; raises naming ``what`` it was for."""
         result = _syscall(
             _SYS_ADD_RULE,
             ctypes.c_long(self._fd()),
-            ctypes.c_long(_RULE_NET_PORT),
+            ctypes.c_long(kind),
             ctypes.c_void_p(ctypes.addressof(rule)),
             ctypes.c_long(0),
         )
         if result != 0:
-            raise _error(f"landlock_add_rule(port {port})")
+            raise _error(f"landlock_add_rule({what})")
 
     def restrict_current_thread(self) -> None:
         """``no_new_privs`` then ``landlock_restrict_self`` for the calling thread (irreversible)."""
