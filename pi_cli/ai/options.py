@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_cli.ai.abort import AbortSignal
-from pi_cli.ai.types import ThinkingLevel
+from pi_cli.ai.types import Model, ThinkingLevel
 
 
 @dataclass(slots=True)
@@ -36,3 +36,7 @@ class StreamOptions:
     # Told ``{status, headers}`` once the provider has answered (``after_provider_response``);
     # awaited when it returns an awaitable.
     on_response: Callable[[dict[str, Any]], Any] | None = None
+    # Told each stream event before it is normalised, as ``(model, SSE event name, SSE data)``
+    # (extensions' ``provider_stream_event``); awaited in stream order when it returns an
+    # awaitable. Called for every event, so it must return at once when nobody listens.
+    on_stream_event: Callable[[Model, str, str], Any] | None = None

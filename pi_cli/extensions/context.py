@@ -31,6 +31,7 @@ class ContextHost(Protocol):
 
     cwd: str
     mode: str
+    trust_check: Callable[[], bool]
     host: ExtensionHost | None
     ui: ExtensionUI
     shutdown_handler: Callable[[], None] | None
@@ -69,8 +70,9 @@ class SessionView:
 
 class ExtensionContext:
     """``ctx``: ``cwd``, ``mode``, ``has_ui``, ``ui``, ``session`` and ``session_manager``
-    (read-only), ``model``, ``model_registry``, ``signal``, ``abort()``, ``is_idle()``, ``has_pending_messages()``,
-    ``get_context_usage()``, ``get_system_prompt()``, ``compact(...)``, ``shutdown()``."""
+    (read-only), ``model``, ``thinking_level``, ``is_project_trusted()``, ``model_registry``,
+    ``signal``, ``abort()``, ``is_idle()``, ``has_pending_messages()``, ``get_context_usage()``,
+    ``get_system_prompt()``, ``compact(...)``, ``shutdown()``."""
 
     def __init__(self, runner: ContextHost, signal: Any = None) -> None:
         self._runner = runner
@@ -101,6 +103,18 @@ class ExtensionContext:
     def model(self) -> Any:
         host = self._runner.host
         return None if host is None else host.model
+
+    @property
+    def thinking_level(self) -> str | None:
+        """The active model's effective thinking level (``"off"`` … ``"xhigh"``), None before the
+        session exists."""
+        host = self._runner.host
+        return None if host is None else str(host.thinking_level)
+
+    def is_project_trusted(self) -> bool:
+        """Whether this folder's project resources are trusted for this session (a saved decision,
+        this run's answer, ``--approve``, or an extension's ``project_trust`` answer)."""
+        return bool(self._runner.trust_check())
 
     @property
     def model_registry(self) -> ModelRegistryView:

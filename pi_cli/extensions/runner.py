@@ -55,6 +55,10 @@ class Flag:
     source: str
 
 
+def _untrusted() -> bool:
+    return False
+
+
 class ExtensionRunner:
     """Registries (handlers, tools, commands, flags) plus dispatch. One per session."""
 
@@ -82,7 +86,6 @@ class ExtensionRunner:
         # extension source (its path) → pi's sourceInfo {path, source, scope, origin[, baseDir]}, set
         # by whoever loads it; get_commands reports it as pi does.
         self.source_info: dict[str, dict[str, str]] = {}
-        self.mode = "print"  # ctx.mode, pi's name for the front end (set by the session builder)
         self.host: ExtensionHost | None = None  # the session, given to bind()
         self.on_error: ErrorSink = _stderr_error
         self.started = False
@@ -97,6 +100,8 @@ class ExtensionRunner:
         self.shortcuts: list[Any] = []  # shortcuts.Shortcut, in registration order (terminal modes bind them)
         # ``ctx.mode``: the assembly sets it from the session's mode, a terminal front end on binding.
         self.mode = "print"
+        # ``ctx.is_project_trusted()``: asks the trust store (given by the loader's final pass).
+        self.trust_check: Callable[[], bool] = _untrusted
         # ``ctx.shutdown()``: the front end's "quit when idle" (TUI, inline, RPC); None: a no-op.
         self.shutdown_handler: Callable[[], None] | None = None
         self._theme: tuple[Any, ExtensionTheme] | None = None  # (the active Theme, ctx.ui.theme of it)
@@ -319,6 +324,16 @@ class ExtensionRunner:
         if "after_provider_response" not in self.handlers:
             return None
         return self.emit({"type": "after_provider_response", **response})
+
+    def provider_stream_event(self, model: Any, name: str, data: str) -> Any:
+        """``StreamOptions.on_stream_event``: ``provider_stream_event {data, provider, api, model}``
+        with the SSE data parsed (the raw text when it is no JSON, e.g. ``[DONE]``); None at once
+        when no handler wants it (it is called for every event of every stream)."""
+        if "provider_stream_event" not in self.handlers:
+            return None
+        from pi_cli.extensions.session_events import stream_event
+
+        return self.emit(stream_event(model, data))
 
     async def tool_call(self, context: BeforeToolCallContext, signal: AbortSignal | None = None) -> Any:
         """Interceptor: ``tool_call`` handlers before execution mutate ``event["input"]`` or block."""

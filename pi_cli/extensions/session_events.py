@@ -18,6 +18,9 @@ supported: the fork always restores the conversation).
 payload for later handlers and for the request; None keeps it. ``after_provider_response``
 ``{status, headers}`` follows once the provider has answered with an event stream.
 
+``provider_stream_event`` ``{data, provider, api, model}``: each stream event of a
+request before it is normalised (notification only; handlers are awaited in stream order).
+
 ``resources_discover`` ``{cwd, reason: "startup"}``: after the first ``session_start``; every
 handler's ``{skillPaths, promptPaths, themePaths}`` lists are gathered (pi_cli has no themes yet:
 ``themePaths`` are ignored).
@@ -29,6 +32,7 @@ is the one used (``summary``, ``customInstructions``, ``replaceInstructions``, `
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from typing import Any, Protocol
 
@@ -107,3 +111,19 @@ async def discover_resources(runner: EventRunner, cwd: str, reason: str) -> tupl
             value = answer.get(key) or []
             into.extend(str(path) for path in ([value] if isinstance(value, str) else value))
     return skills, prompts
+
+
+def stream_event(model: Any, data: str) -> dict[str, Any]:
+    """pi's ``provider_stream_event`` payload for one SSE event of ``model``'s stream: ``data``
+    parsed as JSON (the raw text when it is none, e.g. ``[DONE]``)."""
+    try:
+        parsed: Any = json.loads(data)
+    except ValueError:
+        parsed = data
+    return {
+        "type": "provider_stream_event",
+        "data": parsed,
+        "provider": model["provider"],
+        "api": model["api"],
+        "model": model["id"],
+    }

@@ -235,3 +235,19 @@ def register(pi):
     _register(pi)
     pi.on("input", _seen)
 """
+
+
+def test_ctx_is_project_trusted_follows_the_decision(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pi's ``ctx.is_project_trusted()``: what the trust store decided for this run (here an
+    extension's ``yes``), asked again each time (``/trust`` may change it later)."""
+    root = project(tmp_path)
+    decider(tmp_path, monkeypatch, {"trusted": "yes"})
+    loaded = start(root, [])
+    assert loaded is not None
+    runner = loaded[0]
+    assert runner.context().is_project_trusted() is True
+    trust.forget_decisions()
+    monkeypatch.setenv("TRUST_ANSWER", json.dumps({"trusted": "no"}))
+    other = start(root, [])
+    assert other is not None and other[0].context().is_project_trusted() is False
+    assert ExtensionRunner(str(root), {}).context().is_project_trusted() is False  # never decided: not trusted

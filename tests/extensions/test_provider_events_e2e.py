@@ -59,3 +59,38 @@ def test_provider_payload_example_logs_and_may_set_the_temperature(pi: PiEnv) ->
     assert pi.bodies()[-1]["temperature"] == 0
     logged = (Path(pi.cwd) / ".pi" / "provider-payload.log").read_text()
     assert '"first"' in logged and '"second"' in logged and logged.count("# response status 200") == 2
+
+
+STREAM_EVENTS = """
+import json, os
+from pathlib import Path
+
+def register(pi):
+    def seen(event, ctx):
+        with Path(os.environ["EXT_LOG"]).open("a") as f:
+            f.write(json.dumps(event) + "\\n")
+    pi.on("provider_stream_event", seen)
+"""
+
+
+def test_provider_stream_events_are_told_in_order_with_their_parsed_data(pi: PiEnv) -> None:
+    log = pi.root / "stream.jsonl"
+    pi.env["EXT_LOG"] = str(log)
+    ext = pi.root / "stream.py"
+    ext.write_text(STREAM_EVENTS)
+    assert pi.server is not None
+    pi.server.add_turns([{"text": "hello there"}])
+    done = pi.run("-p", "-e", str(ext), "hi")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "hello there"
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len(events) >= 3
+    assert {(e["type"], e["provider"], e["api"]) for e in events} == {
+        ("provider_stream_event", events[0]["provider"], "openai-completions")
+    }
+    assert all(set(e) == {"type", "data", "provider", "api", "model"} for e in events)
+    chunks = [e["data"] for e in events if isinstance(e["data"], dict)]
+    text = "".join(
+        choice.get("delta", {}).get("content") or "" for chunk in chunks for choice in chunk.get("choices", [])
+    )
+    assert text == "hello there"  # every chunk, in stream order, as the provider sent it

@@ -152,7 +152,10 @@ async def test_context_usage_thinking_level_model_and_system_prompt(faux: Any, t
     ctx = runner.context()
     usage = ctx.get_context_usage()
     assert usage == session.context_usage() and usage is not None
-    assert api.get_thinking_level() == session.thinking_level
+    assert api.get_thinking_level() == session.thinking_level == ctx.thinking_level
+    api.set_thinking_level("off")
+    assert ctx.thinking_level == "off"  # read each time: pi's ctx.thinkingLevel is the effective level
+    assert ExtensionRunner(str(tmp_path)).context().thinking_level is None
     assert ctx.model["id"] == "faux-1"
     assert ctx.get_system_prompt() == "test"
     assert ctx.has_pending_messages() is False

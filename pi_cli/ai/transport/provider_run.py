@@ -80,6 +80,7 @@ async def run_sse(
     output = call.output
     scope = call.scope
     parser = make_parser(output, model)
+    observe = options.on_stream_event
     try:
         response = await call.open(api, build_request, context, error_style=error_style)
         yield {"type": "start", "partial": output}
@@ -87,6 +88,10 @@ async def run_sse(
             for sse in batch:
                 if scope.aborted:  # aborted while the consumer held an event
                     raise AbortedError()
+                if observe is not None:
+                    told = observe(model, sse.event, sse.data)
+                    if told is not None:
+                        await told
                 for event in parser.feed(sse):
                     yield event
             if parser.complete():

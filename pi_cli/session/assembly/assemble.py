@@ -49,14 +49,17 @@ def build_session(
         return holder[0].models.api_key_for_provider(provider) if holder else None
 
     ext = parts.extensions
-    if ext is not None:  # extensions' before_provider_request / after_provider_response
+    if ext is not None:  # extensions' provider events (request, response, stream events)
         from dataclasses import replace
 
         from pi_cli.ai.options import StreamOptions
 
         template = agent_options.get("stream_options") or StreamOptions()
         agent_options["stream_options"] = replace(
-            template, on_payload=ext.provider_payload, on_response=ext.provider_response
+            template,
+            on_payload=ext.provider_payload,
+            on_response=ext.provider_response,
+            on_stream_event=ext.provider_stream_event,
         )
     agent_options.setdefault("convert_to_llm", convert_to_llm)
     agent_options.setdefault("get_api_key", get_api_key)

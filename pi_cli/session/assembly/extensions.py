@@ -10,6 +10,7 @@ the same runner.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -77,6 +78,7 @@ def load_extensions(
         for found in package_sets:
             errors.extend(load_package_extensions(runner, found))
     if final:  # project extensions may still register flags until the last pass
+        runner.trust_check = functools.partial(is_project_trusted, cwd)  # /trust may change it later
         unknown = [name for name in flags if name not in runner.flags]
         if unknown:
             raise UsageError(f"Error: Unknown option: --{unknown[0]}", hint="(see pi --help)")
