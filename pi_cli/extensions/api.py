@@ -60,12 +60,34 @@ class ExtensionAPI:
 
             apply_tools(self._runner)
 
-    def register_command(self, name: str, handler: Callable[..., Any], description: str = "") -> None:
-        """``/name args`` runs ``handler(args: str, ctx)`` (sync or async) instead of a prompt."""
+    def register_command(
+        self,
+        name: str,
+        handler: Callable[..., Any] | dict[str, Any],
+        description: str = "",
+        *,
+        get_argument_completions: Callable[[str], Any] | None = None,
+    ) -> None:
+        """``/name args`` runs ``handler(args: str, ctx)`` (sync or async) instead of a prompt.
+        ``handler`` may also be pi's options object ``{handler, description,
+        get_argument_completions}`` (camelCase accepted). ``get_argument_completions(prefix)``
+        answers the editor's completion after ``/name ``: a list of ``{value, label?,
+        description?}`` (or None); it must answer synchronously."""
         name = name.lstrip("/")
         if not name or " " in name:
             raise ValueError(f"invalid command name {name!r}")
-        self._runner.commands[name] = Command(name, handler, description, self.source)
+        run: Any = handler
+        if isinstance(handler, dict):  # pi's options object
+            run = handler.get("handler")
+            description = str(handler.get("description") or description)
+            get_argument_completions = (
+                handler.get("get_argument_completions")
+                or handler.get("getArgumentCompletions")
+                or get_argument_completions
+            )
+        if not callable(run):
+            raise TypeError(f"command {name!r}: handler is not callable")
+        self._runner.commands[name] = Command(name, run, description, self.source, get_argument_completions)
 
     def register_shortcut(self, key: str, handler: Callable[..., Any], description: str = "") -> None:
         """A key (pi's syntax: ``ctrl+shift+s``) that runs ``handler(ctx)`` (sync or async) in the

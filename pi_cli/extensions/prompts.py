@@ -20,8 +20,11 @@ class PromptRunner(Protocol):
     """What these decisions need of :class:`~pi_cli.extensions.runner.ExtensionRunner`."""
 
     handlers: dict[str, list[Any]]
+    commands: dict[str, Any]
 
     def answers(self, event: dict[str, Any]) -> AsyncIterator[Any]: ...
+
+    def report(self, source: str, event: str, exc: BaseException) -> None: ...
 
 
 @dataclass(slots=True)
@@ -94,4 +97,27 @@ def custom_message(spec: dict[str, Any]) -> dict[str, Any]:
     }
     if spec.get("details") is not None:
         out["details"] = spec["details"]
+    return out
+
+
+def argument_completions(runner: PromptRunner, name: str, prefix: str) -> list[dict[str, str]]:
+    """The items ``{value, label, description}`` the command ``name`` offers for the argument
+    typed so far (pi's ``getArgumentCompletions``; an item may be a bare string); [] when it has
+    no completer, answers None or an awaitable (the editor cannot wait), or raises (reported:
+    completion must never break typing)."""
+    command = runner.commands.get(name)
+    if command is None or command.complete is None:
+        return []
+    try:
+        items = command.complete(prefix)
+    except Exception as exc:
+        runner.report(command.source, "getArgumentCompletions", exc)
+        return []
+    out: list[dict[str, str]] = []
+    for item in items if isinstance(items, list) else ():
+        fields = item if isinstance(item, dict) else {"value": item}
+        value = fields.get("value")
+        if isinstance(value, str):
+            label = str(fields.get("label") or value)
+            out.append({"value": value, "label": label, "description": str(fields.get("description") or "")})
     return out

@@ -44,6 +44,8 @@ class Command:
     handler: Callable[..., Any]
     description: str
     source: str
+    # pi's ``getArgumentCompletions(prefix)``: items ``{value, label?, description?}`` or None.
+    complete: Callable[[str], Any] | None = None
 
 
 @dataclass(slots=True)

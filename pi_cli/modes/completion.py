@@ -1,12 +1,14 @@
-"""Completion candidates for the editor, the one rule set of both front ends: ``/`` commands and
-``@`` paths. Matching is case-insensitive, prefix matches before substring matches, at most
-:data:`MAX_ITEMS`; path completion skips hidden entries (unless the stem starts with a dot) and
-the folders no one edits (``.git``, ``node_modules``, caches). No UI toolkit here: the TUI's editor
-menu and inline's prompt_toolkit completer show the same :class:`Completion` items."""
+"""Completion candidates for the editor, the one rule set of both front ends: ``/`` commands, an
+extension command's own argument completions, and ``@`` paths. Matching is case-insensitive,
+prefix matches before substring matches, at most :data:`MAX_ITEMS`; path completion skips hidden
+entries (unless the stem starts with a dot) and the folders no one edits (``.git``,
+``node_modules``, caches). No UI toolkit here: the TUI's editor menu and inline's prompt_toolkit
+completer show the same :class:`Completion` items."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +25,7 @@ class Completion:
     value: str
     label: str
     description: str = ""
-    kind: str = "path"  # "path" | "command"
+    kind: str = "path"  # "path" | "command" | "argument"
 
 
 def command_completions(text: str, commands: list[tuple[str, str]]) -> list[Completion]:
@@ -35,6 +37,20 @@ def command_completions(text: str, commands: list[tuple[str, str]]) -> list[Comp
     if prefix:
         matches += [(n, d) for n, d in commands if prefix in n.lower() and not n.lower().startswith(prefix)]
     return [Completion(0, len(text), f"/{name} ", f"/{name}", desc, "command") for name, desc in matches[:MAX_ITEMS]]
+
+
+def argument_completions(text: str, complete: Callable[[str, str], list[dict[str, str]]]) -> list[Completion]:
+    """A command's own completions of its argument (``/name prefix``, one line): what
+    ``complete(name, prefix)`` offers, replacing the argument typed so far."""
+    if not text.startswith("/") or "\n" in text or " " not in text:
+        return []
+    name, _, prefix = text[1:].partition(" ")
+    start = len(name) + 2
+    items = complete(name, prefix)
+    return [
+        Completion(start, len(text), item["value"], item["label"], item["description"], "argument")
+        for item in items[:MAX_ITEMS]
+    ]
 
 
 def current_token(text: str, cursor: int) -> tuple[int, str]:

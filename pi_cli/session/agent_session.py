@@ -261,6 +261,15 @@ class AgentSession:
         """``(name, description)`` of every command :meth:`get_commands` lists, for completion."""
         return [(c["name"], str(c.get("description") or "")) for c in self.get_commands()]
 
+    def argument_completions(self, name: str, prefix: str) -> list[dict[str, str]]:
+        """What the editor offers after ``/name ``: the extension command's own argument
+        completions (see :func:`pi_cli.extensions.prompts.argument_completions`)."""
+        if self.extensions is None:
+            return []
+        from pi_cli.extensions.prompts import argument_completions
+
+        return argument_completions(self.extensions, name, prefix)
+
     async def prompt(
         self, text: str, images: list[ImageContent] | None = None, streaming_behavior: str | None = None
     ) -> None:

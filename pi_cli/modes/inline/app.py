@@ -78,7 +78,7 @@ class InlineApp:
         self.buffer = Buffer(
             multiline=True,
             history=history or InMemoryHistory(),
-            completer=InlineCompleter(Path(session.cwd), self._command_names),
+            completer=InlineCompleter(Path(session.cwd), self._command_names, self._argument_completions),
             complete_while_typing=True,
         )
         self._footer_cache: tuple[tuple[Any, ...], FooterFacts] | None = None
@@ -171,6 +171,9 @@ class InlineApp:
 
     def _command_names(self) -> list[tuple[str, str]]:
         return completion_entries(self.session, INLINE)
+
+    def _argument_completions(self, name: str, prefix: str) -> list[dict[str, str]]:
+        return self.session.argument_completions(name, prefix)
 
     def _live(self) -> StyleAndTextTuples:
         fragments: StyleAndTextTuples = []

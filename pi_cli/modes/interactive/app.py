@@ -147,6 +147,7 @@ class PiApp(App[int]):
         self.editor.set_keymap(self.user_keymap)
         self.editor.menu = self.menu
         self.editor.commands = self.commands.completion_entries
+        self.editor.arguments = self._argument_completions
         self.editor.paste_filter = self._attach_pasted
         await self.transcript.add(startup_header(self.session, self.cwd, self.user_keymap))
         demo = is_demo_model(self.session)
@@ -230,6 +231,9 @@ class PiApp(App[int]):
             if isinstance(screen, MainScreen):
                 screen.key_arrived()  # and the echo is painted when ready, not at the next timer tick
         await super().on_event(event)
+
+    def _argument_completions(self, name: str, prefix: str) -> list[dict[str, str]]:
+        return self.session.argument_completions(name, prefix)  # the session of the moment (/new swaps it)
 
     def _paints(self) -> int:
         """Paints of the main screen while it is on top (-1 under a dialog, which paints itself)."""

@@ -22,12 +22,19 @@ from textual.widgets.option_list import Option
 from pi_cli.modes.completion import (
     Completion,
     apply_completion,
+    argument_completions,
     command_completions,
     path_completions,
 )
 from pi_cli.modes.interactive.keys import EDITOR_KEYS
 
 HISTORY_LIMIT = 500
+
+
+def _no_arguments(name: str, prefix: str) -> list[dict[str, str]]:
+    return []
+
+
 # Handled in ``_on_key``, in order with the typed characters. As app-level priority bindings they
 # ran before earlier keys of the same burst reached the TextArea (tmux send-keys, fast typing
 # while streaming), so Enter submitted an empty editor and was lost.
@@ -130,6 +137,8 @@ class PromptEditor(TextArea):
         self._menu_text = ""  # the text the completion menu was computed for
         self.menu: CompletionMenu | None = None
         self.commands: Callable[[], list[tuple[str, str]]] = list
+        # ``(command, prefix)`` → an extension command's own argument completions
+        self.arguments: Callable[[str, str], list[dict[str, str]]] = _no_arguments
         self.key_actions: dict[str, str] = {}
         self.set_keymap({})
 
@@ -202,7 +211,7 @@ class PromptEditor(TextArea):
             return
         text = self.text
         self._menu_text = text
-        items = command_completions(text, self.commands())
+        items = command_completions(text, self.commands()) or argument_completions(text, self.arguments)
         if not items:
             items = path_completions(text, self._offset_at_cursor(), self.cwd)
         if items:
