@@ -93,7 +93,7 @@ class ExtensionContext:
     @property
     def ui(self) -> DialogOptionsUI:
         """The front end's UI, with pi's ``timeout``/``signal`` options on its dialogs."""
-        return DialogOptionsUI(self._runner.ui, self._runner.theme)
+        return DialogOptionsUI(self._runner.ui, self._runner.theme, self._runner.host)
 
     @property
     def has_ui(self) -> bool:

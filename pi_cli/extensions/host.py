@@ -74,6 +74,9 @@ class ExtensionHost(Protocol):
     @property
     def themes(self) -> ThemeCatalog: ...
 
+    def save_theme(self, name: str) -> None:
+        """Save ``name`` as the user's ``theme`` setting (``ctx.ui.set_theme``)."""
+
     @property
     def agent(self) -> Agent: ...
 

@@ -10,9 +10,12 @@ import asyncio
 import contextlib
 import sys
 from collections.abc import Callable
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from pi_cli.extensions.rendering.theme import ExtensionTheme
+from pi_cli.extensions.rendering.theme import ExtensionTheme, theme_of
+
+if TYPE_CHECKING:
+    from pi_cli.resources.themes import ThemeCatalog
 
 
 @runtime_checkable
@@ -55,6 +58,16 @@ class ExtensionUI(Protocol):
 
 
 PLACEMENTS = ("aboveEditor", "belowEditor")
+
+
+class ThemeHost(Protocol):
+    """What ``ctx.ui``'s theme calls need of the session: its theme catalog and a way to save
+    the chosen name as the user's ``theme`` setting."""
+
+    @property
+    def themes(self) -> ThemeCatalog: ...
+
+    def save_theme(self, name: str) -> None: ...
 
 
 class NoUI:
@@ -126,6 +139,8 @@ class DialogUI:
         self.working_frames: list[str] | None = None  # set_working_indicator: None default, [] hidden
         self.working_interval_ms: int | None = None
         self.working_message: str | None = None  # set_working_message (None: "Working...")
+        self.working_visible = True  # set_working_visible(False) hides the working line
+        self.hidden_thinking_label: str | None = None  # set_hidden_thinking_label (None: the default)
 
     def notify(self, text: str, level: str | None = None) -> None:
         self._notify(text, level or "info")
@@ -195,6 +210,21 @@ class DialogUI:
         self.working_message = None if message is None else str(message)
         self._changed("working")
 
+    def set_working_visible(self, visible: bool) -> None:
+        """Show (True) or hide (False) the working line while the agent runs."""
+        self.working_visible = bool(visible)
+        self._changed("working")
+
+    def set_hidden_thinking_label(self, label: str | None = None) -> None:
+        """The text a collapsed thinking block shows in place of "Thinking…"; None restores it.
+        ``on_change("thinking_label", "")`` follows."""
+        self.hidden_thinking_label = None if label is None else str(label)
+        self._changed("thinking_label")
+
+    def theme_changed(self) -> None:
+        """The session's theme changed (``ctx.ui.set_theme``): ``on_change("theme", "")``."""
+        self._changed("theme")
+
     def _changed(self, kind: str) -> None:
         if self._on_change is not None:
             self._on_change(kind, "")
@@ -220,9 +250,12 @@ class DialogOptionsUI:
     else is the wrapped UI's. ``theme`` is pi's ``ctx.ui.theme``: the active theme's colours
     (:class:`~pi_cli.extensions.rendering.ExtensionTheme`), the same object in every mode."""
 
-    def __init__(self, ui: ExtensionUI, theme: Callable[[], ExtensionTheme] | None = None) -> None:
+    def __init__(
+        self, ui: ExtensionUI, theme: Callable[[], ExtensionTheme] | None = None, themes: ThemeHost | None = None
+    ) -> None:
         self._ui = ui
         self._theme = theme
+        self._themes = themes  # the session's themes, for get_all_themes / get_theme / set_theme
 
     @property
     def theme(self) -> ExtensionTheme:
@@ -240,6 +273,63 @@ class DialogOptionsUI:
         setter = getattr(self._ui, "set_working_message", None)
         if callable(setter):
             setter(message)
+
+    def set_working_visible(self, visible: bool) -> None:
+        """Hide (False) or show again (True) the working line (TUI, inline); a no-op elsewhere."""
+        setter = getattr(self._ui, "set_working_visible", None)
+        if callable(setter):
+            setter(visible)
+
+    def set_hidden_thinking_label(self, label: str | None = None) -> None:
+        """What a collapsed thinking block says (TUI; None: the default); a no-op elsewhere (pi's
+        RPC mode ignores it too; inline shows thinking as it streams)."""
+        setter = getattr(self._ui, "set_hidden_thinking_label", None)
+        if callable(setter):
+            setter(label)
+
+    # -- themes (pi's getAllThemes / getTheme / setTheme) -------------------------------------------
+
+    def get_all_themes(self) -> list[dict[str, str | None]]:
+        """``[{name, path}]`` of every theme this front end can switch to (path None for a
+        built-in); ``[]`` without a terminal UI (as pi's RPC mode)."""
+        catalog = self._catalog()
+        if catalog is None:
+            return []
+        return [
+            {"name": name, "path": None if theme.source == "builtin" else theme.source}
+            for name, theme in catalog.themes.items()
+        ]
+
+    def get_theme(self, name: str) -> ExtensionTheme | None:
+        """The theme ``name`` as ``ctx.ui.theme`` would show it, without switching; None when no
+        theme has that name (or there is no terminal UI)."""
+        catalog = self._catalog()
+        theme = None if catalog is None else catalog.themes.get(name)
+        return None if theme is None else theme_of(theme)
+
+    def set_theme(self, theme: str | ExtensionTheme) -> dict[str, Any]:
+        """Switch the front end to the theme ``name`` (saved as the ``theme`` setting, as pi does)
+        and redraw; pi's answer ``{"success": bool, "error"?: str}``. A theme object (from
+        :meth:`get_theme`) switches by its name."""
+        catalog = self._catalog()
+        if catalog is None or self._themes is None:
+            return {"success": False, "error": "Theme switching not supported in this mode"}
+        name = theme.name if isinstance(theme, ExtensionTheme) else str(theme)
+        problem = catalog.problem(name)
+        if problem is not None:
+            return {"success": False, "error": problem}
+        if catalog.selected != name:
+            catalog.selected = name
+            self._themes.save_theme(name)
+        changed = getattr(self._ui, "theme_changed", None)
+        if callable(changed):
+            changed()
+        return {"success": True}
+
+    def _catalog(self) -> ThemeCatalog | None:
+        if self._themes is None or not self._ui.has_ui or not callable(getattr(self._ui, "theme_changed", None)):
+            return None
+        return self._themes.themes
 
     @property
     def has_ui(self) -> bool:

@@ -261,6 +261,10 @@ class AgentSession:
         """``(name, description)`` of every command :meth:`get_commands` lists, for completion."""
         return [(c["name"], str(c.get("description") or "")) for c in self.get_commands()]
 
+    def save_theme(self, name: str) -> None:
+        """Save ``name`` as the user's ``theme`` setting (an extension's ``ctx.ui.set_theme``)."""
+        self.save_setting("theme", name)
+
     def argument_completions(self, name: str, prefix: str) -> list[dict[str, str]]:
         """What the editor offers after ``/name ``: the extension command's own argument
         completions (see :func:`pi_cli.extensions.prompts.argument_completions`)."""

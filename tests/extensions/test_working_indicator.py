@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from extensions.test_tui_ui import SIZE, make_app, wait_until
+from extensions.test_tui_ui import SIZE, make_app, screen_text, wait_until
 from pi_cli.extensions import ExtensionRunner
 from pi_cli.extensions.ui import DialogUI
 
@@ -81,3 +81,76 @@ async def test_inline_title_reaches_the_apps_setter(faux: Any, tmp_path: Path) -
 
     await drive(session, script)
     assert titles == ["pi - inline"]
+
+
+def test_working_visibility_and_thinking_label_are_kept_and_announced(tmp_path: Path) -> None:
+    changes: list[str] = []
+    ui = DialogUI(None, lambda text, level: None, on_change=lambda kind, key: changes.append(kind))
+    runner = ExtensionRunner(str(tmp_path))
+    runner.ui = ui
+    ctx_ui = runner.context().ui
+    ctx_ui.set_working_visible(False)
+    ctx_ui.set_hidden_thinking_label("Pondering...")
+    assert ui.working_visible is False and ui.hidden_thinking_label == "Pondering..."
+    ctx_ui.set_hidden_thinking_label()
+    assert ui.hidden_thinking_label is None
+    assert changes == ["working", "thinking_label", "thinking_label"]
+    quiet = ExtensionRunner(str(tmp_path)).context().ui  # print/json/RPC: no-ops, as pi's RPC mode
+    quiet.set_working_visible(False)
+    quiet.set_hidden_thinking_label("x")
+    assert quiet.get_all_themes() == [] and quiet.get_theme("light") is None
+    assert quiet.set_theme("light") == {"success": False, "error": "Theme switching not supported in this mode"}
+
+
+async def test_tui_hides_the_working_line_relabels_thinking_and_switches_theme(faux: Any, tmp_path: Path) -> None:
+    from pi_cli.modes.interactive.widgets.messages import ThinkingBlock
+
+    saved: list[tuple[str, Any]] = []
+    app, runner = make_app(faux, tmp_path, lambda pi: None)
+    app.session._save_setting = lambda key, value: saved.append((key, value))  # no settings file in tests
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: runner.started)
+        ctx_ui = runner.context().ui
+        app.working.start("Working...")
+        await pilot.pause()
+        assert app.working.display
+        ctx_ui.set_working_visible(False)
+        await pilot.pause()
+        assert not app.working.display
+        ctx_ui.set_working_visible(True)
+        await pilot.pause()
+        assert app.working.display
+        block = ThinkingBlock("step one\nstep two")
+        await app.transcript.add(block)
+        await pilot.pause()
+        assert "Thinking… (2 lines, ctrl+t to show)" in screen_text(app)
+        ctx_ui.set_hidden_thinking_label("Pondering...")
+        await pilot.pause()
+        assert "Pondering... (2 lines, ctrl+t to show)" in screen_text(app)
+        names = [t["name"] for t in ctx_ui.get_all_themes()]
+        assert {"dark", "light"} <= set(names)
+        assert ctx_ui.get_theme("light") is not None and ctx_ui.get_theme("light").dark is False
+        assert ctx_ui.set_theme("nope")["success"] is False
+        assert ctx_ui.set_theme("light") == {"success": True}
+        await pilot.pause()
+        assert app.current_theme.name == "textual-light" and saved == [("theme", "light")]
+        assert ctx_ui.set_theme(ctx_ui.get_theme("dark")) == {"success": True}  # a theme object, by its name
+        await pilot.pause()
+        assert app.current_theme.name == "textual-dark"
+
+
+async def test_a_finished_thinking_block_shows_its_label_at_once(faux: Any, tmp_path: Path) -> None:
+    """A thinking block built whole (a resumed session) drew nothing until Ctrl-T: its first draw
+    ran while Textual still counted it as not mounted."""
+    from pi_cli.modes.interactive.widgets.messages import AssistantView
+
+    app, _runner = make_app(faux, tmp_path, lambda pi: None)
+    message = {
+        "role": "assistant",
+        "content": [{"type": "thinking", "thinking": "a\nb\nc"}, {"type": "text", "text": "done"}],
+        "stopReason": "stop",
+    }
+    async with app.run_test(size=SIZE) as pilot:
+        await app.transcript.add(AssistantView(message))
+        await pilot.pause()
+        assert "Thinking… (3 lines, ctrl+t to show)" in screen_text(app)

@@ -249,8 +249,9 @@ class InlineController:
             out.append(("class:tool", _clip(safe(tool_call_title(tool.name, tool.args)), width)))
             lines, _hidden = preview_lines(safe(tool.output), 3)
             out.extend(("class:tool-output", _clip("  " + line, width)) for line in lines)
-        if self.running:
-            out.append(("class:status", self.live.status or self.extension_view.working_text()))
+        working = self.live.status or self.extension_view.working_text() if self.running else ""
+        if working:  # an extension may hide the working line (set_working_visible)
+            out.append(("class:status", working))
         steering, follow_up = self.queued()
         for text in steering:
             out.append(("class:queue", _clip(f"Steering: {_one_line(text)}", width)))

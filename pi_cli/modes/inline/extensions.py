@@ -64,8 +64,11 @@ class ExtensionView:
 
     def working_text(self) -> str:
         """The line shown while the agent runs: an extension's ``set_working_message`` text and
-        first ``set_working_indicator`` frame (inline draws no animation), else pi's default."""
+        first ``set_working_indicator`` frame (inline draws no animation), else pi's default;
+        ``""`` after ``set_working_visible(False)``."""
         ui = getattr(self.runner, "ui", None)
+        if getattr(ui, "working_visible", True) is False:
+            return ""
         message = getattr(ui, "working_message", None) or "Working..."
         frames = getattr(ui, "working_frames", None)
         frame = safe(str(frames[0])) + " " if frames else ""

@@ -90,6 +90,7 @@ class PiApp(App[int]):
         self.startup_warnings = list(warnings or [])
         self.tools_expanded = False
         self.show_thinking = False
+        self.thinking_label: str | None = None  # an extension's set_hidden_thinking_label (None: default)
         self.transcript = Transcript(id="transcript", max_mounted=max_mounted)
         self.editor = PromptEditor(cwd=self.cwd, id="editor")
         self.menu = CompletionMenu(id="completion")
@@ -231,6 +232,14 @@ class PiApp(App[int]):
             if isinstance(screen, MainScreen):
                 screen.key_arrived()  # and the echo is painted when ready, not at the next timer tick
         await super().on_event(event)
+
+    def set_thinking_label(self, label: str | None) -> None:
+        """What collapsed thinking blocks say (an extension's ``set_hidden_thinking_label``)."""
+        from pi_cli.tools.sanitize import strip_control_sequences
+
+        self.thinking_label = strip_control_sequences(label) if label else None
+        for block in self.query(ThinkingBlock):
+            block.relabel()
 
     def _argument_completions(self, name: str, prefix: str) -> list[dict[str, str]]:
         return self.session.argument_completions(name, prefix)  # the session of the moment (/new swaps it)

@@ -36,12 +36,18 @@ class ExtensionChrome:
         self.shortcuts: dict[str, Any] = {}  # canonical key → Shortcut
 
     def on_change(self, kind: str, key: str) -> None:
-        """A status, widget, title or working indicator changed: redraw that one widget only."""
+        """A status, widget, title, working line, thinking label or theme changed: redraw what
+        shows it only."""
         ui = self.runner.ui
         if kind == "title":  # the app's title (Textual's; the terminal's own title is not set yet)
             self.app.title = ui.title or type(self.app).TITLE
         elif kind == "working":
             self.app.working.customise(ui.working_frames, ui.working_interval_ms, ui.working_message)
+            self.app.working.set_visible(ui.working_visible)
+        elif kind == "thinking_label":
+            self.app.set_thinking_label(ui.hidden_thinking_label)
+        elif kind == "theme":
+            self.app.show_theme()
         elif kind == "status":
             self.status.show(status_line(ui.statuses))
         else:

@@ -79,7 +79,7 @@ class ThinkingBlock(Static):
 
     def on_mount(self) -> None:
         self._expanded = bool(getattr(self.app, "show_thinking", False))  # the host app's preference
-        self._redraw()
+        self._draw()  # not _redraw: ``is_mounted`` only turns True after the mount handlers ran
 
     def append(self, text: str) -> None:
         self._parts.append(text)
@@ -96,15 +96,23 @@ class ThinkingBlock(Static):
             self._redraw()
 
     def _redraw(self) -> None:
-        if not self.is_mounted:
-            return
+        if self.is_mounted:
+            self._draw()
+
+    def _draw(self) -> None:
         text = clean(self.text).strip()
         if self._expanded:
             self.update(Text(text))
         else:
             lines = text.count("\n") + 1 if text else 0
             count = f"{lines} line{'s' if lines != 1 else ''}"
-            self.update(Text(f"Thinking… ({count}, ctrl+t to show)" if text else "Thinking…"))
+            label = getattr(self.app, "thinking_label", None) or "Thinking…"  # an extension's label
+            self.update(Text(f"{label} ({count}, ctrl+t to show)" if text else label))
+
+    def relabel(self) -> None:
+        """Redraw with the app's current hidden-thinking label (collapsed blocks only show it)."""
+        if not self._expanded:
+            self._redraw()
 
 
 class AssistantView(LaidOutOnce, Vertical):

@@ -106,6 +106,7 @@ class WorkingLine(Widget):
     DEFAULT_CSS = """
     WorkingLine { height: 1; padding: 0 1; color: $accent; display: none; }
     WorkingLine.-shown { display: block; }
+    WorkingLine.-shown.-hidden { display: none; }
     """
 
     def __init__(self, id: str | None = None) -> None:
@@ -143,6 +144,11 @@ class WorkingLine(Widget):
         self._frame = 0
         self._strip = None
         self.refresh()
+
+    def set_visible(self, visible: bool) -> None:
+        """An extension's ``set_working_visible``: False keeps the line hidden while the agent
+        runs (it still animates nothing and takes no row), True shows it again."""
+        self.set_class(not visible, "-hidden")
 
     def on_mount(self) -> None:
         self._timer = self.set_interval(FRAME_S, self._on_timer, pause=True)
