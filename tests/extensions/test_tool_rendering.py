@@ -130,3 +130,35 @@ async def test_a_mounted_card_asks_the_apps_seam_for_its_renderer(tmp_path: Path
         card = app.query_one(ToolCard)
         rows = [card.render_line(y).text for y in range(card.size.height)]
         assert any("DRAWN BY EXTENSION" in row for row in rows) and not any("raw output" in row for row in rows)
+
+
+async def test_render_shell_self_drops_the_cards_own_frame(tmp_path: Path) -> None:
+    """pi's ``renderShell: "self"``: the renderer draws the whole row, so the card keeps no
+    background or padding of its own; without it the card keeps both."""
+    from textual.app import App, ComposeResult
+
+    own, _ = _runner(tmp_path, render_call=lambda a, t, c: "OWN", renderShell="self")
+    framed, _ = _runner(tmp_path, render_call=lambda a, t, c: "FRAMED")
+    assert own.renderer_for("count").shell == "self" and framed.renderer_for("count").shell == "default"
+
+    class Host(App[None]):
+        def __init__(self, runner: ExtensionRunner) -> None:
+            super().__init__()
+            self.runner = runner
+
+        def tool_renderer(self, name: str) -> Any:
+            return self.runner.renderer_for(name)
+
+        def compose(self) -> ComposeResult:
+            card = ToolCard("c1", "count", {})
+            card.finish(RESULT, False)
+            yield card
+
+    for runner, expected_pad, transparent in ((own, 0, True), (framed, 1, False)):
+        app = Host(runner)
+        async with app.run_test(size=(60, 8)) as pilot:
+            await pilot.pause()
+            card = app.query_one(ToolCard)
+            assert card.styles.padding.left == expected_pad
+            assert (card.styles.background.a == 0) is transparent
+            assert card.render_line(0).text.lstrip().startswith("OWN" if transparent else "FRAMED")

@@ -78,9 +78,13 @@ class ToolRenderer:
         render_result: Callable[..., Any] | None,
         theme: Callable[[], ExtensionTheme],
         report: Report,
+        shell: str = "default",
     ) -> None:
         self.source = source
         self.tool_name = tool_name
+        # pi's ``renderShell``: "self" when the renderers draw the row's whole frame (the front
+        # end then drops its own card background and padding), else "default".
+        self.shell = shell
         self._render_call = render_call
         self._render_result = render_result
         self._theme = theme
@@ -124,7 +128,8 @@ class ToolRenderer:
 
 def renderer_from(spec: Any, source: str, theme: Callable[[], ExtensionTheme], report: Report) -> ToolRenderer | None:
     """The renderers a tool spec (dict or object) carries (``render_call``/``renderCall``,
-    ``render_result``/``renderResult``), or None when it has neither."""
+    ``render_result``/``renderResult``, with ``render_shell``/``renderShell``), or None when it
+    has neither."""
 
     def get(*keys: str) -> Any:
         for key in keys:
@@ -133,8 +138,15 @@ def renderer_from(spec: Any, source: str, theme: Callable[[], ExtensionTheme], r
                 return value
         return None
 
+    def field(*keys: str) -> Any:
+        for key in keys:
+            value = spec.get(key) if isinstance(spec, dict) else getattr(spec, key, None)
+            if value is not None:
+                return value
+        return None
+
     call, result = get("render_call", "renderCall"), get("render_result", "renderResult")
     if call is None and result is None:
         return None
-    name = str(spec.get("name") if isinstance(spec, dict) else getattr(spec, "name", ""))
-    return ToolRenderer(source, name, call, result, theme, report)
+    shell = "self" if field("render_shell", "renderShell") == "self" else "default"
+    return ToolRenderer(source, str(field("name") or ""), call, result, theme, report, shell)

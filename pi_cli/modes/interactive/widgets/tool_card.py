@@ -75,6 +75,10 @@ class ToolCard(Static):
     ToolCard.-running { background: $primary 10%; }
     ToolCard.-done { background: $success 10%; }
     ToolCard.-error { background: $error 15%; }
+    ToolCard.-own-shell, ToolCard.-own-shell.-running, ToolCard.-own-shell.-done, ToolCard.-own-shell.-error {
+        background: transparent;
+        padding: 0;
+    }
     """
 
     def __init__(
@@ -146,6 +150,8 @@ class ToolCard(Static):
         lookup = getattr(self.app, "tool_renderer", None)  # the app's seam; other hosts have none
         if self.renderer is None and callable(lookup) and not self.user_bash:
             self.renderer = lookup(self.tool_name)
+        if self.renderer is not None and self.renderer.shell == "self":  # pi's renderShell: "self"
+            self.add_class("-own-shell")
         # Not _redraw(): ``is_mounted`` turns true only after this handler, and a card built
         # finished (a resumed session) gets no later update that would draw it.
         self.update(self.build())
