@@ -2,7 +2,8 @@
 
 ``user_bash``: the user's ``!``/``!!`` command, before it runs. Handlers run in load order; the first
 that returns ``{"result": {output, exitCode, cancelled, truncated}}`` answers for the command (it is
-not executed) and later handlers are skipped. A raising handler is reported and skipped.
+not executed), or ``{"operations": ...}`` runs it through that backend (pi's BashOperations, e.g.
+SSH); later handlers are skipped. A raising handler is reported and skipped.
 
 ``session_before_compact``: ``{preparation, branchEntries, customInstructions, reason, willRetry}``;
 the first handler answering ``{"cancel": True}`` or ``{"compaction": {...}}`` decides.
@@ -51,11 +52,14 @@ async def intercept_user_bash(
     runner: EventRunner, command: str, exclude_from_context: bool, cwd: str
 ) -> dict[str, Any] | None:
     """pi's ``user_bash`` payload ``{command, excludeFromContext, cwd}``; returns the first
-    handler's ``result`` (a BashResult dict), or None to run the command locally."""
+    handler's answer that takes the command over — ``{"result": BashResult}`` (recorded, not
+    run) or ``{"operations": spec}`` (run through that backend) — or None to run it locally."""
     event = {"type": "user_bash", "command": command, "excludeFromContext": exclude_from_context, "cwd": cwd}
     async for answer in runner.answers(event):
         if isinstance(answer, dict) and isinstance(answer.get("result"), dict):
-            return dict(answer["result"])
+            return {"result": dict(answer["result"])}
+        if isinstance(answer, dict) and answer.get("operations") is not None:
+            return {"operations": answer["operations"]}
     return None
 
 

@@ -469,10 +469,11 @@ class AgentSession:
             from pi_cli.extensions.session_events import intercept_user_bash
 
             answer = await intercept_user_bash(ext, command, exclude_from_context, str(self.cwd))
-        if answer is not None:
-            result, message = self._bash.record(command, answer, exclude_from_context)
+        if answer is not None and "result" in answer:
+            result, message = self._bash.record(command, answer["result"], exclude_from_context)
         else:
-            result, message = await self._bash.run(command, on_chunk, exclude_from_context)
+            operations = None if answer is None else answer["operations"]
+            result, message = await self._bash.run(command, on_chunk, exclude_from_context, operations)
         if self.is_streaming:
             self._bash.hold(message)  # never between a tool call and its result
         else:

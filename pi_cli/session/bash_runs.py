@@ -54,18 +54,30 @@ class BashRunner:
         command: str,
         on_chunk: Callable[[str], None] | None = None,
         exclude_from_context: bool = False,
+        operations: Any = None,
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Run ``command``; returns (RPC result ``{output, exitCode, cancelled, truncated,
+        """Run ``command`` (through ``operations``, an extension's backend, when given: then not
+        sandboxed here); returns (RPC result ``{output, exitCode, cancelled, truncated,
         fullOutputPath?}``, the ``bashExecution`` message)."""
         if self._slot.active:
             raise BashBusyError()
+        from pi_cli.tools.operations import shell_operations
         from pi_cli.tools.shell.bash import run_bash
 
         full = f"{self.command_prefix}\n{command}" if self.command_prefix else command
-        confinement = self.sandbox.confinement() if self.sandbox is not None else None
+        backend = shell_operations(operations)
+        confinement = self.sandbox.confinement() if self.sandbox is not None and backend is None else None
         started = time.monotonic()
         with self._slot.hold() as signal:
-            raw = await run_bash(full, str(self.cwd), signal, on_chunk, None, confinement=confinement)
+            try:
+                raw = await run_bash(
+                    full, str(self.cwd), signal, on_chunk, None, confinement=confinement, operations=backend
+                )
+            except Exception as exc:  # the backend failed (e.g. SSH down): a failed command, not a crash
+                if backend is None:
+                    raise
+                failed = {"output": f"{type(exc).__name__}: {exc}", "exitCode": 1, "cancelled": False}
+                return self.record(command, failed, exclude_from_context)
         if self.sandbox is not None and confinement is not None:
             note = self.sandbox.explain_block(raw.output, str(self.cwd), started)
             if note:

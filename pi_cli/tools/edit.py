@@ -16,10 +16,12 @@ from typing import Any
 
 from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
+from pi_cli.sandbox.protocol import ToolSandbox
 from pi_cli.tools.base import BuiltinTool, check_aborted, object_schema, string, text_result
 from pi_cli.tools.files.atomic import atomic_write_bytes
 from pi_cli.tools.files.locks import file_mutation_lock
 from pi_cli.tools.files.paths import resolve_to_cwd
+from pi_cli.tools.operations import file_operations
 
 
 def _read_text(path: str, path_arg: str) -> str:
@@ -66,6 +68,11 @@ class EditTool(BuiltinTool):
         ["path", "edits"],
         closed=True,
     )
+
+    def __init__(self, cwd: str, sandbox: ToolSandbox | None = None, operations: Any = None) -> None:
+        super().__init__(cwd, sandbox)
+        # pi's EditOperations (an extension's backend, e.g. SSH): the file is read and written there
+        self.operations = file_operations(operations, ("read_file", "write_file"))
 
     def prepare_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
         """Accept the legacy single ``oldText``/``newText`` form and ``edits`` sent as a JSON string."""
@@ -114,7 +121,13 @@ class EditTool(BuiltinTool):
         check_aborted(signal)
         async with file_mutation_lock(absolute):
             check_aborted(signal)
-            raw = await self.file_ops.read_text(absolute) if self.file_ops is not None else None
+            ops = self.operations
+            raw: str | None = None
+            if ops is not None:
+                await ops.access(absolute)
+                raw = (await ops.read_file(absolute)).decode("utf-8", "surrogateescape")
+            else:
+                raw = await self.file_ops.read_text(absolute) if self.file_ops is not None else None
             if raw is None:
                 raw = await asyncio.to_thread(_read_text, absolute, path_arg)
             bom, text = strip_bom(raw)
@@ -122,7 +135,9 @@ class EditTool(BuiltinTool):
             applied = apply_edits(normalize_to_lf(text), edits, path_arg)
             final = bom + restore_line_endings(applied.new_content, ending)
             check_aborted(signal)
-            if self.file_ops is None or not await self.file_ops.write_text(absolute, final):
+            if ops is not None:
+                await ops.write_file(absolute, final)
+            elif self.file_ops is None or not await self.file_ops.write_text(absolute, final):
                 data = final.encode("utf-8", "surrogateescape")
                 await asyncio.to_thread(atomic_write_bytes, absolute, data)
         parts = line_parts(applied.base_content, applied.new_content)

@@ -18,6 +18,7 @@ from typing import Any
 from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.ai.types import UserContent
+from pi_cli.sandbox.protocol import ToolSandbox
 from pi_cli.tools.base import BuiltinTool, as_int, check_aborted, number, object_schema, string, text_result
 from pi_cli.tools.files.images import (
     MAX_IMAGE_BASE64_BYTES,
@@ -27,6 +28,7 @@ from pi_cli.tools.files.images import (
 )
 from pi_cli.tools.files.paths import resolve_read_path
 from pi_cli.tools.files.scan import Selection, scan_selection, selection_from_text
+from pi_cli.tools.operations import FileOperations, file_operations
 from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
 
 # A NUL byte in the first block is how we call a file binary (the same test git and grep use).
@@ -65,6 +67,11 @@ class ReadTool(BuiltinTool):
         ["path"],
     )
 
+    def __init__(self, cwd: str, sandbox: ToolSandbox | None = None, operations: Any = None) -> None:
+        super().__init__(cwd, sandbox)
+        # pi's ReadOperations (an extension's backend, e.g. SSH): the file is read there
+        self.operations = file_operations(operations, ("read_file",))
+
     async def run(
         self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None
     ) -> AgentToolResult:
@@ -79,6 +86,10 @@ class ReadTool(BuiltinTool):
         check_aborted(signal)
         absolute = resolve_read_path(path_arg, self.cwd)
         self.guard_read(absolute)
+        start = max(0, offset - 1) if offset else 0
+        end = start + max(limit, 0) if limit is not None else None
+        if self.operations is not None:
+            return await _read_through(self.operations, absolute, path_arg, start, end, offset, signal)
         _check_readable(absolute)
         head, size = await asyncio.to_thread(_read_head, absolute)
         check_aborted(signal)
@@ -90,8 +101,6 @@ class ReadTool(BuiltinTool):
                 f"Cannot read {absolute}: it is a binary file ({format_size(size)}). "
                 "Use bash (e.g. file, xxd, strings) to inspect it."
             )
-        start = max(0, offset - 1) if offset else 0
-        end = start + max(limit, 0) if limit is not None else None
         buffer = await self.file_ops.read_text(absolute) if self.file_ops is not None else None
         try:
             if buffer is not None:  # the editor's text (it may hold unsaved changes)
@@ -102,6 +111,32 @@ class ReadTool(BuiltinTool):
             raise ValueError(f"Offset {offset} is beyond end of file ({exc.args[1]} lines total)") from None
         check_aborted(signal)
         return _text_result(selection, path_arg, start, end)
+
+
+async def _read_through(
+    ops: FileOperations, absolute: str, path_arg: str, start: int, end: int | None, offset: int | None,
+    signal: AbortSignal | None,
+) -> AgentToolResult:  # fmt: skip
+    """``read`` through an extension's backend: its ``access`` check, its image type (or the
+    bytes'), then the same image, binary and line rules as a local file (whole file in memory)."""
+    await ops.access(absolute)
+    mime = await ops.image_mime(absolute)
+    data = await ops.read_file(absolute)
+    check_aborted(signal)
+    if mime is False:
+        mime = detect_image_mime(data[:16])
+    if mime:
+        return _image_result(data, data[:_HEAD_BYTES], len(data), str(mime))
+    if b"\x00" in data[:_BINARY_SNIFF_BYTES]:
+        raise ValueError(
+            f"Cannot read {absolute}: it is a binary file ({format_size(len(data))}). "
+            "Use bash (e.g. file, xxd, strings) to inspect it."
+        )
+    try:
+        selection = selection_from_text(data.decode("utf-8", "replace"), start, end, DEFAULT_MAX_BYTES + 2)
+    except IndexError as exc:
+        raise ValueError(f"Offset {offset} is beyond end of file ({exc.args[1]} lines total)") from None
+    return _text_result(selection, path_arg, start, end)
 
 
 def _read_head(path: str) -> tuple[bytes, int]:
@@ -119,7 +154,9 @@ def read_output(content: list[Any]) -> Any:
     return {"type": "image", "data": image["data"], "mimeType": image["mimeType"], "note": text}
 
 
-def _image_result(path: str, head: bytes, size: int, mime: str) -> AgentToolResult:
+def _image_result(path: str | bytes, head: bytes, size: int, mime: str) -> AgentToolResult:
+    """The image block for the file at ``path`` (or of the bytes given instead: an extension's
+    backend read them), or a note in its place when it is too large to send."""
     note = f"Read image file [{mime}]"
     dims = image_dimensions(head, mime)
     encoded_size = (size + 2) // 3 * 4
@@ -132,8 +169,11 @@ def _image_result(path: str, head: bytes, size: int, mime: str) -> AgentToolResu
             "and resizing is not available. The image was omitted.]"
         )
         return text_result(note, {"omitted": True, "mimeType": mime, "bytes": size})
-    with open(path, "rb") as handle:
-        data = handle.read()
+    if isinstance(path, bytes):
+        data = path
+    else:
+        with open(path, "rb") as handle:
+            data = handle.read()
     content: list[UserContent] = [
         {"type": "text", "text": note},
         {"type": "image", "data": base64.b64encode(data).decode("ascii"), "mimeType": mime},

@@ -28,6 +28,7 @@ from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.sandbox.protocol import OutsideApprover, ToolSandbox
 from pi_cli.tools.base import BuiltinTool, number, object_schema, string
+from pi_cli.tools.operations import shell_operations
 from pi_cli.tools.shell.output import OutputCollector
 from pi_cli.tools.shell.runner import BashRunResult, default_shell, kill_tracked_process_groups, run_bash
 from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
@@ -70,11 +71,14 @@ class BashTool(BuiltinTool):
         command_prefix: str | None = None,
         sandbox: ToolSandbox | None = None,
         approver: OutsideApprover | None = None,
+        operations: Any = None,
     ) -> None:
         super().__init__(cwd, sandbox)
         self.shell = shell
         self.command_prefix = command_prefix
         self.approver = approver  # asked before a blocked call runs again outside the sandbox
+        # pi's BashOperations (an extension's backend, e.g. SSH): the command runs there, unsandboxed
+        self.operations = shell_operations(operations)
 
     async def run(
         self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None
@@ -91,7 +95,7 @@ class BashTool(BuiltinTool):
         if self.command_prefix:
             command = f"{self.command_prefix}\n{command}"
 
-        sandbox = self.sandbox
+        sandbox = self.sandbox if self.operations is None else None  # a remote backend is not ours to confine
         confinement = sandbox.confinement() if sandbox is not None and not outside else None
         collector = OutputCollector()
         throttle = _UpdateThrottle(collector, on_update)
@@ -107,6 +111,7 @@ class BashTool(BuiltinTool):
                 collector=collector,
                 on_activity=throttle.poke if on_update is not None else None,
                 confinement=confinement,
+                operations=self.operations,
             )
         finally:
             throttle.finish()

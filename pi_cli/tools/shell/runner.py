@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.sandbox.protocol import ProcessConfinement
+from pi_cli.tools.operations import ShellEnded, ShellOperations
 from pi_cli.tools.shell.output import OutputCollector
 from pi_cli.tools.truncate import TruncationResult
 
@@ -138,14 +139,16 @@ async def run_bash(
     collector: OutputCollector | None = None,
     on_activity: Callable[[], None] | None = None,
     confinement: ProcessConfinement | None = None,
+    operations: ShellOperations | None = None,
 ) -> BashRunResult:
     """Run ``command`` and collect its output; never raises for a failing command.
 
     ``on_chunk`` receives each piece of output decoded as UTF-8 (invalid bytes → U+FFFD), for
     live display. ``on_activity`` is called after every chunk (the bash tool throttles its updates
     with it). ``timeout`` is in seconds. ``confinement`` starts the shell inside the sandbox
-    (None: as pi does). Raises ``OSError`` only if the shell cannot be started (e.g. ``cwd`` does
-    not exist).
+    (None: as pi does). ``operations`` (an extension's backend, e.g. a remote host) runs the
+    command instead of a local shell; what it raises, other than abort and timeout, propagates.
+    Raises ``OSError`` only if the shell cannot be started (e.g. ``cwd`` does not exist).
     """
     out = collector if collector is not None else OutputCollector()
     decoder = codecs.getincrementaldecoder("utf-8")("replace") if on_chunk is not None else None
@@ -161,6 +164,15 @@ async def run_bash(
 
     if signal is not None and signal.aborted:
         return _finish(out, None, cancelled=True, timed_out=False)
+    if operations is not None:  # an extension's backend (a remote host): no local process
+        try:
+            code = await operations.run(command, cwd, on_data, signal, timeout, env)
+        except ShellEnded as ended:
+            return _finish(out, None, cancelled=ended.how == "aborted", timed_out=ended.how == "timeout")
+        finally:
+            if decoder is not None and on_chunk is not None and (tail := decoder.decode(b"", final=True)):
+                on_chunk(tail)
+        return _finish(out, code, cancelled=False, timed_out=False)
     _require_cwd(cwd)
 
     loop = asyncio.get_running_loop()
