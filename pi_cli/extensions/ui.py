@@ -141,6 +141,7 @@ class DialogUI:
         self.working_message: str | None = None  # set_working_message (None: "Working...")
         self.working_visible = True  # set_working_visible(False) hides the working line
         self.hidden_thinking_label: str | None = None  # set_hidden_thinking_label (None: the default)
+        self.autocomplete_factories: list[Callable[[Any], Any]] = []  # add_autocomplete_provider, in order
 
     def notify(self, text: str, level: str | None = None) -> None:
         self._notify(text, level or "info")
@@ -221,6 +222,14 @@ class DialogUI:
         self.hidden_thinking_label = None if label is None else str(label)
         self._changed("thinking_label")
 
+    def add_autocomplete_provider(self, factory: Callable[[Any], Any]) -> None:
+        """Stack a provider on the editor's completion: ``factory(current)`` returns it (see
+        :mod:`pi_cli.modes.autocomplete`); ``on_change("autocomplete", "")`` follows."""
+        if not callable(factory):
+            raise TypeError("add_autocomplete_provider takes a factory: current provider -> provider")
+        self.autocomplete_factories.append(factory)
+        self._changed("autocomplete")
+
     def theme_changed(self) -> None:
         """The session's theme changed (``ctx.ui.set_theme``): ``on_change("theme", "")``."""
         self._changed("theme")
@@ -286,6 +295,12 @@ class DialogOptionsUI:
         setter = getattr(self._ui, "set_hidden_thinking_label", None)
         if callable(setter):
             setter(label)
+
+    def add_autocomplete_provider(self, factory: Callable[[Any], Any]) -> None:
+        """Stack a completion provider on the editor (TUI, inline); a no-op elsewhere (as pi's RPC)."""
+        adder = getattr(self._ui, "add_autocomplete_provider", None)
+        if callable(adder):
+            adder(factory)
 
     # -- themes (pi's getAllThemes / getTheme / setTheme) -------------------------------------------
 

@@ -78,7 +78,9 @@ class InlineApp:
         self.buffer = Buffer(
             multiline=True,
             history=history or InMemoryHistory(),
-            completer=InlineCompleter(Path(session.cwd), self._command_names, self._argument_completions),
+            completer=InlineCompleter(
+                Path(session.cwd), self._command_names, self._argument_completions, self._provider_factories
+            ),
             complete_while_typing=True,
         )
         self._footer_cache: tuple[tuple[Any, ...], FooterFacts] | None = None
@@ -174,6 +176,13 @@ class InlineApp:
 
     def _argument_completions(self, name: str, prefix: str) -> list[dict[str, str]]:
         return self.session.argument_completions(name, prefix)
+
+    def _provider_factories(self) -> list[Any]:
+        """Extensions' autocomplete providers (``ctx.ui.add_autocomplete_provider``)."""
+        from pi_cli.extensions.ui import DialogUI
+
+        ui = self.session.extensions.ui if self.session.extensions is not None else None
+        return list(ui.autocomplete_factories) if isinstance(ui, DialogUI) else []
 
     def _live(self) -> StyleAndTextTuples:
         fragments: StyleAndTextTuples = []

@@ -48,6 +48,8 @@ class ExtensionChrome:
             self.app.set_thinking_label(ui.hidden_thinking_label)
         elif kind == "theme":
             self.app.show_theme()
+        elif kind == "autocomplete":
+            self.app.editor.provider_factories = lambda: list(ui.autocomplete_factories)
         elif kind == "status":
             self.status.show(status_line(ui.statuses))
         else:

@@ -8,10 +8,11 @@ Enter accept, Escape closes it (the app's Escape binding asks ``close_menu`` fir
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import events
 from textual.binding import Binding, BindingType
@@ -139,6 +140,10 @@ class PromptEditor(TextArea):
         self.commands: Callable[[], list[tuple[str, str]]] = list
         # ``(command, prefix)`` → an extension command's own argument completions
         self.arguments: Callable[[str, str], list[dict[str, str]]] = _no_arguments
+        # extensions' autocomplete providers (a factory list, newest last); the stack is built on use
+        self.provider_factories: Callable[[], list[Callable[[Any], Any]]] = list
+        self._providers: tuple[int, Any] | None = None  # (how many factories it has, the top provider)
+        self._pending_suggestions: asyncio.Task[None] | None = None
         self.key_actions: dict[str, str] = {}
         self.set_keymap({})
 
@@ -211,13 +216,65 @@ class PromptEditor(TextArea):
             return
         text = self.text
         self._menu_text = text
+        provider = self._provider()
+        if provider is not None:
+            self._suggest(provider, text)
+            return
         items = command_completions(text, self.commands()) or argument_completions(text, self.arguments)
         if not items:
             items = path_completions(text, self._offset_at_cursor(), self.cwd)
+        self._show_items(items)
+
+    def _show_items(self, items: list[Completion]) -> None:
+        if self.menu is None:
+            return
         if items:
             self.menu.show(items)
         else:
             self.menu.close()
+
+    def _provider(self) -> Any:
+        """The top of the extensions' provider stack (None without any: the built-in rules)."""
+        factories = self.provider_factories()
+        if not factories:
+            return None
+        if self._providers is None or self._providers[0] != len(factories):
+            from pi_cli.modes.autocomplete import BuiltinProvider, stack
+
+            base = BuiltinProvider(self.commands, self.arguments, self.cwd)
+            self._providers = (len(factories), stack(factories, base, self._provider_failed))
+        return self._providers[1]
+
+    def _provider_failed(self, exc: BaseException) -> None:
+        self.notify(f"Autocomplete provider failed: {type(exc).__name__}: {exc}", severity="error")
+
+    def _suggest(self, provider: Any, text: str) -> None:
+        """Ask ``provider``; an async one answers later, shown only if the text is unchanged."""
+        from pi_cli.modes.autocomplete import is_pending, suggest, to_completions
+
+        cursor = self._offset_at_cursor()
+        if self._pending_suggestions is not None:
+            self._pending_suggestions.cancel()
+            self._pending_suggestions = None
+        try:
+            answer = suggest(provider, text, cursor)
+        except Exception as exc:
+            self._provider_failed(exc)
+            return
+        if not is_pending(answer):
+            self._show_items(to_completions(answer, cursor))
+            return
+
+        async def later() -> None:
+            try:
+                done = await answer
+            except Exception as exc:
+                self._provider_failed(exc)
+                return
+            if self.text == text:
+                self._show_items(to_completions(done, cursor))
+
+        self._pending_suggestions = asyncio.get_running_loop().create_task(later())
 
     def close_menu(self) -> bool:
         """Close the completion menu; True if it was open."""
@@ -238,7 +295,7 @@ class PromptEditor(TextArea):
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self.set_class(self.text.startswith("!"), "-bash")
-        if self.text and (self.text.startswith("/") or "@" in self.text):
+        if self.text and (self.text.startswith("/") or "@" in self.text or self.provider_factories()):
             self.refresh_completions()
         elif self.menu is not None and self.menu.is_open:
             self.menu.close()
