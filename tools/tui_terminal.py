@@ -101,6 +101,10 @@ class Pane:
         """The visible screen as text (trailing blanks trimmed by tmux)."""
         return self._tmux("capture-pane", "-p", "-t", self.name)
 
+    def screen_ansi(self) -> str:
+        """The visible screen with its colours and styles (SGR escape codes), for screenshots."""
+        return self._tmux("capture-pane", "-e", "-p", "-t", self.name)
+
     def alive(self) -> bool:
         return _stat(self.pid) is not None
 
