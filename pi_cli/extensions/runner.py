@@ -209,8 +209,10 @@ class ExtensionRunner:
         task.add_done_callback(self.pending.discard)
 
     def listener(self, event: dict[str, Any]) -> Any:
-        """Session subscriber: forwards events that have handlers (cheap when none do)."""
-        if event.get("type") not in self.handlers:
+        """Session subscriber: forwards events that have handlers (cheap when none do);
+        ``message_end`` is not forwarded: the session runs that chain itself, before recording."""
+        kind = event.get("type")
+        if kind not in self.handlers or kind == "message_end":
             return None
         return self.emit(event)
 

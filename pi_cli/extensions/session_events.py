@@ -19,6 +19,11 @@ supported: the fork always restores the conversation).
 payload for later handlers and for the request; None keeps it. ``after_provider_response``
 ``{status, headers}`` follows once the provider has answered with an event stream.
 
+``message_end`` ``{message}``: before the session records a finished message (every role), handlers
+chain in load order: an answer ``{"message": ...}`` of the same role replaces it for later handlers
+and for everything after (the agent's state, listeners, the session file); another role is
+reported and ignored.
+
 ``provider_stream_event`` ``{data, provider, api, model}``: each stream event of a
 request before it is normalised (notification only; handlers are awaited in stream order).
 
@@ -40,6 +45,8 @@ from typing import Any, Protocol
 
 class EventRunner(Protocol):
     """What these functions need of :class:`~pi_cli.extensions.runner.ExtensionRunner`."""
+
+    handlers: dict[str, list[Any]]
 
     def answers(self, event: dict[str, Any]) -> AsyncIterator[Any]: ...
 
@@ -131,3 +138,25 @@ def stream_event(model: Any, data: str) -> dict[str, Any]:
         "api": model["api"],
         "model": model["id"],
     }
+
+
+async def message_end(runner: EventRunner, message: dict[str, Any]) -> dict[str, Any] | None:
+    """The finished ``message`` after the ``message_end`` handlers' replacements (see the module
+    doc), or None when none replaced it."""
+    current, replaced = message, False
+    for entry in tuple(runner.handlers.get("message_end", ())):
+        try:
+            answer = await runner.call(entry, {"type": "message_end", "message": current})
+        except Exception as exc:
+            runner.report(entry.source, "message_end", exc)
+            continue
+        new = answer.get("message") if isinstance(answer, dict) else None
+        if not isinstance(new, dict):
+            continue
+        if new.get("role") != current.get("role"):
+            runner.report(
+                entry.source, "message_end", ValueError("message_end handlers must return a message with the same role")
+            )
+            continue
+        current, replaced = new, True
+    return current if replaced else None

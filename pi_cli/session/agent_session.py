@@ -449,12 +449,26 @@ class AgentSession:
                 await self._hub.emit(admitted)
         if kind == "agent_end":  # pi 1.6 says whether an automatic retry follows
             event = {**event, "willRetry": self.retry.will_retry()}
+        elif kind == "message_end" and self.extensions is not None and self.extensions.has_handlers(kind):
+            await self._message_end_handlers(event["message"])
         await self._hub.emit(event)
         if kind == "message_end":
             message = event["message"]
             self.store.append_message(message)
             await self.retry.on_message_end(message)
         await self.checkpoints.on_event(event)
+
+    async def _message_end_handlers(self, message: dict[str, Any]) -> None:
+        """Extensions' ``message_end`` chain, before listeners and the session file see the message.
+        A replacement is written into the message in place: the agent's state holds that object."""
+        from pi_cli.extensions.session_events import message_end
+
+        assert self.extensions is not None
+        replacement = await message_end(self.extensions, message)
+        if replacement is not None and replacement is not message:
+            fresh = dict(replacement)  # a handler may return (a copy of) the message it was given
+            message.clear()
+            message.update(fresh)
 
     # -- user bash ---------------------------------------------------------------------------
 
