@@ -20,7 +20,7 @@ from pi_cli.extensions.host import ExtensionHost
 from pi_cli.extensions.model_registry import ModelRegistryView
 from pi_cli.extensions.rendering.theme import ExtensionTheme
 from pi_cli.extensions.session_manager import ReadonlySessionManager
-from pi_cli.extensions.ui import DialogOptionsUI, ExtensionUI
+from pi_cli.extensions.ui import DialogOptionsUI, ExtensionUI, PromptSpan
 
 # ``ctx.mode``: pi's names ("tui", "rpc", "json", "print") plus pi_cli's own front ends.
 MODES = ("tui", "inline", "print", "json", "rpc", "acp")
@@ -32,6 +32,7 @@ class ContextHost(Protocol):
     cwd: str
     mode: str
     trust_check: Callable[[], bool]
+    prompt_span: PromptSpan
     host: ExtensionHost | None
     ui: ExtensionUI
     shutdown_handler: Callable[[], None] | None
@@ -93,7 +94,7 @@ class ExtensionContext:
     @property
     def ui(self) -> DialogOptionsUI:
         """The front end's UI, with pi's ``timeout``/``signal`` options on its dialogs."""
-        return DialogOptionsUI(self._runner.ui, self._runner.theme, self._runner.host)
+        return DialogOptionsUI(self._runner.ui, self._runner.theme, self._runner.host, self._runner.prompt_span)
 
     @property
     def has_ui(self) -> bool:

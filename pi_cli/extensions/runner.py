@@ -24,7 +24,7 @@ from pi_cli.ai.abort import AbortSignal
 from pi_cli.extensions.event_bus import EventBus
 from pi_cli.extensions.host import ExtensionHost
 from pi_cli.extensions.rendering import ExtensionTheme, ToolRenderer, theme_of
-from pi_cli.extensions.ui import ExtensionUI, NoUI
+from pi_cli.extensions.ui import ExtensionUI, NoUI, PromptSpan
 from pi_cli.sandbox.protocol import ToolSandbox
 
 ErrorSink = Callable[[dict[str, Any]], None]
@@ -108,6 +108,7 @@ class ExtensionRunner:
         self.shutdown_handler: Callable[[], None] | None = None
         self._theme: tuple[Any, ExtensionTheme] | None = None  # (the active Theme, ctx.ui.theme of it)
         self.events = EventBus(self.report, self.pending)  # ``pi.events``, shared by the extensions
+        self.prompt_span = PromptSpan(self.notify)  # ui_prompt_start/end around extensions' dialogs
         self.renderers: dict[str, ToolRenderer] = {}  # tool name → its render_call/render_result
 
     # -- registration (called through ExtensionAPI) -------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pi_cli.extensions.rendering.theme import ExtensionTheme, theme_of
@@ -251,6 +251,30 @@ def _option(options: Any, *names: str) -> Any:
     return None
 
 
+class PromptSpan:
+    """pi's ``ui_prompt_start`` / ``ui_prompt_end`` around the dialogs an extension opens
+    (``{reason: "ui_prompt", kind, title?}``): nested or overlapping dialogs make one outer span.
+    ``notify`` hands each event to the handlers without waiting for them (the runner's notify)."""
+
+    def __init__(self, notify: Callable[[dict[str, Any]], None]) -> None:
+        self._notify = notify
+        self._depth = 0
+        self._outer: dict[str, Any] | None = None
+
+    async def run(self, kind: str, title: str | None, dialog: Awaitable[Any]) -> Any:
+        if self._depth == 0:
+            self._outer = {"reason": "ui_prompt", "kind": kind, **({"title": title} if title else {})}
+            self._notify({"type": "ui_prompt_start", **self._outer})
+        self._depth += 1
+        try:
+            return await dialog
+        finally:
+            self._depth -= 1
+            if self._depth == 0 and self._outer is not None:
+                outer, self._outer = self._outer, None
+                self._notify({"type": "ui_prompt_end", **outer})
+
+
 class DialogOptionsUI:
     """``ctx.ui`` as extensions see it: the mode's :class:`ExtensionUI`, with pi's dialog options
     on ``confirm``/``select``/``input`` — ``timeout`` (milliseconds) and ``signal`` (an
@@ -260,11 +284,16 @@ class DialogOptionsUI:
     (:class:`~pi_cli.extensions.rendering.ExtensionTheme`), the same object in every mode."""
 
     def __init__(
-        self, ui: ExtensionUI, theme: Callable[[], ExtensionTheme] | None = None, themes: ThemeHost | None = None
+        self,
+        ui: ExtensionUI,
+        theme: Callable[[], ExtensionTheme] | None = None,
+        themes: ThemeHost | None = None,
+        span: PromptSpan | None = None,
     ) -> None:
         self._ui = ui
         self._theme = theme
         self._themes = themes  # the session's themes, for get_all_themes / get_theme / set_theme
+        self._span = span if span is not None else PromptSpan(_ignore)  # the runner's: spans nest across ctx.ui
 
     @property
     def theme(self) -> ExtensionTheme:
@@ -354,20 +383,30 @@ class DialogOptionsUI:
         return getattr(self._ui, name)
 
     async def confirm(self, title: str, message: str = "", *, timeout: float | None = None, signal: Any = None) -> bool:
-        answer = await _bounded(self._ui.confirm(title, message, timeout=_ms(timeout)), timeout, signal)
-        return bool(answer)
+        dialog = _bounded(self._ui.confirm(title, message, timeout=_ms(timeout)), timeout, signal)
+        return bool(await self._span.run("confirm", title, dialog))
 
     async def select(
         self, title: str, options: list[str], *, timeout: float | None = None, signal: Any = None
     ) -> str | None:
-        answer: str | None = await _bounded(self._ui.select(title, options, timeout=_ms(timeout)), timeout, signal)
+        dialog = _bounded(self._ui.select(title, options, timeout=_ms(timeout)), timeout, signal)
+        answer: str | None = await self._span.run("select", title, dialog)
         return answer
 
     async def input(
         self, title: str, placeholder: str | None = None, *, timeout: float | None = None, signal: Any = None
     ) -> str | None:
-        answer: str | None = await _bounded(self._ui.input(title, placeholder, timeout=_ms(timeout)), timeout, signal)
+        dialog = _bounded(self._ui.input(title, placeholder, timeout=_ms(timeout)), timeout, signal)
+        answer: str | None = await self._span.run("input", title, dialog)
         return answer
+
+    async def editor(self, title: str, prefill: str | None = None) -> str | None:
+        answer: str | None = await self._span.run("editor", title, self._ui.editor(title, prefill))
+        return answer
+
+
+def _ignore(event: dict[str, Any]) -> None:
+    return None
 
 
 def _ms(timeout: float | None) -> int | None:
