@@ -10,6 +10,7 @@ from pi_cli.agent.types import AgentToolResult, OnUpdate, ToolExecutionMode
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.sandbox.protocol import ProcessConfinement, ToolSandbox
 from pi_cli.tools.files.ops import FileOps
+from pi_cli.tools.operations import file_operations
 from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
 
 # One bracketed notice of a listing: (text for the model, ``details`` key, ``details`` value).
@@ -128,10 +129,18 @@ class BuiltinTool(PlainTool):
     parameters: dict[str, Any] = {}  # noqa: RUF012 - replaced per subclass, never mutated
     # read/write/edit ask this first when set (an editor's buffers, see pi_cli.tools.files.ops)
     file_ops: FileOps | None = None
+    # The calls of pi's Read/Write/EditOperations this tool needs when an extension gives it a
+    # backend (``operations``); empty: the tool takes none.
+    operation_needs: tuple[str, ...] = ()
 
-    def __init__(self, cwd: str, sandbox: ToolSandbox | None = None) -> None:
+    def __init__(self, cwd: str, sandbox: ToolSandbox | None = None, operations: Any = None) -> None:
+        """``operations``: an extension's file backend (e.g. SSH; see :mod:`pi_cli.tools.operations`)
+        for a tool with ``operation_needs``; its files are then read and written there."""
         self.cwd = cwd
         self.sandbox = sandbox
+        if operations is not None and not self.operation_needs:
+            raise TypeError(f"the {self.name} tool takes no file operations")
+        self.files = file_operations(operations, self.operation_needs)
 
     def guard_read(self, path: str) -> None:
         """Raise the sandbox's refusal when it forbids reading ``path``."""

@@ -16,12 +16,10 @@ from typing import Any
 
 from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
-from pi_cli.sandbox.protocol import ToolSandbox
 from pi_cli.tools.base import BuiltinTool, check_aborted, object_schema, string, text_result
 from pi_cli.tools.files.atomic import atomic_write_bytes
 from pi_cli.tools.files.locks import file_mutation_lock
 from pi_cli.tools.files.paths import resolve_to_cwd
-from pi_cli.tools.operations import file_operations
 
 
 def _read_text(path: str, path_arg: str) -> str:
@@ -69,10 +67,7 @@ class EditTool(BuiltinTool):
         closed=True,
     )
 
-    def __init__(self, cwd: str, sandbox: ToolSandbox | None = None, operations: Any = None) -> None:
-        super().__init__(cwd, sandbox)
-        # pi's EditOperations (an extension's backend, e.g. SSH): the file is read and written there
-        self.operations = file_operations(operations, ("read_file", "write_file"))
+    operation_needs = ("read_file", "write_file")
 
     def prepare_arguments(self, args: dict[str, Any]) -> dict[str, Any]:
         """Accept the legacy single ``oldText``/``newText`` form and ``edits`` sent as a JSON string."""
@@ -121,7 +116,7 @@ class EditTool(BuiltinTool):
         check_aborted(signal)
         async with file_mutation_lock(absolute):
             check_aborted(signal)
-            ops = self.operations
+            ops = self.files
             raw: str | None = None
             if ops is not None:
                 await ops.access(absolute)

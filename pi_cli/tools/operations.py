@@ -87,7 +87,7 @@ class FileOperations:
 
 
 def file_operations(spec: Any, needs: tuple[str, ...]) -> FileOperations | None:
-    """``spec`` as :class:`FileOperations` (None stays None: the local disk)."""
+    """``spec`` as :class:`FileOperations` serving ``needs`` (None stays None: the local disk)."""
     return None if spec is None else spec if isinstance(spec, FileOperations) else FileOperations(spec, needs)
 
 

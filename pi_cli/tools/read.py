@@ -18,7 +18,6 @@ from typing import Any
 from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.ai.types import UserContent
-from pi_cli.sandbox.protocol import ToolSandbox
 from pi_cli.tools.base import BuiltinTool, as_int, check_aborted, number, object_schema, string, text_result
 from pi_cli.tools.files.images import (
     MAX_IMAGE_BASE64_BYTES,
@@ -28,7 +27,7 @@ from pi_cli.tools.files.images import (
 )
 from pi_cli.tools.files.paths import resolve_read_path
 from pi_cli.tools.files.scan import Selection, scan_selection, selection_from_text
-from pi_cli.tools.operations import FileOperations, file_operations
+from pi_cli.tools.operations import FileOperations
 from pi_cli.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
 
 # A NUL byte in the first block is how we call a file binary (the same test git and grep use).
@@ -67,10 +66,7 @@ class ReadTool(BuiltinTool):
         ["path"],
     )
 
-    def __init__(self, cwd: str, sandbox: ToolSandbox | None = None, operations: Any = None) -> None:
-        super().__init__(cwd, sandbox)
-        # pi's ReadOperations (an extension's backend, e.g. SSH): the file is read there
-        self.operations = file_operations(operations, ("read_file",))
+    operation_needs = ("read_file",)
 
     async def run(
         self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None
@@ -88,8 +84,8 @@ class ReadTool(BuiltinTool):
         self.guard_read(absolute)
         start = max(0, offset - 1) if offset else 0
         end = start + max(limit, 0) if limit is not None else None
-        if self.operations is not None:
-            return await _read_through(self.operations, absolute, path_arg, start, end, offset, signal)
+        if self.files is not None:
+            return await _read_through(self.files, absolute, path_arg, start, end, offset, signal)
         _check_readable(absolute)
         head, size = await asyncio.to_thread(_read_head, absolute)
         check_aborted(signal)

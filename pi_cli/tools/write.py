@@ -12,12 +12,10 @@ from typing import Any
 
 from pi_cli.agent.types import AgentToolResult, OnUpdate
 from pi_cli.ai.abort import AbortSignal
-from pi_cli.sandbox.protocol import ToolSandbox
 from pi_cli.tools.base import BuiltinTool, check_aborted, object_schema, string, text_result
 from pi_cli.tools.files.atomic import atomic_write_bytes
 from pi_cli.tools.files.locks import file_mutation_lock
 from pi_cli.tools.files.paths import resolve_to_cwd
-from pi_cli.tools.operations import file_operations
 
 
 def _write(path: str, content: str) -> None:
@@ -42,10 +40,7 @@ class WriteTool(BuiltinTool):
         ["path", "content"],
     )
 
-    def __init__(self, cwd: str, sandbox: ToolSandbox | None = None, operations: Any = None) -> None:
-        super().__init__(cwd, sandbox)
-        # pi's WriteOperations (an extension's backend, e.g. SSH): the file is written there
-        self.operations = file_operations(operations, ("write_file",))
+    operation_needs = ("write_file",)
 
     async def run(
         self, args: dict[str, Any], signal: AbortSignal | None, on_update: OnUpdate | None
@@ -58,9 +53,9 @@ class WriteTool(BuiltinTool):
         async with file_mutation_lock(absolute):
             check_aborted(signal)
             try:
-                if self.operations is not None:
-                    await self.operations.mkdir(os.path.dirname(absolute) or ".")
-                    await self.operations.write_file(absolute, content)
+                if self.files is not None:
+                    await self.files.mkdir(os.path.dirname(absolute) or ".")
+                    await self.files.write_file(absolute, content)
                 elif self.file_ops is None or not await self.file_ops.write_text(absolute, content):
                     await asyncio.to_thread(_write, absolute, content)
             except IsADirectoryError:

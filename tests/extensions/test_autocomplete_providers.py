@@ -13,7 +13,7 @@ from prompt_toolkit.document import Document
 
 from extensions.test_tui_ui import SIZE, make_app, wait_until
 from pi_cli.extensions import ExtensionRunner
-from pi_cli.modes.autocomplete import BuiltinProvider, stack, suggest, to_completions
+from pi_cli.modes.completion import BuiltinProvider, stack, suggest, to_completions
 from pi_cli.modes.inline.completion import InlineCompleter
 
 ISSUES = {"2983": "custom @ autocomplete providers", "2753": "reload stale settings"}

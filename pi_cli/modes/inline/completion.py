@@ -10,8 +10,16 @@ from typing import Any
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
-from pi_cli.modes.autocomplete import BuiltinProvider, is_pending, stack, suggest, to_completions
-from pi_cli.modes.completion import argument_completions, command_completions, path_completions
+from pi_cli.modes.completion import (
+    BuiltinProvider,
+    argument_completions,
+    command_completions,
+    is_pending,
+    path_completions,
+    stack,
+    suggest,
+    to_completions,
+)
 
 
 class InlineCompleter(Completer):

@@ -239,7 +239,7 @@ class PromptEditor(TextArea):
         if not factories:
             return None
         if self._providers is None or self._providers[0] != len(factories):
-            from pi_cli.modes.autocomplete import BuiltinProvider, stack
+            from pi_cli.modes.completion import BuiltinProvider, stack
 
             base = BuiltinProvider(self.commands, self.arguments, self.cwd)
             self._providers = (len(factories), stack(factories, base, self._provider_failed))
@@ -250,7 +250,7 @@ class PromptEditor(TextArea):
 
     def _suggest(self, provider: Any, text: str) -> None:
         """Ask ``provider``; an async one answers later, shown only if the text is unchanged."""
-        from pi_cli.modes.autocomplete import is_pending, suggest, to_completions
+        from pi_cli.modes.completion import is_pending, suggest, to_completions
 
         cursor = self._offset_at_cursor()
         if self._pending_suggestions is not None:
