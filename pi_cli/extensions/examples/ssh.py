@@ -13,23 +13,24 @@ from __future__ import annotations
 import asyncio
 import base64
 import shlex
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from pi_cli.tools import create_bash_tool, create_edit_tool, create_read_tool, create_write_tool
 
 SSH = "ssh"  # the client program (tests put a stand-in first on PATH)
 
 
-@dataclass(frozen=True)
-class Remote:
+class Remote(NamedTuple):
+    """The host, its working folder, and the local folder that maps onto it."""
+
     host: str
     cwd: str
     local_cwd: str
 
-    def path(self, local: str) -> str:
-        """A local absolute path as the remote host sees it."""
-        return self.cwd + local[len(self.local_cwd) :] if local.startswith(self.local_cwd) else local
+
+def remote_path(remote: Remote, local: str) -> str:
+    """A local absolute path as the remote host sees it."""
+    return remote.cwd + local[len(remote.local_cwd) :] if local.startswith(remote.local_cwd) else local
 
 
 async def ssh_run(host: str, command: str, on_data: Any = None) -> tuple[int | None, bytes]:
@@ -62,17 +63,17 @@ def file_ops(remote: Remote) -> dict[str, Any]:
     """pi's Read/Write/EditOperations over SSH."""
 
     async def read_file(path: str) -> bytes:
-        return (await ssh_run(remote.host, f"cat {shlex.quote(remote.path(path))}"))[1]
+        return (await ssh_run(remote.host, f"cat {shlex.quote(remote_path(remote, path))}"))[1]
 
     async def access(path: str) -> None:
-        await ssh_run(remote.host, f"test -r {shlex.quote(remote.path(path))}")
+        await ssh_run(remote.host, f"test -r {shlex.quote(remote_path(remote, path))}")
 
     async def write_file(path: str, content: str) -> None:
         encoded = base64.b64encode(content.encode()).decode()
-        await ssh_run(remote.host, f"echo {encoded} | base64 -d > {shlex.quote(remote.path(path))}")
+        await ssh_run(remote.host, f"echo {encoded} | base64 -d > {shlex.quote(remote_path(remote, path))}")
 
     async def mkdir(path: str) -> None:
-        await ssh_run(remote.host, f"mkdir -p {shlex.quote(remote.path(path))}")
+        await ssh_run(remote.host, f"mkdir -p {shlex.quote(remote_path(remote, path))}")
 
     return {"read_file": read_file, "access": access, "write_file": write_file, "mkdir": mkdir}
 
@@ -81,7 +82,7 @@ def shell_ops(remote: Remote) -> dict[str, Any]:
     """pi's BashOperations over SSH (pi_cli enforces the timeout and abort around it)."""
 
     async def exec(command: str, cwd: str, *, on_data: Any, **_: Any) -> dict[str, int | None]:
-        code, _out = await ssh_run(remote.host, f"cd {shlex.quote(remote.path(cwd))} && {command}", on_data)
+        code, _out = await ssh_run(remote.host, f"cd {shlex.quote(remote_path(remote, cwd))} && {command}", on_data)
         return {"exitCode": code}
 
     return {"exec": exec}
