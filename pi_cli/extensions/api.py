@@ -89,6 +89,23 @@ class ExtensionAPI:
             raise TypeError(f"command {name!r}: handler is not callable")
         self._runner.commands[name] = Command(name, run, description, self.source, get_argument_completions)
 
+    def register_message_renderer(self, custom_type: str, renderer: Callable[..., Any]) -> None:
+        """Draw custom messages of ``custom_type`` (``send_message(display=True)``) in the TUI and
+        inline: ``renderer(message, options, theme)`` (see :mod:`pi_cli.extensions.rendering.custom`)."""
+        self._runner.message_renderers[custom_type] = self._custom_renderer("message", renderer)
+
+    def register_entry_renderer(self, custom_type: str, renderer: Callable[..., Any]) -> None:
+        """Show custom entries of ``custom_type`` (``append_entry``) in the TUI and inline as they are
+        appended: ``renderer(entry, options, theme)``; they are never sent to the model."""
+        self._runner.entry_renderers[custom_type] = self._custom_renderer("entry", renderer)
+
+    def _custom_renderer(self, kind: str, renderer: Callable[..., Any]) -> Any:
+        from pi_cli.extensions.rendering.custom import CustomRenderer
+
+        if not callable(renderer):
+            raise TypeError(f"{kind} renderer is not callable")
+        return CustomRenderer(self.source, kind, renderer, self._runner.theme, self._runner.report)
+
     def register_shortcut(self, key: str, handler: Callable[..., Any], description: str = "") -> None:
         """A key (pi's syntax: ``ctrl+shift+s``) that runs ``handler(ctx)`` (sync or async) in the
         TUI and inline modes; a key of a reserved built-in action is skipped with a warning."""

@@ -23,7 +23,7 @@ from pi_cli.agent.types import AfterToolCallContext, BeforeToolCallContext
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.extensions.event_bus import EventBus
 from pi_cli.extensions.host import ExtensionHost
-from pi_cli.extensions.rendering import ExtensionTheme, ToolRenderer, theme_of
+from pi_cli.extensions.rendering import CustomRenderer, ExtensionTheme, ToolRenderer, theme_of
 from pi_cli.extensions.ui import ExtensionUI, NoUI, PromptSpan
 from pi_cli.sandbox.protocol import ToolSandbox
 
@@ -110,6 +110,9 @@ class ExtensionRunner:
         self.events = EventBus(self.report, self.pending)  # ``pi.events``, shared by the extensions
         self.prompt_span = PromptSpan(self.notify)  # ui_prompt_start/end around extensions' dialogs
         self.renderers: dict[str, ToolRenderer] = {}  # tool name → its render_call/render_result
+        # customType → the renderer of custom messages / custom entries of that type
+        self.message_renderers: dict[str, CustomRenderer] = {}
+        self.entry_renderers: dict[str, CustomRenderer] = {}
 
     # -- registration (called through ExtensionAPI) -------------------------------------------
 

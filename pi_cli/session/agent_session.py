@@ -356,6 +356,9 @@ class AgentSession:
         if trigger_turn:
             return self.runs.start_custom_run(message)
         self._append_to_transcript(message)
+        # pi 1.6.0 announces the appended message (front ends show it, RPC clients see it)
+        self._hub.emit_nowait({"type": "message_start", "message": message})
+        self._hub.emit_nowait({"type": "message_end", "message": message})
         return None
 
     def steer(self, text: str, images: list[ImageContent] | None = None) -> None:

@@ -201,6 +201,11 @@ class InlineController:
                 self._print(render.error_block(f"Compaction failed: {event['errorMessage']}"))
             elif event.get("result"):
                 self._print(render.notice("Context compacted."))
+        elif kind == "entry_appended":
+            entry, runner = event.get("entry") or {}, self.session.extensions
+            found = runner.entry_renderers.get(str(entry.get("customType", ""))) if runner is not None else None
+            if found is not None and entry.get("type") == "custom":  # shown only with a renderer
+                self._print(render.custom_block(entry, found))
         elif kind == "agent_end":
             self.live.clear()
         self._invalidate()
@@ -209,6 +214,10 @@ class InlineController:
         role = message.get("role")
         if role == "user":
             self._print(render.user_block(_message_text(message)))
+        elif role == "custom" and message.get("display"):
+            runner = self.session.extensions
+            found = runner.message_renderers.get(str(message.get("customType", ""))) if runner is not None else None
+            self._print(render.custom_block(message, found))
         elif role == "assistant":
             self.live.text.clear()
             self.live.thinking.clear()

@@ -14,7 +14,7 @@ from rich.markdown import Markdown
 from rich.padding import Padding
 from rich.text import Text
 
-from pi_cli.extensions.rendering import RenderContext, RenderOptions, ToolRenderer
+from pi_cli.extensions.rendering import CustomRenderer, RenderContext, RenderOptions, ToolRenderer
 from pi_cli.modes.display import preview_lines, result_text, tool_call_title
 from pi_cli.modes.terminal_images import Protocol, encode
 from pi_cli.tools.sanitize import keep_sgr
@@ -68,6 +68,20 @@ def tool_block(
     style = "red" if is_error else "grey62"
     parts.extend(Text("  " + line, style=style) for line in lines)
     return Padding(Group(*parts), (1, 0, 0, 0))
+
+
+def custom_block(value: dict[str, Any], renderer: CustomRenderer | None, width: int = 100) -> RenderableType:
+    """A custom message (``display``) or a custom entry with a renderer: the extension's lines,
+    else pi's default ``[customType] text``."""
+    lines = renderer.draw(value, False, width) if renderer is not None else None
+    if lines is not None:
+        return Padding(_styled(lines), (1, 0, 0, 0))
+    content = value.get("content")
+    if isinstance(content, list):
+        content = "".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
+    body = content if value.get("role") == "custom" else value.get("data", "")
+    label = Text(f"[{safe(str(value.get('customType', 'custom')))}] ", style="bold")
+    return Padding(label + Text(safe(str(body or ""))), (1, 0, 0, 0))
 
 
 class TerminalImage(Text):

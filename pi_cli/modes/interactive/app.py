@@ -30,6 +30,7 @@ from pi_cli.modes.interactive.pump import EventPump, KeysFirst
 from pi_cli.modes.interactive.render import EventRenderer
 from pi_cli.modes.interactive.slash.runner import CommandRunner
 from pi_cli.modes.interactive.startup import NO_MODEL_TEXT, is_demo_model, startup_header
+from pi_cli.modes.interactive.widgets.custom_view import CustomView
 from pi_cli.modes.interactive.widgets.editor import CompletionMenu, PromptEditor
 from pi_cli.modes.interactive.widgets.main_screen import MainScreen
 from pi_cli.modes.interactive.widgets.messages import Notice, ThinkingBlock
@@ -38,7 +39,7 @@ from pi_cli.modes.interactive.widgets.tool_card import ToolCard
 from pi_cli.modes.interactive.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from pi_cli.extensions.rendering import ToolRenderer
+    from pi_cli.extensions.rendering import CustomRenderer, ToolRenderer
     from pi_cli.modes.interactive.extension_ui.bridge import ExtensionChrome
     from pi_cli.session.agent_session import AgentSession
 
@@ -97,7 +98,9 @@ class PiApp(App[int]):
         self.working = WorkingLine(id="working")
         self.queue_area = QueueArea(id="queue")
         self.footer_bar = FooterBar(id="footer")
-        self.renderer = EventRenderer(self.transcript, self._after_event, self._child_messages)
+        self.renderer = EventRenderer(
+            self.transcript, self._after_event, self._child_messages, self._message_renderer, self._entry_renderer
+        )
         self.keys_first = KeysFirst(self._paints, self._input_queued)
         self.pump = EventPump(self._render_frame, before_frame=self.keys_first.wait)
         self.commands = CommandRunner(self)
@@ -589,6 +592,8 @@ class PiApp(App[int]):
         self.tools_expanded = not self.tools_expanded
         for card in self.query(ToolCard):
             card.set_expanded(self.tools_expanded)
+        for view in self.query(CustomView):
+            view.set_expanded(self.tools_expanded)
 
     def action_toggle_thinking(self) -> None:
         self.show_thinking = not self.show_thinking
@@ -611,6 +616,14 @@ class PiApp(App[int]):
             from pi_cli.modes.extension_bridge import extensions_quit
 
             await extensions_quit(self.session)
+
+    def _message_renderer(self, custom_type: str) -> CustomRenderer | None:
+        runner = self.session.extensions
+        return runner.message_renderers.get(custom_type) if runner is not None else None
+
+    def _entry_renderer(self, custom_type: str) -> CustomRenderer | None:
+        runner = self.session.extensions
+        return runner.entry_renderers.get(custom_type) if runner is not None else None
 
     def tool_renderer(self, tool_name: str) -> ToolRenderer | None:
         """The seam tool cards consult on mount: an extension tool's renderers, else None."""

@@ -12,16 +12,32 @@ from typing import Any
 
 from textual.widget import Widget
 
+from pi_cli.extensions.rendering import CustomRenderer
 from pi_cli.modes.interactive.pump import Delta, Op
+from pi_cli.modes.interactive.widgets.custom_view import CustomView
 from pi_cli.modes.interactive.widgets.messages import AssistantView, Notice, UserView, message_text
 from pi_cli.modes.interactive.widgets.subagent_card import ChildMessages, make_tool_card
 from pi_cli.modes.interactive.widgets.tool_card import ToolCard
 from pi_cli.modes.interactive.widgets.transcript import Builder, Transcript
 
+MessageRenderers = Callable[[str], CustomRenderer | None]
+"""customType → an extension's renderer of custom messages (None: the default drawing)."""
 
-def builder_for(message: dict[str, Any], results: dict[str, dict[str, Any]]) -> Builder | None:
+
+def _no_renderer(custom_type: str) -> CustomRenderer | None:
+    return None
+
+
+def builder_for(
+    message: dict[str, Any], results: dict[str, dict[str, Any]], renderers: MessageRenderers = _no_renderer
+) -> Builder | None:
     """A function that builds the widget for a finished message (None: not shown on its own)."""
     role = message.get("role")
+    if role == "custom":
+        if not message.get("display"):
+            return None
+        renderer = renderers(str(message.get("customType", "")))
+        return lambda: CustomView(message, renderer)
     if role == "user":
         text = message_text(message)
         return lambda: UserView(text)
@@ -59,10 +75,15 @@ class EventRenderer:
         transcript: Transcript,
         on_event: Callable[[dict[str, Any]], None],
         children: ChildMessages | None = None,
+        message_renderers: MessageRenderers = _no_renderer,
+        entry_renderers: MessageRenderers = _no_renderer,
     ) -> None:
         self.transcript = transcript
         self.on_event = on_event
         self.children = children  # a subagent call's children's messages, while it runs
+        # extensions' renderers of custom messages / entries, by customType (None: the default)
+        self.message_renderers = message_renderers
+        self.entry_renderers = entry_renderers
         self.current: AssistantView | None = None
         self.cards: dict[str, ToolCard] = {}
         self.results: dict[str, dict[str, Any]] = {}
@@ -109,8 +130,10 @@ class EventRenderer:
             elif role == "user":
                 text = message_text(message)
                 await self.transcript.add(UserView(text), lambda: UserView(text))
-            elif role == "bashExecution":
+            elif role in ("bashExecution", "custom"):
                 await self.add_message(message)
+        elif kind == "entry_appended":
+            await self._custom_entry(event.get("entry") or {})
         elif kind == "message_update":
             inner = event.get("assistantMessageEvent") or {}
             message = event.get("message") or inner.get("partial") or {}
@@ -166,11 +189,17 @@ class EventRenderer:
             await self.transcript.add(card)
         return card
 
+    async def _custom_entry(self, entry: dict[str, Any]) -> None:
+        """An extension's ``append_entry``: shown only when a renderer is registered for its type."""
+        renderer = self.entry_renderers(str(entry.get("customType", ""))) if entry.get("type") == "custom" else None
+        if renderer is not None:
+            await self.transcript.add(CustomView(entry, renderer), lambda: CustomView(entry, renderer))
+
     async def notice(self, text: str, kind: str = "info") -> None:
         await self.transcript.add(Notice(text, kind), lambda: Notice(text, kind))
 
     async def add_message(self, message: dict[str, Any]) -> None:
-        build = builder_for(message, self.results)
+        build = builder_for(message, self.results, self.message_renderers)
         if build is not None:
             await self.transcript.add(build(), build)
 
@@ -185,11 +214,11 @@ class EventRenderer:
         for message in messages:
             if message.get("role") == "toolResult":
                 self.results[str(message.get("toolCallId"))] = message
-        builders = [b for b in (builder_for(m, self.results) for m in messages) if b is not None]
+        builders = [b for b in (builder_for(m, self.results, self.message_renderers) for m in messages) if b]
         await self.transcript.add_many(builders)
 
     def _lazy_builders(self, messages: Sequence[dict[str, Any]], roles: list[str]) -> list[Builder]:
-        shown = {"user", "assistant", "bashExecution", "compactionSummary", "branchSummary"}
+        shown = {"user", "assistant", "bashExecution", "compactionSummary", "branchSummary", "custom"}
         stub: Callable[[int], dict[str, Any]] = getattr(messages, "stub", messages.__getitem__)
         result_at = {str(stub(i).get("toolCallId")): i for i, role in enumerate(roles) if role == "toolResult"}
 
@@ -200,7 +229,7 @@ class EventRenderer:
                 call_id = str(block.get("id")) if isinstance(block, dict) and block.get("type") == "toolCall" else ""
                 if call_id in result_at and call_id not in self.results:
                     self.results[call_id] = messages[result_at[call_id]]  # the card shows its result
-            built = builder_for(message, self.results)
+            built = builder_for(message, self.results, self.message_renderers)
             return built() if built is not None else Notice(f"[{message.get('role')}]", "info")
 
         return [functools.partial(build, i) for i, role in enumerate(roles) if role in shown]
