@@ -101,7 +101,7 @@ def test_a_jpeg_or_broken_png_is_a_placeholder_with_type_and_size() -> None:
     console.print(card.build())
     assert "[image jpeg 64x48, 112B]" in console.export_text()
     broken = base64.b64encode(b"\x89PNG\r\n\x1a\nnot really").decode()
-    assert decoded(broken, "image/png") is None
+    assert decoded(broken, "image/png", 60) is None
 
 
 def test_half_blocks_blend_alpha_over_the_background_and_pad_odd_rows() -> None:

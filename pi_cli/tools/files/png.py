@@ -113,6 +113,8 @@ def decode_png(data: bytes, max_pixels: int = MAX_PIXELS) -> Raster:
 
 
 def _to_rgba(samples: bytes, width: int, height: int, colour: int, palette: bytes, alpha_table: bytes) -> Raster:
+    if colour == 6:
+        return Raster(width, height, samples)  # already RGBA
     count = width * height
     out = bytearray(count * 4)
     if colour == 3:

@@ -237,7 +237,7 @@ class ToolCard(Static):
         if self._pictures is None:
             self._pictures = []
             for block in self.image_blocks:
-                picture = drawable(block) if self._image_cells > 0 else None
+                picture = drawable(block, self._image_cells) if self._image_cells > 0 else None
                 if picture is None:
                     self._pictures.append(Text(image_label(block), style="dim"))
                 else:

@@ -5,22 +5,23 @@ instead each cell shows two stacked pixels as ``▀`` with the top pixel as fore
 bottom one as background. Only PNG is decoded (pure Python: pi_cli/tools/files/png.py); other
 formats, and any PNG that fails to decode, keep the text placeholder the card shows for them.
 
-Cost is paid once per image: :func:`decoded` caches the image already shrunk to at most
-``PREVIEW_SIDE`` pixels a side, and :class:`HalfBlockImage` keeps the lines it drew for one width
-and background, so re-renders (scrolling, focus, resize to the same width) only replay segments.
+Cost is paid once per image: :func:`decoded` caches the image already shrunk to its cell grid,
+and :class:`HalfBlockImage` keeps the lines it drew for one width and background, so re-renders
+(scrolling, focus, a theme switch redraws only the lines) never decode again. A card narrower
+than the setting shrinks the small cached picture further.
 Transparent pixels are blended over the card's background, asked for at render time so a theme
 switch redraws them on the new colour.
 """
 
 from __future__ import annotations
 
-import base64
 import binascii
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from rich.color import Color
+from rich.color import Color, ColorType
+from rich.color_triplet import ColorTriplet
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
 from rich.segment import Segment
@@ -29,7 +30,6 @@ from rich.style import Style
 from pi_cli.tools.files.png import PngError, decode_png
 from pi_cli.tools.files.raster import Raster, cell_grid, downscale
 
-PREVIEW_SIDE = 256  # pixels a side kept per decoded image: beyond any card's cell grid
 MAX_ROWS = 24  # cell rows an image may take in a card
 HALF_BLOCK = "▀"
 
@@ -37,54 +37,67 @@ RGB = tuple[int, int, int]
 
 
 @lru_cache(maxsize=32)
-def decoded(data: str, mime: str) -> Raster | None:
-    """The base64 image ``data`` decoded and shrunk to at most PREVIEW_SIDE pixels a side, or None
-    when it cannot be drawn (not PNG, too large, damaged). Cached: a card re-mounted when the
-    transcript scrolls back does not decode again."""
+def decoded(data: str, mime: str, max_cols: int, max_rows: int = MAX_ROWS) -> Raster | None:
+    """The base64 image ``data`` decoded and shrunk to its cell grid for ``max_cols`` columns and
+    ``max_rows`` cell rows, or None when it cannot be drawn (not PNG, too large, damaged).
+    Cached (only the small result is kept): a card re-mounted when the transcript scrolls back,
+    or re-rendered, does not decode again."""
     if mime != "image/png":
         return None
     try:
-        image = decode_png(base64.b64decode(data, validate=True))
+        # Not validated: stray characters are skipped, and garbage fails as a PNG anyway.
+        image = decode_png(binascii.a2b_base64(data))
     except (binascii.Error, ValueError, PngError):
         return None
-    cols, rows = cell_grid(image.width, image.height, PREVIEW_SIDE, PREVIEW_SIDE // 2)
+    cols, rows = cell_grid(image.width, image.height, max_cols, max_rows)
     return downscale(image, cols, rows)
 
 
-def drawable(block: dict[str, Any]) -> Raster | None:
-    """The decoded picture of a result's image block, or None (its placeholder is shown)."""
+def drawable(block: dict[str, Any], max_cols: int) -> Raster | None:
+    """The picture of a result's image block for ``max_cols`` columns, or None (its placeholder
+    is shown)."""
     data, mime = block.get("data"), block.get("mimeType")
-    return decoded(data, mime) if isinstance(data, str) and isinstance(mime, str) else None
+    return decoded(data, mime, max_cols) if isinstance(data, str) and isinstance(mime, str) else None
 
 
-def _blend(pixel: tuple[int, int, int, int], background: RGB) -> RGB:
-    r, g, b, a = pixel
-    if a == 255:
-        return r, g, b
-    keep = 255 - a
-    return (
-        (r * a + background[0] * keep) // 255,
-        (g * a + background[1] * keep) // 255,
-        (b * a + background[2] * keep) // 255,
-    )
+def _blended_row(image: Raster, y: int, background: RGB) -> list[RGB]:
+    """Row ``y`` of ``image`` as opaque colours: each pixel blended over ``background`` by its
+    alpha (a row past the bottom is all background)."""
+    if y >= image.height:
+        return [background] * image.width
+    row = image.rgba[y * image.width * 4 : (y + 1) * image.width * 4]
+    if row[3::4].count(255) == image.width:  # opaque: no blending
+        return list(zip(row[0::4], row[1::4], row[2::4], strict=True))
+    out: list[RGB] = []
+    br, bg, bb = background
+    for r, g, b, a in zip(row[0::4], row[1::4], row[2::4], row[3::4], strict=True):
+        keep = 255 - a
+        out.append(((r * a + br * keep) // 255, (g * a + bg * keep) // 255, (b * a + bb * keep) // 255))
+    return out
 
 
 def half_block_lines(image: Raster, background: RGB) -> list[list[Segment]]:
     """``image`` as lines of half-block segments, two pixel rows per line (the last line's lower
     half is ``background`` when the rows are odd); runs of one colour pair share a segment."""
+    colors: dict[RGB, Color] = {}
     styles: dict[tuple[RGB, RGB], Style] = {}
+
+    def color(rgb: RGB) -> Color:
+        found = colors.get(rgb)
+        if found is None:
+            r, g, b = rgb
+            found = colors[rgb] = Color(f"#{r:02x}{g:02x}{b:02x}", ColorType.TRUECOLOR, triplet=ColorTriplet(r, g, b))
+        return found
+
     lines: list[list[Segment]] = []
     for y in range(0, image.height, 2):
         line: list[Segment] = []
         run_style: Style | None = None
         run = 0
-        for x in range(image.width):
-            top = _blend(image.pixel(x, y), background)
-            bottom = _blend(image.pixel(x, y + 1), background) if y + 1 < image.height else background
-            style = styles.get((top, bottom))
+        for pair in zip(_blended_row(image, y, background), _blended_row(image, y + 1, background), strict=True):
+            style = styles.get(pair)
             if style is None:
-                style = Style(color=Color.from_rgb(*top), bgcolor=Color.from_rgb(*bottom))
-                styles[(top, bottom)] = style
+                style = styles[pair] = Style.from_color(color(pair[0]), color(pair[1]))
             if style is not run_style and run:
                 line.append(Segment(HALF_BLOCK * run, run_style))
                 run = 0
