@@ -16,8 +16,8 @@ switch redraws them on the new colour.
 from __future__ import annotations
 
 import binascii
+from collections import OrderedDict
 from collections.abc import Callable
-from functools import lru_cache
 from typing import Any
 
 from rich.color import Color, ColorType
@@ -36,12 +36,35 @@ HALF_BLOCK = "▀"
 RGB = tuple[int, int, int]
 
 
-@lru_cache(maxsize=32)
+CACHE_SIZE = 32
+# (hash and length of the base64 text, mime, columns, rows) -> the picture. Keyed by the text's
+# hash, not the text: an lru_cache would keep up to 32 images' base64 (4.5 MB each) alive after
+# their session let go of them. Python caches a str's hash, so a hit costs no rehashing.
+_pictures: OrderedDict[tuple[int, int, str, int, int], Raster | None] = OrderedDict()
+
+
+def clear_cache() -> None:
+    """Forget every decoded picture (benchmarks measure a cold decode)."""
+    _pictures.clear()
+
+
 def decoded(data: str, mime: str, max_cols: int, max_rows: int = MAX_ROWS) -> Raster | None:
     """The base64 image ``data`` decoded and shrunk to its cell grid for ``max_cols`` columns and
     ``max_rows`` cell rows, or None when it cannot be drawn (not PNG, too large, damaged).
     Cached (only the small result is kept): a card re-mounted when the transcript scrolls back,
     or re-rendered, does not decode again."""
+    key = (hash(data), len(data), mime, max_cols, max_rows)
+    if key in _pictures:
+        _pictures.move_to_end(key)
+        return _pictures[key]
+    picture = _decode(data, mime, max_cols, max_rows)
+    _pictures[key] = picture
+    if len(_pictures) > CACHE_SIZE:
+        _pictures.popitem(last=False)
+    return picture
+
+
+def _decode(data: str, mime: str, max_cols: int, max_rows: int) -> Raster | None:
     if mime != "image/png":
         return None
     try:
