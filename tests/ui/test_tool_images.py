@@ -78,6 +78,30 @@ async def test_a_read_png_is_drawn_with_half_blocks(faux: Any, workdir: Path) ->
         assert "[image png" not in text  # drawn, so no placeholder line
 
 
+async def test_a_large_png_is_decoded_on_a_worker_thread_then_drawn(faux: Any, workdir: Path) -> None:
+    # 600x500 pixels: more than THREAD_PIXELS, so the card first shows the placeholder.
+    from test_app import wait_until
+
+    from pi_cli.modes.interactive.widgets.tool_image import THREAD_PIXELS, clear_cache
+
+    assert 600 * 500 > THREAD_PIXELS
+    clear_cache()
+    (workdir / "big.png").write_bytes(_png(600, 500, lambda x, y: RED if y < 250 else BLUE))
+    app = make_app(_read_session(faux, workdir, "big.png"), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"look", "enter")
+        await settle(pilot, app)
+        card = app.query_one(ToolCard)
+
+        def text() -> str:
+            return "\n".join(card.render_line(y).text for y in range(card.size.height))
+
+        await wait_until(pilot, lambda: HALF_BLOCK in text())
+        assert "drawing" not in text() and "[image png" not in text()
+        rows = [line for line in text().split("\n") if HALF_BLOCK in line]
+        assert len(rows) == 24  # 60 columns: 50 pixel rows, capped at 24 cell rows (48 pixels)
+
+
 async def test_images_off_and_undecodable_images_keep_their_placeholder(faux: Any, workdir: Path) -> None:
     (workdir / "quad.png").write_bytes(_png(8, 8, _quadrants))
     settings = Settings(terminal=TerminalSettings(show_images=False))

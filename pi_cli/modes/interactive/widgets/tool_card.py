@@ -17,6 +17,7 @@ line (type, pixel size, bytes).
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -26,7 +27,7 @@ from textual.widgets import Static
 
 from pi_cli.extensions.rendering import RenderContext, RenderOptions, ToolRenderer
 from pi_cli.modes.display import image_label, result_text, tool_call_title
-from pi_cli.modes.interactive.widgets.tool_image import HalfBlockImage, drawable
+from pi_cli.modes.interactive.widgets.tool_image import HalfBlockImage, drawable, slow_to_draw
 from pi_cli.modes.interactive.widgets.transcript import Transcript
 from pi_cli.tools.sanitize import keep_sgr
 from pi_cli.tools.sanitize import strip_control_sequences as clean
@@ -233,16 +234,30 @@ class ToolCard(Static):
         return Group(*parts)
 
     def _images(self) -> list[RenderableType]:
-        """The result's images: drawn where they decode (once per card), else placeholder lines."""
+        """The result's images: drawn where they decode (once per card), else placeholder lines.
+        A large PNG shows its placeholder until a worker thread has decoded it."""
         if self._pictures is None:
-            self._pictures = []
-            for block in self.image_blocks:
-                picture = drawable(block, self._image_cells) if self._image_cells > 0 else None
-                if picture is None:
-                    self._pictures.append(Text(image_label(block), style="dim"))
+            pictures: list[RenderableType] = []
+            self._pictures = pictures
+            for index, block in enumerate(self.image_blocks):
+                if self._image_cells > 0 and self.is_attached and slow_to_draw(block, self._image_cells):
+                    pictures.append(Text(f"{image_label(block)} drawing…", style="dim"))
+                    self.run_worker(self._draw_later(pictures, index, block), group="tool-images")
                 else:
-                    self._pictures.append(HalfBlockImage(picture, self._image_cells, self._background))
+                    pictures.append(self._picture(block))
         return self._pictures
+
+    def _picture(self, block: dict[str, Any]) -> RenderableType:
+        picture = drawable(block, self._image_cells) if self._image_cells > 0 else None
+        if picture is None:
+            return Text(image_label(block), style="dim")
+        return HalfBlockImage(picture, self._image_cells, self._background)
+
+    async def _draw_later(self, pictures: list[RenderableType], index: int, block: dict[str, Any]) -> None:
+        await asyncio.to_thread(drawable, block, self._image_cells)  # fills the cache
+        if self._pictures is pictures:  # not replaced by a newer result meanwhile
+            pictures[index] = self._picture(block)
+            self._redraw()
 
     def _background(self) -> tuple[int, int, int]:
         """The colour under the card's content now (transparent pixels are blended over it)."""

@@ -5,7 +5,8 @@ instead each cell shows two stacked pixels as ``▀`` with the top pixel as fore
 bottom one as background. Only PNG is decoded (pure Python: pi_cli/tools/files/png.py); other
 formats, and any PNG that fails to decode, keep the text placeholder the card shows for them.
 
-Cost is paid once per image: :func:`decoded` caches the image already shrunk to its cell grid,
+Cost is paid once per image, off the UI's loop for large ones (a 1920x1080 screenshot takes
+~0.2 s: on a worker thread keys still echo): :func:`decoded` caches the image shrunk to its grid,
 and :class:`HalfBlockImage` keeps the lines it drew for one width and background, so re-renders
 (scrolling, focus, a theme switch redraws only the lines) never decode again. A card narrower
 than the setting shrinks the small cached picture further.
@@ -16,6 +17,7 @@ switch redraws them on the new colour.
 from __future__ import annotations
 
 import binascii
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -27,7 +29,7 @@ from rich.measure import Measurement
 from rich.segment import Segment
 from rich.style import Style
 
-from pi_cli.tools.files.png import PngError, decode_png
+from pi_cli.tools.files.png import PngError, decode_png, png_header
 from pi_cli.tools.files.raster import Raster, cell_grid, downscale
 
 MAX_ROWS = 24  # cell rows an image may take in a card
@@ -37,31 +39,57 @@ RGB = tuple[int, int, int]
 
 
 CACHE_SIZE = 32
+THREAD_PIXELS = 262_144  # PNGs larger than 512x512 decode on a worker thread (~20 ms and up)
 # (hash and length of the base64 text, mime, columns, rows) -> the picture. Keyed by the text's
 # hash, not the text: an lru_cache would keep up to 32 images' base64 (4.5 MB each) alive after
-# their session let go of them. Python caches a str's hash, so a hit costs no rehashing.
+# their session let go of them. Python caches a str's hash, so a hit costs no rehashing. Locked:
+# worker threads fill it while the UI reads it.
 _pictures: OrderedDict[tuple[int, int, str, int, int], Raster | None] = OrderedDict()
+_lock = threading.Lock()
 
 
 def clear_cache() -> None:
     """Forget every decoded picture (benchmarks measure a cold decode)."""
-    _pictures.clear()
+    with _lock:
+        _pictures.clear()
+
+
+def _key(data: str, mime: str, max_cols: int, max_rows: int) -> tuple[int, int, str, int, int]:
+    return hash(data), len(data), mime, max_cols, max_rows
 
 
 def decoded(data: str, mime: str, max_cols: int, max_rows: int = MAX_ROWS) -> Raster | None:
     """The base64 image ``data`` decoded and shrunk to its cell grid for ``max_cols`` columns and
     ``max_rows`` cell rows, or None when it cannot be drawn (not PNG, too large, damaged).
     Cached (only the small result is kept): a card re-mounted when the transcript scrolls back,
-    or re-rendered, does not decode again."""
-    key = (hash(data), len(data), mime, max_cols, max_rows)
-    if key in _pictures:
-        _pictures.move_to_end(key)
-        return _pictures[key]
+    or re-rendered, does not decode again. Safe to call from a worker thread."""
+    key = _key(data, mime, max_cols, max_rows)
+    with _lock:
+        if key in _pictures:
+            _pictures.move_to_end(key)
+            return _pictures[key]
     picture = _decode(data, mime, max_cols, max_rows)
-    _pictures[key] = picture
-    if len(_pictures) > CACHE_SIZE:
-        _pictures.popitem(last=False)
+    with _lock:
+        _pictures[key] = picture
+        if len(_pictures) > CACHE_SIZE:
+            _pictures.popitem(last=False)
     return picture
+
+
+def slow_to_draw(block: dict[str, Any], max_cols: int) -> bool:
+    """Whether drawing ``block`` means decoding a PNG of more than THREAD_PIXELS pixels that is
+    not cached yet (its pixel size read from the first bytes: no decoding)."""
+    data, mime = block.get("data"), block.get("mimeType")
+    if not isinstance(data, str) or mime != "image/png":
+        return False
+    with _lock:
+        if _key(data, mime, max_cols, MAX_ROWS) in _pictures:
+            return False
+    try:
+        width, height, *_ = png_header(binascii.a2b_base64(data[:44]))
+    except (binascii.Error, PngError):
+        return False
+    return width * height > THREAD_PIXELS
 
 
 def _decode(data: str, mime: str, max_cols: int, max_rows: int) -> Raster | None:
