@@ -86,12 +86,21 @@ def list_agents() -> int:
     return 0
 
 
-def export_session(paths: list[str]) -> int:
-    """``--export in.jsonl [out.html]``."""
+def export_session(args: CliArgs) -> int:
+    """``--export in.jsonl [out.html]``, in the colours ``/export`` would use here: the theme of
+    ``--use-theme`` or settings ``theme``, found as a session finds it (``--theme`` files too)."""
+    from pi_cli.session.assembly import session_themes
     from pi_cli.store.export_html import export_file_to_html
 
+    paths = args.export or []
+    catalog = session_themes(session_options(args, "print", Path.cwd()))
+    for warning in catalog.warnings:
+        _err(f"Warning: {warning}")
+    theme = catalog.active()
     try:
-        result = export_file_to_html(Path(paths[0]).expanduser(), paths[1] if len(paths) > 1 else None)
+        result = export_file_to_html(
+            Path(paths[0]).expanduser(), paths[1] if len(paths) > 1 else None, {**theme.colors, **theme.export}
+        )
     except (OSError, ValueError) as exc:
         _err(f"Error: {exc}")
         return 1
@@ -232,7 +241,7 @@ def run(args: CliArgs) -> int:
     if args.list_agents:
         return list_agents()
     if args.export:
-        return export_session(args.export)
+        return export_session(args)
 
     from pi_cli.cli_input import compose_initial_input, read_piped_stdin
 

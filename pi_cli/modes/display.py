@@ -7,11 +7,16 @@ and the inline front ends say the same things in the same words.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from pi_cli.tools.files.images import image_dimensions
+from pi_cli.tools.truncate import format_size
 
 if TYPE_CHECKING:
     from pi_cli.session.agent_session import AgentSession
@@ -164,17 +169,38 @@ def tool_call_title(name: str, args: dict[str, Any]) -> str:
     return f"{name} {summary}".rstrip()
 
 
-def result_text(result: dict[str, Any] | None) -> str:
-    """Text blocks of a tool result (``AgentToolResult.to_json()`` shape); images named, not shown."""
+def result_text(result: dict[str, Any] | None, *, image_lines: bool = True) -> str:
+    """Text blocks of a tool result (``AgentToolResult.to_json()`` shape); each image as its
+    :func:`image_label` line, or left out when ``image_lines`` is False (drawn elsewhere)."""
     if not result:
         return ""
     pieces: list[str] = []
     for block in result.get("content") or []:
         if block.get("type") == "text":
             pieces.append(str(block.get("text", "")))
-        elif block.get("type") == "image":
-            pieces.append(f"[image {block.get('mimeType', '')}]")
+        elif block.get("type") == "image" and image_lines:
+            pieces.append(image_label(block))
     return "\n".join(pieces)
+
+
+_LABEL_HEAD_CHARS = 65_536  # base64 decoded for the size: enough for every header but a JPEG's after huge EXIF
+
+
+def image_label(block: Mapping[str, Any]) -> str:
+    """An image's placeholder line: ``[image png 640x480, 34 KB]`` (the size in pixels when the
+    header says it, the bytes from the base64 length)."""
+    mime = str(block.get("mimeType", ""))
+    kind = mime.partition("/")[2] or mime or "?"
+    data = block.get("data")
+    if not isinstance(data, str) or not data:
+        return f"[image {kind}]"
+    try:
+        head = base64.b64decode(data[:_LABEL_HEAD_CHARS], validate=True)
+    except (binascii.Error, ValueError):
+        return f"[image {kind}]"
+    size = format_size(len(data) * 3 // 4 - data[-2:].count("="))
+    dims = image_dimensions(head, mime)
+    return f"[image {kind} {dims[0]}x{dims[1]}, {size}]" if dims else f"[image {kind}, {size}]"
 
 
 def preview_lines(text: str, keep: int = TOOL_OUTPUT_PREVIEW_LINES) -> tuple[list[str], int]:

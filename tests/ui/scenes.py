@@ -183,6 +183,48 @@ def custom_theme(home: Path) -> Scene:
     return app, run_before
 
 
+def _picture_png(width: int = 48, height: int = 32) -> bytes:
+    """A small RGBA PNG: a dusk gradient, a sun, transparent corners (built with zlib)."""
+    import struct
+    import zlib
+
+    def pixel(x: int, y: int) -> bytes:
+        if min(x, width - 1 - x) + min(y, height - 1 - y) < 3:
+            return bytes(4)  # transparent corner: the card's background shows
+        if (x - 30) ** 2 + (y - 12) ** 2 < 36:
+            return bytes([255, 200, 60, 255])
+        sky = y * 255 // height
+        return bytes([40 + sky // 2, 60 + sky // 3, 160 - sky // 2, 255])
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    raw = b"".join(b"\0" + b"".join(pixel(x, y) for x in range(width)) for y in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+
+
+def image_read(home: Path) -> Scene:
+    """A ``read`` of a PNG: the picture drawn in the tool card with half blocks."""
+    from pi_cli.tools import create_all_tools
+
+    project = _prepare(home)
+    (project / "sunset.png").write_bytes(_picture_png())
+    replies = [
+        faux_assistant([faux_tool_call("read", {"path": "sunset.png"}, id="call-1")]),
+        faux_assistant([faux_text("A sun low over a blue gradient.")]),
+    ]
+    app, _ = _app(home, replies, [create_all_tools(project)["read"]])
+
+    async def run_before(pilot: Any) -> None:
+        app.editor.load_text("what is in sunset.png?")
+        await pilot.press("enter")
+        await _wait(pilot, lambda: not app.running and len(app.session.messages) >= 4)
+        await _freeze(pilot)
+
+    return app, run_before
+
+
 def model_picker(home: Path) -> Scene:
     app, _ = _app(home, [])
 
@@ -276,4 +318,5 @@ SCENES: dict[str, Callable[[Path], Scene]] = {
     "custom_theme": custom_theme,
     "model_picker": model_picker,
     "error": error,
+    "image_read": image_read,
 }

@@ -37,6 +37,7 @@ from pi_cli.modes.interactive.widgets.messages import Notice, ThinkingBlock
 from pi_cli.modes.interactive.widgets.status import FooterBar, QueueArea, WorkingLine
 from pi_cli.modes.interactive.widgets.tool_card import ToolCard
 from pi_cli.modes.interactive.widgets.transcript import Transcript
+from pi_cli.modes.terminal_images import DEFAULT_WIDTH_CELLS
 
 if TYPE_CHECKING:
     from pi_cli.extensions.rendering import CustomRenderer, ToolRenderer
@@ -92,7 +93,9 @@ class PiApp(App[int]):
         self.tools_expanded = False
         self.show_thinking = False
         self.thinking_label: str | None = None  # an extension's set_hidden_thinking_label (None: default)
-        self.transcript = Transcript(id="transcript", max_mounted=max_mounted)
+        terminal = session.settings.terminal  # pi's terminal.showImages / terminal.imageWidthCells
+        image_cells = (terminal.image_width_cells or DEFAULT_WIDTH_CELLS) if terminal.show_images else 0
+        self.transcript = Transcript(id="transcript", max_mounted=max_mounted, image_cells=image_cells)
         self.editor = PromptEditor(cwd=self.cwd, id="editor")
         self.menu = CompletionMenu(id="completion")
         self.working = WorkingLine(id="working")

@@ -10,8 +10,15 @@ parts and writes the order of the agent's hook chains.
 from __future__ import annotations
 
 from pi_cli.session.assembly.assemble import build_session
-from pi_cli.session.assembly.builder import create_agent_session, load_registry
+from pi_cli.session.assembly.builder import create_agent_session, load_registry, session_themes
 from pi_cli.session.assembly.options import SessionOptions
 from pi_cli.session.assembly.parts import SessionParts
 
-__all__ = ["SessionOptions", "SessionParts", "build_session", "create_agent_session", "load_registry"]
+__all__ = [
+    "SessionOptions",
+    "SessionParts",
+    "build_session",
+    "create_agent_session",
+    "load_registry",
+    "session_themes",
+]

@@ -262,6 +262,20 @@ def _themes(
     )  # fmt: skip
 
 
+def session_themes(options: SessionOptions) -> ThemeCatalog:
+    """The themes a session in ``options.cwd`` would have, without building one: for what draws
+    outside a session in the same colours (``pi --export``). Settings and package themes load as
+    :func:`create_agent_session` loads them (an untrusted project's are left out)."""
+    from pi_cli.config.settings import load_settings
+    from pi_cli.permissions.trust import is_project_trusted
+
+    cwd = options.cwd.resolve()
+    trusted = is_project_trusted(cwd)
+    settings, _ = load_settings(cwd, project_trusted=trusted)
+    package_paths, _ = _package_resources(cwd, trusted, [])
+    return _themes(options, cwd, settings, trusted, package_paths)
+
+
 def wants_subagents(options: SessionOptions, settings: Settings) -> bool:
     """Whether the session gets the ``subagent`` tool: ``--tools`` names it, or (without
     ``--tools``) settings ``subagents.enabled``; never with ``--no-tools``/``--no-builtin-tools``."""

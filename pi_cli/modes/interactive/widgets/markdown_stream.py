@@ -147,12 +147,14 @@ class StreamingMarkdown(LaidOutOnce):
         if palette is not None:
             self._renderer.palette = palette
             self._palette_known = True
-        self._drop_lines()
+        # A palette changes colours and text styles, never the rows: the height stays, so no
+        # second layout pass after the one the theme's CSS already causes.
+        self._drop_lines(layout=False)
 
-    def _drop_lines(self) -> None:
+    def _drop_lines(self, layout: bool = True) -> None:
         self._lines = PieceLines(self._render_piece, -1)
         self._spare = None
-        self.refresh(layout=True)
+        self.refresh(layout=layout)
 
     # --- rendering --------------------------------------------------------------------------
 

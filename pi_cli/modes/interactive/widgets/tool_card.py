@@ -8,10 +8,16 @@ control sequences and collapsed to its last lines (first lines for read/write) u
 An extension tool with renderers (``render_call`` / ``render_result``) draws its own title and
 output: the card asks the app's ``tool_renderer(name)`` seam (None: the default drawing) when
 mounted, and draws the lines it gets (ANSI styles kept, other control sequences dropped).
+
+Images in a result (``read`` of a PNG, an MCP tool's picture) are drawn with half blocks under
+the text (see tool_image.py), at most the transcript's ``image_cells`` columns wide; an image
+that cannot be drawn, or every image when ``terminal.showImages`` is off, is its placeholder
+line (type, pixel size, bytes).
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -20,13 +26,16 @@ from rich.text import Text
 from textual.widgets import Static
 
 from pi_cli.extensions.rendering import RenderContext, RenderOptions, ToolRenderer
-from pi_cli.modes.display import result_text, tool_call_title
+from pi_cli.modes.display import image_label, result_text, tool_call_title
+from pi_cli.modes.interactive.widgets.tool_image import HalfBlockImage, drawable, slow_to_draw
+from pi_cli.modes.interactive.widgets.transcript import Transcript
 from pi_cli.tools.sanitize import keep_sgr
 from pi_cli.tools.sanitize import strip_control_sequences as clean
 
 COLLAPSED_LINES = 5
 HEAD_PREVIEW_TOOLS = frozenset({"read", "write"})
 HEAD_PREVIEW_LINES = 10
+DEFAULT_IMAGE_CELLS = 60  # columns an image may take when no transcript says otherwise
 EXPANDED_MAX_LINES = 2000  # even "expanded" has a ceiling so one huge output cannot stall layout
 
 
@@ -99,6 +108,9 @@ class ToolCard(Static):
         self.result: dict[str, Any] | None = None  # the last partial or final result (for renderers)
         self.renderer: ToolRenderer | None = None  # an extension's renderers, found on mount
         self._render_state: dict[str, Any] = {}  # pi's context.state, shared by both slots
+        self.image_blocks: list[dict[str, Any]] = []  # the final result's images
+        self._pictures: list[RenderableType] | None = None  # drawn once, on the first build after finish
+        self._image_cells = DEFAULT_IMAGE_CELLS  # the transcript's setting, read on mount
 
     # --- state updates (cheap: store, then one refresh) -----------------------------------
 
@@ -129,7 +141,9 @@ class ToolCard(Static):
         """The call ended; ``duration_ms`` is how long the tool itself ran (the agent's measure,
         without an approval dialog's wait), else the time since the card started."""
         self.result = result
-        self.output = clean(result_text(result))
+        self.image_blocks = [b for b in (result or {}).get("content") or [] if b.get("type") == "image"]
+        self._pictures = None
+        self.output = clean(result_text(result, image_lines=False))
         self.details = (result or {}).get("details")
         self.state = "error" if is_error else "done"
         if duration_ms is not None:
@@ -147,6 +161,9 @@ class ToolCard(Static):
 
     def on_mount(self) -> None:
         self._expanded = bool(getattr(self.app, "tools_expanded", False))  # the host app's preference
+        transcript = next((node for node in self.ancestors if isinstance(node, Transcript)), None)
+        if transcript is not None:
+            self._image_cells = transcript.image_cells
         lookup = getattr(self.app, "tool_renderer", None)  # the app's seam; other hosts have none
         if self.renderer is None and callable(lookup) and not self.user_bash:
             self.renderer = lookup(self.tool_name)
@@ -216,10 +233,41 @@ class ToolCard(Static):
             style = "red" if self.state == "error" else "grey66"
             head = self.tool_name in HEAD_PREVIEW_TOOLS and not self.user_bash
             parts.append(self._collapsed(Text(self.output.rstrip("\n"), style=style), head=head))
+        parts.extend(self._images())
         footer = self._footer()
         if footer is not None:
             parts.append(footer)
         return Group(*parts)
+
+    def _images(self) -> list[RenderableType]:
+        """The result's images: drawn where they decode (once per card), else placeholder lines.
+        A large PNG shows its placeholder until a worker thread has decoded it."""
+        if self._pictures is None:
+            pictures: list[RenderableType] = []
+            self._pictures = pictures
+            for index, block in enumerate(self.image_blocks):
+                if self._image_cells > 0 and self.is_attached and slow_to_draw(block, self._image_cells):
+                    pictures.append(Text(f"{image_label(block)} drawing…", style="dim"))
+                    self.run_worker(self._draw_later(pictures, index, block), group="tool-images")
+                else:
+                    pictures.append(self._picture(block))
+        return self._pictures
+
+    def _picture(self, block: dict[str, Any]) -> RenderableType:
+        picture = drawable(block, self._image_cells) if self._image_cells > 0 else None
+        if picture is None:
+            return Text(image_label(block), style="dim")
+        return HalfBlockImage(picture, self._image_cells, self._background)
+
+    async def _draw_later(self, pictures: list[RenderableType], index: int, block: dict[str, Any]) -> None:
+        await asyncio.to_thread(drawable, block, self._image_cells)  # fills the cache
+        if self._pictures is pictures:  # not replaced by a newer result meanwhile
+            pictures[index] = self._picture(block)
+            self._redraw()
+
+    def _background(self) -> tuple[int, int, int]:
+        """The colour under the card's content now (transparent pixels are blended over it)."""
+        return self.background_colors[1].rgb
 
     def _collapsed(self, text: Text, *, head: bool) -> Text:
         lines = text.split("\n", allow_blank=True)

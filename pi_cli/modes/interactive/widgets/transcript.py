@@ -33,8 +33,11 @@ class Transcript(VerticalScroll):
     Transcript { height: 1fr; padding: 0 1 1 1; scrollbar-size-vertical: 1; scrollbar-gutter: stable; }
     """
 
-    def __init__(self, *, max_mounted: int = 40, page: int = 20, id: str | None = None) -> None:
+    def __init__(self, *, max_mounted: int = 40, page: int = 20, image_cells: int = 60, id: str | None = None) -> None:
+        """``image_cells``: the columns an image in a tool result may take (0: placeholders only);
+        tool cards read it when mounted."""
         super().__init__(id=id, can_focus=False)
+        self.image_cells = image_cells
         self.max_mounted = max_mounted
         self.page = page
         self._builders: list[Builder] = []
