@@ -15,7 +15,6 @@ import inspect
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from pi_cli.errors import FeatureUnavailableError
 from pi_cli.extensions.host import ExtensionHost
 from pi_cli.extensions.model_registry import ModelRegistryView
 from pi_cli.extensions.rendering.theme import ExtensionTheme
@@ -33,6 +32,9 @@ class ContextHost(Protocol):
     mode: str
     trust_check: Callable[[], bool]
     prompt_span: PromptSpan
+
+    def report(self, source: str, event: str, exc: BaseException) -> None: ...
+
     host: ExtensionHost | None
     ui: ExtensionUI
     shutdown_handler: Callable[[], None] | None
@@ -236,8 +238,12 @@ class CommandContext(ExtensionContext):
         return out
 
     async def reload(self) -> None:
-        """pi's ``/reload``: pi_cli cannot reload extensions in a running session yet."""
-        raise FeatureUnavailableError("ctx.reload() is not available in pi_cli yet: restart pi to reload extensions")
+        """pi's ``/reload`` from a command: the session's resources and every extension loaded
+        again (this command's own extension included: its handlers are replaced). Problems are
+        reported as extension errors; raises ``AgentBusyError`` while the agent runs."""
+        runner = self._runner
+        for line in await self._host().reload():
+            runner.report("reload", "reload", ValueError(line))
 
 
 async def _maybe_await(value: Any) -> None:

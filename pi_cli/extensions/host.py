@@ -140,6 +140,9 @@ class ExtensionHost(Protocol):
 
     async def new_session(self, parent_session: str | None = None) -> dict[str, Any]: ...
 
+    async def reload(self) -> list[str]:
+        """``/reload``: resources and extensions loaded again; returns the problem lines."""
+
     async def switch_session(self, path: str) -> dict[str, Any]: ...
 
     async def fork(self, entry_id: str) -> dict[str, Any]: ...

@@ -226,3 +226,45 @@ def load_all(
     if entry_points:
         errors.extend(load_entry_points(runner))
     return errors
+
+
+async def reload_runner(runner: ExtensionRunner) -> list[str]:
+    """pi's ``/reload`` for extensions, in the same runner: ``session_shutdown`` (``reason:
+    "reload"``), every registration forgotten (:meth:`ExtensionRunner.reset`), the extension files
+    imported and registered again (``runner.reloader``: the same places as at start-up), their
+    tools and providers applied, then ``session_start`` and ``resources_discover`` with ``reason:
+    "reload"``. Returns the load error lines. Installed packages' modules are registered again
+    from the copies already imported (a changed package needs a restart)."""
+    from pi_cli.extensions.tool_set import all_tools, apply_tools
+    from pi_cli.extensions.ui import DialogUI
+
+    if runner.started:
+        await runner.emit({"type": "session_shutdown", "reason": "reload"})
+    host = runner.host
+    outside = [] if host is None else [t for t in host.agent.state.tools if t.name not in all_tools(runner)]
+    previous = list(runner.registrations)
+    runner.reset()
+    if isinstance(runner.ui, DialogUI):  # a terminal front end: what the extensions showed goes
+        runner.ui.reset()
+    errors = runner.reloader(previous) if runner.reloader is not None else _register_again(runner, previous)
+    if runner.model_registry is not None:
+        errors.extend(runner.apply_providers(runner.model_registry))
+    if host is not None:  # the built-ins (their active set restored) and MCP's, then the new tools
+        host.agent.state.tools = [*runner.base_tools, *outside]
+        apply_tools(runner)
+    if isinstance(runner.ui, DialogUI):
+        runner.ui.reloaded()
+    await runner.start("reload")
+    return errors
+
+
+def _register_again(runner: ExtensionRunner, previous: list[tuple[str, Any]]) -> list[str]:
+    """A runner the assembly did not load (an embedder's, a test's): its ``register`` functions
+    called again, nothing imported."""
+    errors = []
+    for source, register in previous:
+        runner.registrations.append((source, register))
+        error = register_on(runner, register, source)
+        if error:
+            errors.append(error)
+    return errors

@@ -113,6 +113,26 @@ class ExtensionRunner:
         # customType → the renderer of custom messages / custom entries of that type
         self.message_renderers: dict[str, CustomRenderer] = {}
         self.entry_renderers: dict[str, CustomRenderer] = {}
+        # ``/reload``: given the registrations made before, loads the extensions again into this
+        # (reset) runner and returns the error lines; set by the assembly
+        self.reloader: Callable[[list[tuple[str, Callable[..., Any]]]], list[str]] | None = None
+
+    def reset(self) -> None:
+        """Forget everything the extensions registered (``/reload`` loads them again): handlers,
+        tools, commands, shortcuts, flags' declarations, providers, renderers, the event bus.
+        What the session gave the runner (host, UI, mode, flag values, registry) stays."""
+        for name in list(self.providers):
+            if self.model_registry is not None:
+                self.model_registry.unregister_provider(name)
+        for table in (self.handlers, self.commands, self.flags, self.providers, self.renderers,
+                      self.message_renderers, self.entry_renderers, self.source_info):  # fmt: skip
+            table.clear()
+        for items in (self.registrations, self.tools, self.sources, self.deferred, self.next_turn, self.shortcuts):
+            items.clear()
+        self.seen.clear()
+        self.events = EventBus(self.report, self.pending)
+        self.started = False
+        self._starting = None
 
     # -- registration (called through ExtensionAPI) -------------------------------------------
 
@@ -220,14 +240,15 @@ class ExtensionRunner:
             return None
         return self.emit(event)
 
-    async def start(self) -> None:
+    async def start(self, reason: str = "startup") -> None:
         """``session_start`` once, when the front end has bound its UI (or at the first prompt);
-        async ``register`` functions are awaited first. Concurrent callers wait for the same start."""
+        async ``register`` functions are awaited first. Concurrent callers wait for the same start.
+        ``reason`` is pi's (``"reload"`` after ``/reload``)."""
         if self._starting is None:
-            self._starting = asyncio.ensure_future(self._start())
+            self._starting = asyncio.ensure_future(self._start(reason))
         await asyncio.shield(self._starting)
 
-    async def _start(self) -> None:
+    async def _start(self, reason: str) -> None:
         self.started = True
         deferred, self.deferred = self.deferred, []
         for source, awaitable in deferred:
@@ -239,18 +260,18 @@ class ExtensionRunner:
             from pi_cli.extensions.tool_set import apply_tools
 
             apply_tools(self)
-        await self.emit({"type": "session_start", "reason": "startup"})
+        await self.emit({"type": "session_start", "reason": reason})
         if self.host is not None and "resources_discover" in self.handlers:
-            await self._discover_resources()
+            await self._discover_resources(reason)
 
-    async def _discover_resources(self) -> None:
+    async def _discover_resources(self, reason: str) -> None:
         """``resources_discover``: the skills and templates the handlers name join the session
         (problem lines are reported as the event's errors) and the system prompt lists them."""
         from pi_cli.extensions.session_events import discover_resources
         from pi_cli.extensions.tool_set import refresh_prompt
 
         assert self.host is not None
-        skills, prompts = await discover_resources(self, self.cwd, "startup")
+        skills, prompts = await discover_resources(self, self.cwd, reason)
         if not (skills or prompts):
             return
         for line in self.host.add_resource_paths(skills, prompts):

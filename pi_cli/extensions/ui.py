@@ -230,6 +230,29 @@ class DialogUI:
         self.autocomplete_factories.append(factory)
         self._changed("autocomplete")
 
+    def reset(self) -> None:
+        """``/reload``: take away what the extensions put on screen (statuses, widgets, the working
+        line's and thinking blocks' customisations, title, completion providers), telling the
+        front end of each."""
+        widgets = list(self.widgets)
+        self.statuses.clear()
+        self.widgets.clear()
+        self.placements.clear()
+        self.title = None
+        self.working_frames, self.working_interval_ms, self.working_message = None, None, None
+        self.working_visible = True
+        self.hidden_thinking_label = None
+        self.autocomplete_factories.clear()
+        for key in widgets:
+            if self._on_change is not None:
+                self._on_change("widget", key)
+        for kind in ("status", "title", "working", "thinking_label", "autocomplete"):
+            self._changed(kind)
+
+    def reloaded(self) -> None:
+        """The extensions were loaded again: ``on_change("reload", "")`` (bind their shortcuts)."""
+        self._changed("reload")
+
     def theme_changed(self) -> None:
         """The session's theme changed (``ctx.ui.set_theme``): ``on_change("theme", "")``."""
         self._changed("theme")

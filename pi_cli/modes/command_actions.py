@@ -181,3 +181,18 @@ def toggle_setting(session: AgentSession, key: str) -> str:
         save_global_setting("defaultProjectTrust", value)
         return f"Default project trust: {TRUST_DEFAULT_LABELS[value]} (applies from the next start)"
     raise ValueError(f"Unknown setting: {key}")
+
+
+RELOAD_BUSY = "Wait for the current response to finish before reloading."
+
+
+async def reload_session(session: AgentSession) -> tuple[str, list[str]]:
+    """``/reload`` in a terminal front end: (the status line, problem lines). Refuses while the
+    agent runs (pi's words); a failure is the status line ``Reload failed: …``."""
+    if session.is_streaming:
+        return RELOAD_BUSY, []
+    try:
+        problems = await session.reload()
+    except Exception as exc:  # a broken extension folder must not end the app
+        return f"Reload failed: {exc}", []
+    return "Reloaded keybindings, extensions, skills, prompts and context files", problems

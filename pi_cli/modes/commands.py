@@ -53,6 +53,7 @@ BUILTIN_COMMANDS: tuple[CommandInfo, ...] = (
     CommandInfo("agents", "List the subagent definitions (source, tools, model)"),
     CommandInfo("login", "Log in with a subscription (Anthropic, ChatGPT, GitHub Copilot)"),
     CommandInfo("logout", "Remove a stored login"),
+    CommandInfo("reload", "Reload keybindings, extensions, skills, prompts and context files"),
     CommandInfo("hotkeys", "Show all keyboard shortcuts"),
     CommandInfo("quit", "Quit pi"),
 )

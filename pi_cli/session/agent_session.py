@@ -106,6 +106,8 @@ class AgentSession:
         self.startup_notices: list[str] = []
         self.resume_requested = False  # ``pi -r``: the UI should offer its session picker
         self.model_source = "cli"  # cli | scope | session | settings | available | local | demo
+        # ``/reload``: reads the prompt resources again as start-up did (set by the assembly)
+        self.resource_reloader: Callable[[], Resources] | None = None
         self._save_setting = save_setting
         self._hub = EventHub()
         self.models = ModelControl(
@@ -260,6 +262,25 @@ class AgentSession:
     def command_names(self) -> list[tuple[str, str]]:
         """``(name, description)`` of every command :meth:`get_commands` lists, for completion."""
         return [(c["name"], str(c.get("description") or "")) for c in self.get_commands()]
+
+    async def reload(self) -> list[str]:
+        """pi's ``/reload``: the skills, prompt templates, context and system-prompt files read
+        again, the extensions loaded again (:func:`pi_cli.extensions.loader.reload_runner`), the
+        system prompt rebuilt. Returns the problem lines. Raises :class:`AgentBusyError` while the
+        agent runs."""
+        if self.is_streaming:
+            raise AgentBusyError()
+        problems: list[str] = []
+        if self.resource_reloader is not None:
+            self.resources = self.resource_reloader()
+            problems.extend(self.resources.diagnostics)
+        if self.extensions is not None:
+            from pi_cli.extensions.loader import reload_runner
+
+            problems.extend(await reload_runner(self.extensions))  # its tool set rebuilds the prompt
+        else:
+            self.set_tool_prompts({}, {})
+        return problems
 
     def save_theme(self, name: str) -> None:
         """Save ``name`` as the user's ``theme`` setting (an extension's ``ctx.ui.set_theme``)."""

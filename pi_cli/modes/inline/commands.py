@@ -70,6 +70,7 @@ class InlineCommands:
             "permissions": self.permissions, "trust": self.trust, "sandbox": self.sandbox, "mcp": self.mcp,
             "agents": self.agents,
             "login": self.login, "logout": self.logout, "hotkeys": self.hotkeys, "quit": self.quit,
+            "reload": self.reload,
         }  # fmt: skip
         assert {name for name, _ in builtin_entries(INLINE)} == set(self.handlers), "modes/commands.py lists them"
 
@@ -158,6 +159,17 @@ class InlineCommands:
                 self._ok(actions.choose_theme(self.session, names[chosen]))
             return
         self._ok(actions.toggle_setting(self.session, key))
+
+    async def reload(self, args: str) -> None:
+        """pi's ``/reload``: the session's resources and extensions (inline binds its keys once:
+        changed keybindings and extension shortcuts take a restart)."""
+        status, problems = await actions.reload_session(self.session)
+        for line in problems:
+            self.show(render.notice(f"Warning: {line}", "yellow"))
+        if status.startswith("Reloaded"):
+            self._ok(status)
+        else:
+            self.show(render.notice(status, "yellow"))
 
     async def permissions(self, args: str) -> None:
         """``/permissions [auto|ask|read-only]``: show or set the approval mode for this session."""

@@ -239,6 +239,12 @@ class PiApp(App[int]):
                 screen.key_arrived()  # and the echo is painted when ready, not at the next timer tick
         await super().on_event(event)
 
+    def use_keymap(self, keymap: dict[str, str]) -> None:
+        """Bindings from a (re-read) ``keybindings.json``: the app's and the editor's keys."""
+        self.user_keymap = dict(keymap)
+        self.set_keymap(self.user_keymap)
+        self.editor.set_keymap(self.user_keymap)
+
     def set_thinking_label(self, label: str | None) -> None:
         """What collapsed thinking blocks say (an extension's ``set_hidden_thinking_label``)."""
         from pi_cli.tools.sanitize import strip_control_sequences

@@ -79,10 +79,38 @@ def load_extensions(
             errors.extend(load_package_extensions(runner, found))
     if final:  # project extensions may still register flags until the last pass
         runner.trust_check = functools.partial(is_project_trusted, cwd)  # /trust may change it later
+        runner.reloader = functools.partial(_load_again, runner, cwd, settings, discover)
         unknown = [name for name in flags if name not in runner.flags]
         if unknown:
             raise UsageError(f"Error: Unknown option: --{unknown[0]}", hint="(see pi --help)")
     return runner, errors
+
+
+def _load_again(
+    runner: ExtensionRunner, cwd: Path, settings: Settings, discover: bool, previous: list[tuple[str, Any]]
+) -> list[str]:
+    """``/reload``: load the extensions again into ``runner`` (just reset): the folders and settings
+    entries start-up read (files imported afresh, new ones found, the project's trust as it is
+    now), the other files loaded before (``-e``) imported again, and what came from installed
+    packages or entry points (``previous`` registrations without a file) registered again."""
+    from pi_cli.extensions.loader import load_all, load_path, register_on
+
+    trusted = discover and runner.trust_check()
+    errors = load_all(runner, agent_dir=paths.agent_dir(), cwd=cwd, trusted=trusted,
+                      settings_entries=list(settings.extensions) if discover else [], entry_points=False)  # fmt: skip
+    for source, register in previous:
+        path = Path(source)
+        if path.is_absolute() and path.exists():
+            error = load_path(runner, path)
+        elif source not in runner.seen:
+            runner.seen.add(source)
+            runner.registrations.append((source, register))
+            error = register_on(runner, register, source)
+        else:
+            error = None
+        if error:
+            errors.append(error)
+    return errors
 
 
 def _has_extension_sources(agent_dir: Path, cwd: Path, trusted: bool) -> bool:

@@ -48,6 +48,9 @@ class ExtensionChrome:
             self.app.set_thinking_label(ui.hidden_thinking_label)
         elif kind == "theme":
             self.app.show_theme()
+        elif kind == "reload":  # the extensions were loaded again: their shortcuts too
+            for line in self.bind_shortcuts():
+                self.app.run_worker(self.app.show_notice(line, "warning"))
         elif kind == "autocomplete":
             self.app.editor.provider_factories = lambda: list(ui.autocomplete_factories)
         elif kind == "status":
@@ -67,6 +70,7 @@ class ExtensionChrome:
         keymap = self.app.user_keymap
         table = [(spec.id, keymap.get(spec.id, spec.keys)) for spec in (*APP_KEYS, *EDITOR_KEYS)]
         chosen, lines = resolve_shortcuts(self.runner.shortcuts, builtin_keys([*table, *_OTHER_KEYS]))
+        self._unbind_shortcuts()
         for canonical, shortcut in chosen.items():
             self.shortcuts[canonical] = shortcut
             # First in the app's list for that key, so it wins over a non-reserved built-in on the
@@ -78,6 +82,15 @@ class ExtensionChrome:
             table_for_key = self.app._bindings.key_to_bindings
             table_for_key[key] = [binding, *table_for_key.get(key, ())]
         return lines
+
+    def _unbind_shortcuts(self) -> None:
+        """Drop the bindings an earlier :meth:`bind_shortcuts` added (``/reload`` binds afresh)."""
+        table_for_key = self.app._bindings.key_to_bindings
+        for key, bindings in list(table_for_key.items()):
+            kept = [b for b in bindings if not str(b.action).startswith("extension_shortcut(")]
+            if len(kept) != len(bindings):
+                table_for_key[key] = kept
+        self.shortcuts.clear()
 
     def hotkey_rows(self) -> list[tuple[str, str]]:
         """(key, description or extension) of every bound shortcut, for ``/hotkeys``."""

@@ -71,6 +71,8 @@ class CommandHost(Protocol):
 
     def show_theme(self) -> None: ...
 
+    def use_keymap(self, keymap: dict[str, str]) -> None: ...
+
     async def show_notice(self, text: str | Text, kind: str = "info") -> None: ...
 
     async def quit(self) -> None: ...
@@ -110,6 +112,7 @@ class CommandRunner:
             "permissions": p.cmd_permissions, "trust": p.cmd_trust, "sandbox": p.cmd_sandbox,
             "mcp": self.mcp_commands.cmd_mcp, "agents": self.cmd_agents, "login": self.login_commands.cmd_login,
             "logout": self.login_commands.cmd_logout, "hotkeys": self.cmd_hotkeys, "quit": self.cmd_quit,
+            "reload": self.cmd_reload,
         }  # fmt: skip
         assert {name for name, _ in builtin_entries(TUI)} == set(self.handlers), "modes/commands.py lists them"
 
@@ -358,6 +361,22 @@ class CommandRunner:
         from pi_cli.session.subagents.listing import agents_text
 
         await self._notice(agents_text(self.session))
+
+    async def cmd_reload(self, args: str) -> None:
+        """pi's ``/reload``: keybindings.json, then the session's resources and extensions."""
+        from pi_cli.config.paths import keybindings_path
+        from pi_cli.modes.command_actions import RELOAD_BUSY, reload_session
+        from pi_cli.modes.interactive.keys import load_keymap
+
+        if self.session.is_streaming:
+            await self._notice(RELOAD_BUSY, "warning")
+            return
+        keymap, warnings = load_keymap(keybindings_path())
+        self.app.use_keymap(keymap)
+        status, problems = await reload_session(self.session)
+        for line in [*warnings, *problems]:
+            await self._notice(line, "warning")
+        await self._notice(status, "error" if status.startswith("Reload failed") else "info")
 
     async def cmd_hotkeys(self, args: str) -> None:
         keymap = self.app.user_keymap
