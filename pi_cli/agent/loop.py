@@ -159,7 +159,8 @@ async def stream_assistant_response(
         final = await response.result()
     assert final is not None
     # pi 1.6 records the thinking level the request was made with on the finished message.
-    final["thinkingLevel"] = options.reasoning or "off"
+    # (A virtual model's router records the physical model's level itself: kept.)
+    final.setdefault("thinkingLevel", options.reasoning or "off")
     if final.get("stopReason") == "aborted" and open_blocks and partial is not None:
         # As pi: an aborted block still gets its *_end (with the partial content) before message_end.
         for index, block_kind in sorted(open_blocks.items()):

@@ -172,6 +172,28 @@ class ExtensionAPI:
             for line in provider_errors(registry.register_provider(name, config), config):
                 self._runner.report(self.source, "register_provider", ValueError(line))
 
+    def register_virtual_model(self, definition: Any) -> None:
+        """pi's virtual model: a selectable model whose requests the definition's ``route(request,
+        ctx)`` sends to a physical model (see :mod:`pi_cli.extensions.virtual.router`); the same
+        provider and id again replaces it. Raises ``ValueError`` naming a bad definition."""
+        from pi_cli.extensions.virtual.router import VirtualModel, virtual_model_entry
+
+        model, route = virtual_model_entry(definition)
+        runner = self._runner
+        virtual = VirtualModel(model, route, self.source, runner.context, runner.model_registry)
+        runner.virtual_models[(model["provider"], model["id"])] = virtual
+        runner.activate_virtual(virtual)
+
+    def unregister_virtual_model(self, provider: str, model_id: str) -> None:
+        """Remove a virtual model (``unregister_provider`` leaves them); unknown ones: nothing."""
+        from pi_cli.extensions.virtual.router import deactivate
+
+        if self._runner.virtual_models.pop((provider, model_id), None) is None:
+            return
+        deactivate(provider, model_id)
+        if self._runner.model_registry is not None:
+            self._runner.model_registry.unregister_virtual_model(provider, model_id)
+
     def unregister_provider(self, name: str) -> None:
         """Remove a provider this runner registered: its models go, the ones it overrode come
         back (pi's unregisterProvider); effective at once. Unknown names: nothing."""

@@ -17,7 +17,7 @@ import inspect
 from collections.abc import AsyncIterator, Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_cli.agent.types import AfterToolCallContext, BeforeToolCallContext
 from pi_cli.ai.abort import AbortSignal
@@ -26,6 +26,9 @@ from pi_cli.extensions.host import ExtensionHost
 from pi_cli.extensions.rendering import CustomRenderer, ExtensionTheme, ToolRenderer, theme_of
 from pi_cli.extensions.ui import ExtensionUI, NoUI, PromptSpan
 from pi_cli.sandbox.protocol import ToolSandbox
+
+if TYPE_CHECKING:
+    from pi_cli.extensions.virtual.router import VirtualModel
 
 ErrorSink = Callable[[dict[str, Any]], None]
 
@@ -110,6 +113,8 @@ class ExtensionRunner:
         self.events = EventBus(self.report, self.pending)  # ``pi.events``, shared by the extensions
         self.prompt_span = PromptSpan(self.notify)  # ui_prompt_start/end around extensions' dialogs
         self.renderers: dict[str, ToolRenderer] = {}  # tool name → its render_call/render_result
+        # (provider, id) → an extension's virtual model (pi.register_virtual_model)
+        self.virtual_models: dict[tuple[str, str], VirtualModel] = {}
         # customType → the renderer of custom messages / custom entries of that type
         self.message_renderers: dict[str, CustomRenderer] = {}
         self.entry_renderers: dict[str, CustomRenderer] = {}
@@ -124,6 +129,10 @@ class ExtensionRunner:
         for name in list(self.providers):
             if self.model_registry is not None:
                 self.model_registry.unregister_provider(name)
+        for provider, model_id in list(self.virtual_models):
+            if self.model_registry is not None:
+                self.model_registry.unregister_virtual_model(provider, model_id)
+        self.virtual_models.clear()
         for table in (self.handlers, self.commands, self.flags, self.providers, self.renderers,
                       self.message_renderers, self.entry_renderers, self.source_info):  # fmt: skip
             table.clear()
@@ -149,7 +158,18 @@ class ExtensionRunner:
         errors: list[str] = []
         for name, config in self.providers.items():
             errors.extend(provider_errors(registry.register_provider(name, config), config))
+        for virtual in self.virtual_models.values():
+            self.activate_virtual(virtual)
         return errors
+
+    def activate_virtual(self, virtual: VirtualModel) -> None:
+        """List ``virtual`` in the session's registry and serve its requests (once bound)."""
+        if self.model_registry is not None:
+            from pi_cli.extensions.virtual.router import activate
+
+            virtual.registry = self.model_registry
+            self.model_registry.register_virtual_model(virtual.model)
+            activate(virtual)
 
     def bind(self, host: ExtensionHost) -> None:
         """Serve ``host`` (called once by the session's assembly): its tools are the built-ins

@@ -84,6 +84,7 @@ class ModelRegistry:
         self._runtime_keys: dict[str, str] = {}
         self._loaded = False
         self._extension_providers: dict[str, dict[str, Any]] = {}  # register_provider, kept over reloads
+        self._virtual: dict[tuple[str, str], Model] = {}  # register_virtual_model, kept over reloads
 
     # --- loading ----------------------------------------------------------------------------
 
@@ -116,7 +117,24 @@ class ModelRegistry:
         self._loaded = True
         for name, config in self._extension_providers.items():
             self._apply_provider(name, config)
+        self._apply_virtual()
         return self
+
+    def register_virtual_model(self, model: Model) -> None:
+        """An extension's virtual model (``pi.register_virtual_model``): listed like any model,
+        hiding a physical model of the same provider and id; kept across :meth:`load`."""
+        self._ensure_loaded()
+        self._virtual[(model["provider"], model["id"])] = model
+        self._apply_virtual()
+
+    def unregister_virtual_model(self, provider: str, model_id: str) -> None:
+        if self._virtual.pop((provider, model_id), None) is not None:
+            self.load()
+
+    def _apply_virtual(self) -> None:
+        if self._virtual:
+            kept = [m for m in self._models if (m["provider"], m["id"]) not in self._virtual]
+            self._models = kept + list(self._virtual.values())
 
     def register_provider(self, name: str, config: dict[str, Any]) -> list[str]:
         """An extension's provider in ``models.json``'s shape (``pi.register_provider``): its
@@ -185,6 +203,9 @@ class ModelRegistry:
         )
 
     def is_available(self, model: Model) -> bool:
+        if model.get("virtual"):  # under a provider of its own it needs no key; else that provider's
+            physical = any(m["provider"] == model["provider"] and not m.get("virtual") for m in self._models)
+            return not physical or self.has_auth(model["provider"])
         return self.has_auth(model["provider"]) or is_local_url(model.get("baseUrl", ""))
 
     def available_models(self) -> list[Model]:
