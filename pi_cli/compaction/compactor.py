@@ -221,8 +221,8 @@ def _messages(entries: list[Entry]) -> list[dict[str, Any]]:
 
 
 def prepare_compaction(path: list[Entry], settings: Any = None) -> CompactionPreparation | None:
-    """Plan a compaction of a root → leaf path; None if the path ends in a compaction already or
-    nothing can be cut."""
+    """Plan a compaction of a root → leaf path; None if the path ends in a compaction already,
+    nothing can be cut, or nothing would be summarised (the whole context is kept)."""
     config = CompactionSettings.from_any(settings)
     if path and path[-1].get("type") == "compaction":
         return None
@@ -244,6 +244,10 @@ def prepare_compaction(path: list[Entry], settings: Any = None) -> CompactionPre
     history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_entry_index
     to_summarize = _messages(path[start:history_end])
     prefix = _messages(path[cut.turn_start_index : cut.first_kept_entry_index]) if cut.is_split_turn else []
+    # pi 1.6.0: a branch whose whole context fits in keep_recent_tokens has nothing before the cut,
+    # so there is nothing to summarise; the caller reports "Nothing to compact (session too small)".
+    if not to_summarize and not prefix:
+        return None
     ops = FileOps()
     if previous_index >= 0 and not path[previous_index].get("fromHook"):
         ops.add_details(path[previous_index].get("details"))

@@ -148,8 +148,38 @@ def test_get_commands_lists_templates_and_skills(pi: PiEnv) -> None:
     assert user_texts(pi.bodies()[0]) == ["Review foo.py with focus on perf safety"]
 
 
+def test_compact_refuses_a_tiny_session_as_pi(pi: PiEnv) -> None:
+    # Recorded from pi 1.6.0 (one prompt, then `compact`): compaction_start, a compaction_end with no
+    # "result" key, and the error response with pi's text.
+    pi.server.add_turns([{"text": "Hello."}])
+    client = RpcClient(pi)
+    try:
+        _prompt(client, "hi")
+        start = len(client.seen)
+        answer = client.request({"type": "compact"})
+        assert {k: v for k, v in answer.items() if k != "id"} == {
+            "type": "response", "command": "compact", "success": False,
+            "error": "Nothing to compact (session too small)",
+        }  # fmt: skip
+        events = [e for e in client.seen[start:] if e.get("type", "").startswith("compaction_")]
+        assert events == [
+            {"type": "compaction_start", "reason": "manual"},
+            {"type": "compaction_end", "reason": "manual", "aborted": False, "willRetry": False,
+             "errorMessage": "Compaction failed: Nothing to compact (session too small)"},
+        ]  # fmt: skip
+        assert len(pi.server.requests) == 1  # no summary request
+    finally:
+        client.close()
+
+
 def test_session_file_commands(pi: PiEnv) -> None:
     pi.server.add_turns([{"text": "first reply"}, {"text": "second reply"}, {"text": "summary of it all"}])
+    # Keep only the last turn (about 7 tokens) so the first one is summarised: pi refuses to
+    # compact a session whose whole context fits in keepRecentTokens.
+    settings_file = pi.agent_dir / "settings.json"
+    settings_file.write_text(
+        json.dumps({**json.loads(settings_file.read_text()), "compaction": {"keepRecentTokens": 5}})
+    )
     client = RpcClient(pi)
     try:
         _prompt(client, "first question")

@@ -212,8 +212,22 @@ async def test_failed_summary_reports_and_leaves_session(tmp_path: Path, faux: F
     before = sm.get_entries()
     faux.set_responses([faux_assistant("", stop_reason="error", error_message="boom")] * 2)
     with pytest.raises(CompactionError, match="Summarization failed: boom"):
-        await run_compaction(sm, faux.model(), {"keepRecentTokens": 100000})
+        await run_compaction(sm, faux.model(), {"keepRecentTokens": 1000})
     assert sm.get_entries() == before
+
+
+async def test_nothing_to_compact_when_the_whole_context_is_kept(tmp_path: Path, faux: FauxProvider) -> None:
+    # pi 1.6.0 refuses a session whose context fits in keepRecentTokens (nothing before the cut),
+    # without asking the model; a one-turn session is the everyday case.
+    sm = SessionManager.create("/proj", tmp_path, fsync=False)
+    sm.append_message(user("hi"))
+    sm.append_message(assistant("Hello."))
+    with pytest.raises(CompactionError, match=r"^Nothing to compact \(session too small\)$"):
+        await run_compaction(sm, faux.model())
+    assert faux.call_count == 0
+    big = long_session(tmp_path, turns=3, size=4000)
+    with pytest.raises(CompactionError, match="too small"):
+        await run_compaction(big, faux.model(), {"keepRecentTokens": 100000})
 
 
 async def test_nothing_to_compact_on_empty_session(tmp_path: Path, faux: FauxProvider) -> None:
