@@ -247,7 +247,10 @@ async def open_stream(
                 raise
             finally:
                 await response.aclose()
-            message = format_http_error(response.status_code, text, provider, style=error_style, secrets=secrets)
+            message = format_http_error(
+                response.status_code, text, provider, style=error_style, secrets=secrets,
+                content_type=response.headers.get("content-type", ""), reason=response.reason_phrase,
+            )  # fmt: skip
             retry = _should_retry(response)
             server_delay = _header_delay(response.headers)
             if not retry or attempt >= options.max_retries:
@@ -296,7 +299,10 @@ async def json_body_error(
 ) -> str:
     """The error message of a JSON body that arrived where a stream was expected."""
     text = await _read_bounded(response)
-    return format_http_error(response.status_code, text, provider, style=style, secrets=secrets)
+    return format_http_error(
+        response.status_code, text, provider, style=style, secrets=secrets,
+        content_type=response.headers.get("content-type", ""), reason=response.reason_phrase,
+    )  # fmt: skip
 
 
 async def sse_batches(
