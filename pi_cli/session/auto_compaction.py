@@ -79,6 +79,13 @@ class AutoCompactor:
             await self._failed({"type": "compaction_end", "reason": reason, "aborted": False, "willRetry": False,
                                 "errorMessage": f"Compaction failed: {message}"}, False)  # fmt: skip
             raise CompactionFailed(message)
+        if reason != "manual":
+            from pi_cli.compaction.compactor import prepare_compaction
+
+            if prepare_compaction(manager.get_branch(), self.settings) is None:
+                # pi 1.6.0 skips an automatic compaction that has nothing to summarise without a
+                # word: no compaction_start/compaction_end, the run ends as it would have.
+                raise CompactionFailed("Nothing to compact (session too small)")
         ext = self.extensions
         before = None
         from_extension = [False]  # an extension's session_before_compact supplied the summary
