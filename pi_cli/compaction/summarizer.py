@@ -14,7 +14,7 @@ from typing import Any
 
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.ai.options import StreamOptions
-from pi_cli.ai.types import Model
+from pi_cli.ai.types import Model, js_number
 from pi_cli.compaction.prompts import SUMMARIZATION_SYSTEM_PROMPT
 from pi_cli.store.entry_messages import user_text
 
@@ -159,7 +159,7 @@ def combine_usage(usages: list[dict[str, Any]]) -> dict[str, Any] | None:
         if isinstance(a, dict) and isinstance(b, dict):
             return {k: add(a[k], b[k]) if k in a and k in b else a.get(k, b.get(k)) for k in {**a, **b}}
         if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
-            return a + b
+            return js_number(a + b)  # 0.5 + 1.5 is written 2, as pi
         return a
 
     total = usages[0]
