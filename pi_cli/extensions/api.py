@@ -173,8 +173,12 @@ class ExtensionAPI:
                 task.add_done_callback(self._runner.pending.discard)
 
     def append_entry(self, custom_type: str, data: Any = None) -> None:
-        """A ``custom`` session entry (kept in the file, never sent to the model)."""
-        self._host().store.append_custom_entry(custom_type, data)
+        """A ``custom`` session entry (kept in the file, never sent to the model), announced to the
+        session's listeners as ``entry_appended`` at once, as pi does (RPC clients see it)."""
+        host = self._host()
+        entry = host.store.append_custom_entry(custom_type, data)
+        if entry is not None:
+            host.emit_nowait({"type": "entry_appended", "entry": entry})
 
     def get_active_tools(self) -> list[str]:
         return [t.name for t in self._host().agent.state.tools]

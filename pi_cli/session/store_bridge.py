@@ -118,9 +118,14 @@ class SessionStoreBridge:
             return
         self._write(lambda m: m.append_message(message))
 
-    def append_custom_entry(self, custom_type: str, data: Any = None) -> None:
-        """An extension's ``custom`` entry (``pi.append_entry``); never sent to the model."""
-        self._write(lambda m: m.append_custom_entry(custom_type, data))
+    def append_custom_entry(self, custom_type: str, data: Any = None) -> dict[str, Any] | None:
+        """An extension's ``custom`` entry (``pi.append_entry``); never sent to the model. Returns
+        the entry as stored, None when the session keeps no entries or the write failed."""
+        ids: list[str] = []
+        self._write(lambda m: ids.append(m.append_custom_entry(custom_type, data)))
+        if not ids or self.manager is None:
+            return None
+        return self.manager.get_entry(ids[0])
 
     def append_label_change(self, target_id: str, label: str | None) -> None:
         """Set (None or empty: clear) the bookmark label of entry ``target_id`` (``pi.set_label``).
