@@ -197,11 +197,12 @@ class ExtensionAPI:
         set_active(self._runner, names)
 
     def set_model(self, model: Any) -> None:
-        self._host().set_model(model)
+        """Switch the session's model (not saved as the default, as pi's ``pi.setModel``)."""
+        self._host().set_model(model, persist=False)
 
     def set_thinking_level(self, level: str) -> None:
-        """Set the thinking level (clamped to what the model supports, as pi)."""
-        self._host().set_thinking_level(level)
+        """Set the thinking level (clamped to what the model supports, as pi; not saved as the default)."""
+        self._host().set_thinking_level(level, persist=False)
 
     def get_thinking_level(self) -> str:
         """``"off"``, ``"minimal"``, ``"low"``, ``"medium"``, ``"high"`` or ``"xhigh"``."""

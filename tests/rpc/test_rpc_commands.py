@@ -81,7 +81,35 @@ def test_state_model_and_thinking_commands(pi: PiEnv) -> None:
     finally:
         assert client.close() == 0
     saved = json.loads((pi.agent_dir / "settings.json").read_text())
-    assert saved["defaultProvider"] == "fake" and saved["defaultModel"] == "fake-other"
+    # As pi 1.6.0's RPC: model and thinking commands switch the session only; the queue modes are saved.
+    assert "defaultModel" not in saved and "defaultThinkingLevel" not in saved
+    assert saved["steeringMode"] == "all"
+
+
+def test_model_switch_reads_the_thinking_settings_as_pi(pi: PiEnv) -> None:
+    # Recorded with pi 1.6.0 (same commands, same settings): the switch takes the model's
+    # modelThinkingLevels entry, else defaultThinkingLevel, never a level an RPC command chose,
+    # and settings.json is left as it was.
+    settings = {**json.loads((pi.agent_dir / "settings.json").read_text()), "defaultThinkingLevel": "low"}
+    settings["modelThinkingLevels"] = {"fake/fake-think": "minimal"}
+    (pi.agent_dir / "settings.json").write_text(json.dumps(settings))
+    models = json.loads((pi.agent_dir / "models.json").read_text())
+    models["providers"]["fake"]["models"].append({"id": "think-two", "reasoning": True})
+    (pi.agent_dir / "models.json").write_text(json.dumps(models))
+    client = RpcClient(pi)
+    try:
+        client.request({"type": "set_model", "provider": "fake", "modelId": "think-two"})
+        assert client.request({"type": "get_state"})["data"]["thinkingLevel"] == "low"
+        client.request({"type": "set_thinking_level", "level": "high"})
+        client.request({"type": "cycle_thinking_level"})
+        client.request({"type": "set_model", "provider": "fake", "modelId": "fake-model"})
+        client.request({"type": "set_model", "provider": "fake", "modelId": "think-two"})
+        assert client.request({"type": "get_state"})["data"]["thinkingLevel"] == "low"
+        client.request({"type": "set_model", "provider": "fake", "modelId": "fake-think"})
+        assert client.request({"type": "get_state"})["data"]["thinkingLevel"] == "minimal"
+    finally:
+        assert client.close() == 0
+    assert json.loads((pi.agent_dir / "settings.json").read_text()) == settings
 
 
 def test_message_queue_and_toggle_commands(pi: PiEnv) -> None:
