@@ -110,6 +110,12 @@ def test_model_switch_reads_the_thinking_settings_as_pi(pi: PiEnv) -> None:
     finally:
         assert client.close() == 0
     assert json.loads((pi.agent_dir / "settings.json").read_text()) == settings
+    # At startup too (pi 1.6.0 measured: "minimal" for --model fake/fake-think with these settings).
+    client = RpcClient(pi, "--model", "fake/fake-think")
+    try:
+        assert client.request({"type": "get_state"})["data"]["thinkingLevel"] == "minimal"
+    finally:
+        assert client.close() == 0
 
 
 def test_message_queue_and_toggle_commands(pi: PiEnv) -> None:
