@@ -289,6 +289,7 @@ async def test_progress_notifications_become_tool_updates(
         result = await tool.execute("c1", {"text": "slow", "steps": 4}, None, updates.append)
         await asyncio.sleep(0)  # updates hop through the loop
         assert [u.content for u in updates] == [[{"type": "text", "text": f"Progress {i}/4"}] for i in range(1, 5)]
+        assert all(u.details == {"server": "p", "tool": "echo"} for u in updates)  # pi's update details
         assert result.content[0]["text"] == "echo: slow"
     finally:
         await manager.close()
@@ -299,7 +300,9 @@ def test_progress_text_forms() -> None:
 
     assert progress_text({"progress": 2, "total": 4}) == "Progress 2/4"
     assert progress_text({"progress": 0.5}) == "Progress 0.5"
-    assert progress_text({"progress": 1, "total": 3, "message": "indexing"}) == "Progress 1/3: indexing"
+    # pi 1.6.0: the server's message replaces the count; JavaScript's numbers (2.0 is "2").
+    assert progress_text({"progress": 1, "total": 3, "message": "indexing"}) == "indexing"
+    assert progress_text({"progress": 2.0, "total": 4.0}) == "Progress 2/4"
 
 
 def _file_uri(path: Path) -> str:
