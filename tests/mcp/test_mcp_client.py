@@ -319,3 +319,22 @@ async def test_the_session_folder_is_offered_as_the_clients_root(agent_dir: Path
         assert json.loads(asked.content[0]["text"]) == {"roots": [{"uri": _file_uri(project)}]}
     finally:
         await manager.close()
+
+
+async def test_several_servers_tools_keep_the_config_order(agent_dir: Path, project: Path) -> None:
+    # pi 1.6.0 orders them by connection completion (it varies between runs); pi_cli keeps mcp.json's
+    # order, whichever server answers first (README: "Where pi_cli differs from pi 1.6").
+    servers = {name: stdio_entry(exposure="direct") for name in ("zeta", "alpha", "mid")}
+    servers["zeta"]["args"].append("--resources")
+    manager = _manager(agent_dir, project, servers)
+    manager.start()
+    try:
+        await manager.wait_ready(timeout=10)
+        names = [t.name for t, _ in manager.all_tools()]
+        owners = [n.split("__")[1] if n.startswith("mcp__") else n for n in names]
+        assert list(dict.fromkeys(owners)) == [
+            "zeta", "alpha", "mid", "list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"
+        ]  # fmt: skip
+        assert names[:3] == ["mcp__zeta__echo", "mcp__zeta__add", "mcp__zeta__picture"]  # tools/list order
+    finally:
+        await manager.close()
