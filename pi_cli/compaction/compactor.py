@@ -139,17 +139,20 @@ def find_cut_point(entries: list[Entry], start_index: int, end_index: int, keep_
     cut = cut_points[0]
     accumulated = 0
     for i in range(end_index - 1, start_index - 1, -1):
-        entry = entries[i]
-        if entry.get("type") != "message":
+        # Every entry the context shows counts (custom and branch-summary messages too), as pi 1.6.0.
+        message = message_from_entry(entries[i], include_compaction=False)
+        if message is None:
             continue
-        accumulated += estimate_tokens(entry["message"])
+        accumulated += estimate_tokens(message)
         if accumulated >= keep_recent_tokens:
-            cut = next((c for c in cut_points if c >= i), cut)
+            # Past the last cut point (a trailing tool result), pi keeps from the last one: the
+            # call and its results stay together and the rest can be summarised.
+            cut = next((c for c in cut_points if c >= i), cut_points[-1])
             break
     # Settings changes and other bookkeeping right before the cut travel with the kept part.
     while cut > start_index:
         previous = entries[cut - 1]
-        if previous.get("type") in ("compaction", "message"):
+        if previous.get("type") == "compaction" or message_from_entry(previous, include_compaction=False):
             break
         cut -= 1
     cut_entry = entries[cut]

@@ -105,6 +105,34 @@ def test_cut_point_keeps_about_keep_recent_tokens(tmp_path: Path) -> None:
         assert path[cut.turn_start_index]["message"]["role"] == "user"
 
 
+def test_cut_point_past_the_last_cut_point_keeps_from_the_last_one(tmp_path: Path) -> None:
+    # pi 1.6.0 (findProjectedCutPoint): when the budget fills on a trailing tool result, no cut
+    # point follows it, and pi keeps from the last cut point (the call), not from the first.
+    sm = SessionManager.create("/proj", tmp_path, fsync=False)
+    sm.append_message(user("first task"))
+    sm.append_message(assistant("first answer"))
+    sm.append_message(user("read it"))
+    sm.append_message(assistant(calls=[("c1", "read", {"path": "big.txt"})]))
+    sm.append_message(tool_result("c1", "x" * 100_000, "read"))
+    path = sm.get_branch()
+    cut = find_cut_point(path, 0, len(path), 20_000)
+    assert cut.first_kept_entry_index == 3 and cut.is_split_turn and cut.turn_start_index == 2
+
+
+def test_custom_messages_count_toward_the_kept_tokens(tmp_path: Path) -> None:
+    # pi counts every entry the context shows: a large custom message fills the budget by itself,
+    # and the cut does not move back over it.
+    sm = SessionManager.create("/proj", tmp_path, fsync=False)
+    sm.append_message(user("first task"))
+    sm.append_message(assistant("first answer"))
+    sm.append_custom_message_entry("note", "y" * 100_000, True)
+    sm.append_message(user("next"))
+    sm.append_message(assistant("done"))
+    path = sm.get_branch()
+    cut = find_cut_point(path, 0, len(path), 20_000)
+    assert cut.first_kept_entry_index == 2
+
+
 def test_serialized_conversation_format() -> None:
     msgs = [
         user("please read"),
