@@ -121,10 +121,11 @@ def serialize_conversation(messages: list[Any]) -> str:
 
 
 async def summarise_text(
-    prompt_text: str, model: Model, max_tokens: int, api_key: str | None, headers: dict[str, str] | None,
+    prompt_text: str, model: Model, max_tokens: int | None, api_key: str | None, headers: dict[str, str] | None,
     signal: AbortSignal | None, thinking_level: str | None, what: str, *, usages: list[dict[str, Any]] | None = None,
 ) -> str:  # fmt: skip
-    """Send ``prompt_text`` to the summariser (no tools, ``max_tokens`` cap) and return its text.
+    """Send ``prompt_text`` to the summariser (no tools; ``max_tokens`` None: the model's own output
+    limit, as pi 1.6.0 asks for every summary) and return its text.
     The response's ``usage`` is appended to ``usages`` when given (pi reports what a compaction cost).
 
     Raises :class:`CompactionAbortedError` when ``signal`` aborts and :class:`CompactionError`
@@ -132,6 +133,11 @@ async def summarise_text(
     """
     from pi_cli.ai.stream import complete
 
+    if max_tokens is None:  # the cap a normal turn of this model asks for
+        from pi_cli.agent.loop import MAX_TOKENS_CAP
+
+        limit = model.get("maxTokens")
+        max_tokens = min(limit, MAX_TOKENS_CAP) if isinstance(limit, int) and limit > 0 else None
     options = StreamOptions(api_key=api_key, signal=signal, max_tokens=max_tokens, headers=dict(headers or {}))
     if model.get("reasoning") and thinking_level and thinking_level != "off":
         options.reasoning = thinking_level  # type: ignore[assignment]

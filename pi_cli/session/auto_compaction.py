@@ -177,6 +177,11 @@ class AutoCompactor:
                 await self._failed(end, False)
                 return False
             self.overflow_attempted = True
+            # As pi 1.6.0: the failed attempt stays in the file, omitted from the context by a
+            # context_edit (announced), whether or not there is anything to compact.
+            edit = self.store.omit_message(last)
+            if edit is not None:
+                await self.emit({"type": "entry_appended", "entry": dict(edit)})
             if messages and messages[-1] is last:
                 self.agent.state.messages = messages[:-1]
             try:
