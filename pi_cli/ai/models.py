@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pi_cli.ai.types import THINKING_LEVELS, Cost, Model, ThinkingLevel, Usage
+from pi_cli.ai.types import THINKING_LEVELS, Cost, Model, ThinkingLevel, Usage, js_number
 
 _CATALOGUE_FILE = Path(__file__).with_name("models_builtin.json")
 # Providers reached only through a subscription login: their models are listed once logged in.
@@ -133,6 +133,8 @@ def calculate_cost(model: Model, usage: Usage) -> Cost:
     short_write = usage["cacheWrite"] - long_write
     cost["cacheWrite"] = (prices.get("cacheWrite", 0) * short_write + prices.get("input", 0) * 2 * long_write) / 1e6
     cost["total"] = cost["input"] + cost["output"] + cost["cacheRead"] + cost["cacheWrite"]
+    for key in ("input", "output", "cacheRead", "cacheWrite", "total"):  # 0 and 2, not 0.0 and 2.0, as pi
+        cost[key] = js_number(cost[key])
     cost["totalFromProvider"] = False
     return cost
 

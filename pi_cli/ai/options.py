@@ -22,7 +22,10 @@ class StreamOptions:
     temperature: float | None = None
     headers: dict[str, str] = field(default_factory=dict)
     max_retry_delay_ms: int = 60_000
-    max_retries: int = 2
+    # pi's ``retry.provider.maxRetries`` defaults to 0: a failed request goes straight back to the
+    # session, whose auto-retry (visible to the user, with its own backoff) decides; HTTP-level
+    # retries would only delay that and hide quota errors.
+    max_retries: int = 0
     # Base of the pre-body exponential backoff (pi: 500 ms → 0.5/1/2/4/8 s); tests shrink it.
     retry_base_delay_ms: int = 500
     timeout_s: float = 300.0

@@ -75,15 +75,24 @@ class Usage(TypedDict):
     cacheWrite1h: NotRequired[int]  # Anthropic: the part of ``cacheWrite`` cached for an hour (billed 2x input)
 
 
+def js_number(value: float) -> float:
+    """``value`` as JavaScript writes it in JSON: a whole number (``0``, ``2``) becomes an ``int``, so
+    ``json.dumps`` writes ``0`` where ``0.0`` would differ from pi's text (and read back as a float in
+    a client); other values pass unchanged. ``int`` is a ``float`` to the type checker."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value
+
+
 def empty_usage() -> Usage:
-    """A zeroed usage record (a fresh object each call)."""
+    """A zeroed usage record (a fresh object each call); costs are ``0`` as pi writes them."""
     return {
         "input": 0,
         "output": 0,
         "cacheRead": 0,
         "cacheWrite": 0,
         "totalTokens": 0,
-        "cost": {"input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0, "total": 0.0},
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
     }
 
 

@@ -138,7 +138,7 @@ async def generate_branch_summary(
     else:
         instructions = BRANCH_SUMMARY_PROMPT
     text = f"<conversation>\n{serialize_conversation(convert_to_llm(messages))}\n</conversation>\n\n{instructions}"
-    body = await summarise_text(text, model, 2048, api_key, headers, signal, None, "Branch summarization")
+    body = await summarise_text(text, model, None, api_key, headers, signal, None, "Branch summarization")
     read_files, modified_files = ops.lists()
     summary = BRANCH_SUMMARY_PREAMBLE + body + format_file_operations(read_files, modified_files)
     return BranchSummary(summary, read_files, modified_files)

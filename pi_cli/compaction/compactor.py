@@ -42,6 +42,7 @@ from pi_cli.compaction.budget import (
     latest_compaction,
     should_compact,
 )
+from pi_cli.compaction.cut_point import CutPoint, find_cut_point, find_turn_start_index
 from pi_cli.compaction.prompts import (
     SUMMARIZATION_PROMPT,
     SUMMARIZATION_SYSTEM_PROMPT,
@@ -58,9 +59,10 @@ from pi_cli.compaction.summarizer import (
     serialize_conversation,
     summarise_text,
 )
+from pi_cli.store.context import context_edits, visible_message
 from pi_cli.store.entry_messages import convert_to_llm
 from pi_cli.store.jsonl import Entry
-from pi_cli.store.manager import SessionManager, build_session_context, message_from_entry
+from pi_cli.store.manager import SessionManager, build_session_context
 
 __all__ = [
     "IMAGE_CHARS",
@@ -94,68 +96,6 @@ __all__ = [
     "should_compact",
     "summarise_text",
 ]
-
-
-# --- cut point ------------------------------------------------------------------------------
-
-_CUTTABLE_ROLES = frozenset({"user", "assistant", "custom", "bashExecution", "branchSummary", "compactionSummary"})
-
-
-def _is_cut_point(entry: Entry) -> bool:
-    kind = entry.get("type")
-    if kind == "message":
-        return entry["message"].get("role") in _CUTTABLE_ROLES
-    return kind in ("branch_summary", "custom_message")
-
-
-def _starts_turn(entry: Entry) -> bool:
-    kind = entry.get("type")
-    if kind in ("branch_summary", "custom_message"):
-        return True
-    return kind == "message" and entry["message"].get("role") in ("user", "bashExecution")
-
-
-@dataclass(slots=True)
-class CutPoint:
-    first_kept_entry_index: int
-    turn_start_index: int  # -1 unless the cut falls inside a turn
-    is_split_turn: bool
-
-
-def find_turn_start_index(entries: list[Entry], entry_index: int, start_index: int) -> int:
-    """Index of the user/bash message (or summary/custom message) that opened the turn holding
-    ``entry_index``; -1 if none at or after ``start_index``."""
-    for i in range(entry_index, start_index - 1, -1):
-        if _starts_turn(entries[i]):
-            return i
-    return -1
-
-
-def find_cut_point(entries: list[Entry], start_index: int, end_index: int, keep_recent_tokens: int) -> CutPoint:
-    """Where to cut ``entries[start_index:end_index]`` so that about ``keep_recent_tokens`` stay."""
-    cut_points = [i for i in range(start_index, end_index) if _is_cut_point(entries[i])]
-    if not cut_points:
-        return CutPoint(start_index, -1, False)
-    cut = cut_points[0]
-    accumulated = 0
-    for i in range(end_index - 1, start_index - 1, -1):
-        entry = entries[i]
-        if entry.get("type") != "message":
-            continue
-        accumulated += estimate_tokens(entry["message"])
-        if accumulated >= keep_recent_tokens:
-            cut = next((c for c in cut_points if c >= i), cut)
-            break
-    # Settings changes and other bookkeeping right before the cut travel with the kept part.
-    while cut > start_index:
-        previous = entries[cut - 1]
-        if previous.get("type") in ("compaction", "message"):
-            break
-        cut -= 1
-    cut_entry = entries[cut]
-    is_user = cut_entry.get("type") == "message" and cut_entry["message"].get("role") == "user"
-    turn_start = -1 if is_user else find_turn_start_index(entries, cut, start_index)
-    return CutPoint(cut, turn_start, not is_user and turn_start != -1)
 
 
 # --- preparation ----------------------------------------------------------------------------
@@ -211,18 +151,19 @@ def preparation_json(preparation: CompactionPreparation) -> dict[str, Any]:
     }
 
 
-def _messages(entries: list[Entry]) -> list[dict[str, Any]]:
+def _messages(entries: list[Entry], edits: dict[str, Entry]) -> list[dict[str, Any]]:
+    """The messages ``entries`` show in the context (``edits`` applied), for the summariser."""
     out = []
     for entry in entries:
-        message = message_from_entry(entry, include_compaction=False)
+        message = visible_message(entry, edits) if entry.get("type") != "compaction" else None
         if message is not None:
             out.append(message)
     return out
 
 
 def prepare_compaction(path: list[Entry], settings: Any = None) -> CompactionPreparation | None:
-    """Plan a compaction of a root → leaf path; None if the path ends in a compaction already or
-    nothing can be cut."""
+    """Plan a compaction of a root → leaf path; None if the path ends in a compaction already,
+    nothing can be cut, or nothing would be summarised (the whole context is kept)."""
     config = CompactionSettings.from_any(settings)
     if path and path[-1].get("type") == "compaction":
         return None
@@ -242,8 +183,13 @@ def prepare_compaction(path: list[Entry], settings: Any = None) -> CompactionPre
     if not isinstance(first_kept, str):
         return None
     history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_entry_index
-    to_summarize = _messages(path[start:history_end])
-    prefix = _messages(path[cut.turn_start_index : cut.first_kept_entry_index]) if cut.is_split_turn else []
+    edits = context_edits(path)
+    to_summarize = _messages(path[start:history_end], edits)
+    prefix = _messages(path[cut.turn_start_index : cut.first_kept_entry_index], edits) if cut.is_split_turn else []
+    # pi 1.6.0: a branch whose whole context fits in keep_recent_tokens has nothing before the cut,
+    # so there is nothing to summarise; the caller reports "Nothing to compact (session too small)".
+    if not to_summarize and not prefix:
+        return None
     ops = FileOps()
     if previous_index >= 0 and not path[previous_index].get("fromHook"):
         ops.add_details(path[previous_index].get("details"))
@@ -273,7 +219,7 @@ async def generate_summary(
         text += f"<previous-summary>\n{previous_summary}\n</previous-summary>\n\n"
     text += instructions
     return await summarise_text(
-        text, model, int(0.8 * reserve_tokens), api_key, headers, signal, thinking_level, "Summarization",
+        text, model, None, api_key, headers, signal, thinking_level, "Summarization",
         usages=usages,
     )  # fmt: skip
 
@@ -291,19 +237,22 @@ async def compact(
     if prep.is_split_turn and prep.turn_prefix_messages:
 
         async def history() -> str:
-            if not prep.messages_to_summarize:
-                return "No prior history."
+            if not prep.messages_to_summarize:  # pi: the previous summary carries over as it is
+                return prep.previous_summary or "No prior history."
             return await generate_summary(
                 prep.messages_to_summarize, model, reserve, api_key, headers, signal,
                 custom_instructions, prep.previous_summary, thinking_level, usages=usages,
             )  # fmt: skip
 
+        # pi 1.6.0's turn-prefix request: markdown headings, not tags, and the custom focus too.
         prefix_text = (
-            f"<conversation>\n{serialize_conversation(convert_to_llm(prep.turn_prefix_messages))}\n</conversation>\n\n"
-            + TURN_PREFIX_SUMMARIZATION_PROMPT
+            f"# Conversation\n{serialize_conversation(convert_to_llm(prep.turn_prefix_messages))}\n\n"
+            f"# Instructions\n{TURN_PREFIX_SUMMARIZATION_PROMPT}"
         )
+        if custom_instructions:
+            prefix_text += f"\n\nAdditional focus: {custom_instructions}"
         prefix = summarise_text(
-            prefix_text, model, int(0.5 * reserve), api_key, headers, signal, thinking_level,
+            prefix_text, model, None, api_key, headers, signal, thinking_level,
             "Turn prefix summarization", usages=usages,
         )  # fmt: skip
         history_summary, prefix_summary = await asyncio.gather(history(), prefix)

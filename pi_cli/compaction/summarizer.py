@@ -14,7 +14,7 @@ from typing import Any
 
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.ai.options import StreamOptions
-from pi_cli.ai.types import Model
+from pi_cli.ai.types import Model, js_number
 from pi_cli.compaction.prompts import SUMMARIZATION_SYSTEM_PROMPT
 from pi_cli.store.entry_messages import user_text
 
@@ -121,10 +121,11 @@ def serialize_conversation(messages: list[Any]) -> str:
 
 
 async def summarise_text(
-    prompt_text: str, model: Model, max_tokens: int, api_key: str | None, headers: dict[str, str] | None,
+    prompt_text: str, model: Model, max_tokens: int | None, api_key: str | None, headers: dict[str, str] | None,
     signal: AbortSignal | None, thinking_level: str | None, what: str, *, usages: list[dict[str, Any]] | None = None,
 ) -> str:  # fmt: skip
-    """Send ``prompt_text`` to the summariser (no tools, ``max_tokens`` cap) and return its text.
+    """Send ``prompt_text`` to the summariser (no tools; ``max_tokens`` None: the model's own output
+    limit, as pi 1.6.0 asks for every summary) and return its text.
     The response's ``usage`` is appended to ``usages`` when given (pi reports what a compaction cost).
 
     Raises :class:`CompactionAbortedError` when ``signal`` aborts and :class:`CompactionError`
@@ -132,6 +133,11 @@ async def summarise_text(
     """
     from pi_cli.ai.stream import complete
 
+    if max_tokens is None:  # the cap a normal turn of this model asks for
+        from pi_cli.agent.loop import MAX_TOKENS_CAP
+
+        limit = model.get("maxTokens")
+        max_tokens = min(limit, MAX_TOKENS_CAP) if isinstance(limit, int) and limit > 0 else None
     options = StreamOptions(api_key=api_key, signal=signal, max_tokens=max_tokens, headers=dict(headers or {}))
     if model.get("reasoning") and thinking_level and thinking_level != "off":
         options.reasoning = thinking_level  # type: ignore[assignment]
@@ -159,7 +165,7 @@ def combine_usage(usages: list[dict[str, Any]]) -> dict[str, Any] | None:
         if isinstance(a, dict) and isinstance(b, dict):
             return {k: add(a[k], b[k]) if k in a and k in b else a.get(k, b.get(k)) for k in {**a, **b}}
         if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
-            return a + b
+            return js_number(a + b)  # 0.5 + 1.5 is written 2, as pi
         return a
 
     total = usages[0]

@@ -109,6 +109,8 @@ class Settings(_Section):
     default_provider: str | None = None
     default_model: str | None = None
     default_thinking_level: ThinkingLevelSetting | None = None  # None → "medium" (pi's default)
+    # pi 1.6: per-model levels keyed "provider/modelId"; they win over the default on a model switch.
+    model_thinking_levels: dict[str, ThinkingLevelSetting] | None = None
     transport: Literal["sse", "websocket", "auto"] = "sse"
     steering_mode: QueueMode = "one-at-a-time"
     follow_up_mode: QueueMode = "one-at-a-time"

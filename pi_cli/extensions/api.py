@@ -234,8 +234,12 @@ class ExtensionAPI:
                 task.add_done_callback(self._runner.pending.discard)
 
     def append_entry(self, custom_type: str, data: Any = None) -> None:
-        """A ``custom`` session entry (kept in the file, never sent to the model)."""
-        self._host().store.append_custom_entry(custom_type, data)
+        """A ``custom`` session entry (kept in the file, never sent to the model), announced to the
+        session's listeners as ``entry_appended`` at once, as pi does (RPC clients see it)."""
+        host = self._host()
+        entry = host.store.append_custom_entry(custom_type, data)
+        if entry is not None:
+            host.emit_nowait({"type": "entry_appended", "entry": entry})
 
     def get_active_tools(self) -> list[str]:
         return [t.name for t in self._host().agent.state.tools]
@@ -254,11 +258,12 @@ class ExtensionAPI:
         set_active(self._runner, names)
 
     def set_model(self, model: Any) -> None:
-        self._host().set_model(model)
+        """Switch the session's model (not saved as the default, as pi's ``pi.setModel``)."""
+        self._host().set_model(model, persist=False)
 
     def set_thinking_level(self, level: str) -> None:
-        """Set the thinking level (clamped to what the model supports, as pi)."""
-        self._host().set_thinking_level(level)
+        """Set the thinking level (clamped to what the model supports, as pi; not saved as the default)."""
+        self._host().set_thinking_level(level, persist=False)
 
     def get_thinking_level(self) -> str:
         """``"off"``, ``"minimal"``, ``"low"``, ``"medium"``, ``"high"`` or ``"xhigh"``."""

@@ -11,17 +11,19 @@ the model as JSON text. A result with ``isError`` becomes an error naming the se
 from __future__ import annotations
 
 import base64
-import binascii
 import json
-import mimetypes
 import os
+import re
+import secrets
 import tempfile
 from typing import Any, cast
+from urllib.parse import urlsplit
 
 from pi_cli.agent.types import AgentToolResult
-from pi_cli.ai.types import UserContent
+from pi_cli.ai.types import UserContent, js_number
 from pi_cli.mcp.config import mcp_namespace
 from pi_cli.mcp.errors import McpError
+from pi_cli.tools.truncate import format_size
 
 # Text blocks longer than this reach the model with their middle cut out (pi's 20 KB rule); the full
 # text is saved to a temporary file named in the result.
@@ -39,22 +41,51 @@ def _shorten(text: str, server: str) -> str:
     return f"{text[:half]}\n…{cut} chars truncated…\n{text[-half:]}\n\n[Full output: {path}]"
 
 
-def _blob_text(resource: dict[str, Any]) -> str:
-    """The model's view of a ``blob`` resource: decoded text for ``text/*``, else the file it was saved to."""
-    uri = resource.get("uri")
-    mime = str(resource.get("mimeType") or "")
-    try:
-        data = base64.b64decode(str(resource.get("blob") or ""), validate=False)
-    except (binascii.Error, ValueError):
-        return f"[binary resource: {uri} ({mime or '?'}), not valid base64]"
-    if mime.startswith("text/"):
-        return data.decode("utf-8", errors="replace")
-    # Keep the extension the type implies, so a viewer (or the read tool, for images) knows the file.
-    suffix = (mimetypes.guess_extension(mime) if mime else None) or ".bin"
-    fd, path = tempfile.mkstemp(prefix="pi-mcp-resource-", suffix=suffix)
+def _is_text_type(mime: str | None) -> bool:
+    """pi's blobs shown as text: ``text/*``, ``application/json`` and the ``+json``/``+xml`` types."""
+    kind = (mime or "").split(";", 1)[0].strip().lower()
+    return bool(kind) and (kind.startswith("text/") or kind == "application/json" or kind.endswith(("+json", "+xml")))
+
+
+def _extension_of(uri: str) -> str:
+    """The saved file's extension, as pi: the one the URI's path ends in, else ``.bin``."""
+    parts = urlsplit(uri)
+    match = re.search(r"\.[A-Za-z0-9]{1,8}$", parts.path if parts.scheme else uri)
+    return match.group(0) if match else ".bin"
+
+
+def _lenient_b64(text: str) -> bytes:
+    """Decode base64 as Node's ``Buffer.from(text, "base64")`` does: URL-safe letters accepted,
+    other characters skipped, padding optional."""
+    cleaned = re.sub(r"[^A-Za-z0-9+/]", "", text.replace("-", "+").replace("_", "/"))
+    if len(cleaned) % 4 == 1:
+        cleaned = cleaned[:-1]
+    return base64.b64decode(cleaned + "=" * (-len(cleaned) % 4))
+
+
+def _save_output(data: bytes, extension: str) -> str:
+    """pi's output file: ``<tmp>/pi-mcp-<16 hex><extension>``, new (never through a planted
+    link) and readable by the user only."""
+    path = os.path.join(tempfile.gettempdir(), f"pi-mcp-{secrets.token_hex(8)}{extension}")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as handle:
         handle.write(data)
-    return f"[binary resource: {uri} ({mime or '?'}, {len(data)} bytes) saved to {path}]"
+    return path
+
+
+def _blob_text(resource: dict[str, Any]) -> str:
+    """pi 1.6.0's model view of a non-image ``blob`` resource: the decoded text for a text type,
+    else ``[Binary resource <uri> (<mime>, <size>) saved to <path>]``."""
+    uri, mime = resource.get("uri"), resource.get("mimeType")
+    data = _lenient_b64(str(resource.get("blob") or ""))
+    if _is_text_type(mime):
+        return data.decode("utf-8", errors="replace")
+    kind = f"{mime or 'unknown type'}, {format_size(len(data))}"
+    try:
+        path = _save_output(data, _extension_of(str(uri or "")))
+    except OSError as exc:
+        return f"[Binary resource {uri} ({kind}) could not be saved: {exc}]"
+    return f"[Binary resource {uri} ({kind}) saved to {path}]"
 
 
 class McpToolError(McpError):
@@ -66,8 +97,6 @@ def resource_link_text(link: dict[str, Any], readable_on: str | None = None) -> 
     <size>): <description>]`` (the parenthesis and description only when known), with ``. Read it
     with read_mcp_resource (server "<name>")`` when ``readable_on`` names the server and
     ``read_mcp_resource`` reaches it."""
-    from pi_cli.tools.truncate import format_size
-
     size = link.get("size")
     details = [str(link["mimeType"])] if link.get("mimeType") else []
     if isinstance(size, int | float) and not isinstance(size, bool):
@@ -80,25 +109,31 @@ def resource_link_text(link: dict[str, Any], readable_on: str | None = None) -> 
 
 
 def _block(item: Any, readable_on: str | None = None) -> dict[str, Any] | None:
+    """One content block as pi 1.6.0 gives it to the model (its placeholders for what has no pi block)."""
     if not isinstance(item, dict):
         return None
     kind = item.get("type")
-    if kind == "text" and isinstance(item.get("text"), str):
-        return {"type": "text", "text": item["text"]}
-    if kind == "image" and isinstance(item.get("data"), str):
-        return {"type": "image", "data": item["data"], "mimeType": str(item.get("mimeType") or "image/png")}
+    if kind == "text":
+        return {"type": "text", "text": str(item.get("text", ""))}
+    if kind == "image":  # one without data has nothing to show
+        data = item.get("data")
+        return {"type": "image", "data": data, "mimeType": str(item.get("mimeType") or "image/png")} if data else None
     if kind == "audio":
-        return {"type": "text", "text": f"[audio: {item.get('mimeType') or 'unknown type'}, not shown]"}
+        return {"type": "text", "text": f"[audio {item.get('mimeType', 'undefined')} omitted]"}
     if kind == "resource_link":
         return {"type": "text", "text": resource_link_text(item, readable_on)}
     if kind == "resource" and isinstance(item.get("resource"), dict):
         resource = item["resource"]
-        if isinstance(resource.get("text"), str):
-            return {"type": "text", "text": resource["text"]}
-        if isinstance(resource.get("blob"), str):
+        mime = resource.get("mimeType")
+        is_image = isinstance(mime, str) and mime.startswith("image/")
+        if "blob" in resource and not is_image:
             return {"type": "text", "text": _blob_text(resource)}
-        return {"type": "text", "text": f"[binary resource: {resource.get('uri')} ({resource.get('mimeType') or '?'})]"}
-    return None
+        if "text" in resource:
+            return {"type": "text", "text": str(resource["text"])}
+        if is_image:
+            return {"type": "image", "data": str(resource.get("blob") or ""), "mimeType": mime}
+        return {"type": "text", "text": f"[binary resource {resource.get('uri')} ({mime or 'unknown type'}) omitted]"}
+    return {"type": "text", "text": f"[unsupported MCP content {kind}]"}
 
 
 def map_call_result(server: str, tool: str, result: dict[str, Any], readable: bool = False) -> AgentToolResult:
@@ -121,15 +156,17 @@ def map_call_result(server: str, tool: str, result: dict[str, Any], readable: bo
 
 
 def progress_text(params: dict[str, Any]) -> str:
-    """The line a ``notifications/progress`` shows as a tool update: pi's "Progress 1/4" (no total:
-    "Progress 1"), the server's ``message`` after a colon when it sent one."""
+    """The line a ``notifications/progress`` shows as a tool update, as pi 1.6.0: the server's
+    ``message`` when it sent one, else "Progress 1/4" ("Progress 1" without a total)."""
+    message = params.get("message")
+    if message is not None:
+        return str(message)
 
     def number(value: Any) -> str:
-        return f"{value:g}" if isinstance(value, float) else str(value)
+        return str(js_number(value)) if isinstance(value, float) else str(value)
 
-    progress, total, message = params.get("progress"), params.get("total"), params.get("message")
-    text = f"Progress {number(progress)}" + (f"/{number(total)}" if total is not None else "")
-    return f"{text}: {message}" if isinstance(message, str) and message else text
+    total = params.get("total")
+    return f"Progress {number(params.get('progress'))}" + (f"/{number(total)}" if total is not None else "")
 
 
 def resource_blocks(server: str, contents: list[dict[str, Any]]) -> list[UserContent]:
@@ -140,10 +177,7 @@ def resource_blocks(server: str, contents: list[dict[str, Any]]) -> list[UserCon
     for item in contents:
         if len(contents) > 1:
             blocks.append({"type": "text", "text": f"{item.get('uri')}:"})
-        if isinstance(item.get("blob"), str) and str(item.get("mimeType") or "").startswith("image/"):
-            block: dict[str, Any] | None = {"type": "image", "data": item["blob"], "mimeType": item["mimeType"]}
-        else:
-            block = _block({"type": "resource", "resource": item})
+        block = _block({"type": "resource", "resource": item})
         if block is not None:
             blocks.append(block)
     shortened = [{**b, "text": _shorten(b["text"], server)} if b["type"] == "text" else b for b in blocks]

@@ -105,7 +105,8 @@ class McpTool(PlainTool):
             loop = asyncio.get_running_loop()
 
             def on_progress(text: str) -> None:
-                update = AgentToolResult(content=[{"type": "text", "text": text}], details={})
+                details = {"server": self.server, "tool": self.tool}  # pi's update details
+                update = AgentToolResult(content=[{"type": "text", "text": text}], details=details)
                 loop.call_soon_threadsafe(on_update, update)
 
         result: AgentToolResult = await manager.dispatch(

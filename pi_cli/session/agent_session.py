@@ -412,14 +412,17 @@ class AgentSession:
 
     # -- model and thinking ------------------------------------------------------------------
 
-    def set_model(self, model: Model) -> None:
+    # ``persist`` saves the choice as the default in settings.json (the interactive front ends); pi's
+    # RPC commands and extension calls switch only the session, so they pass ``persist=False``.
+
+    def set_model(self, model: Model, persist: bool = True) -> None:
         previous = self.model
-        self.models.set_model(model)
+        self.models.set_model(model, persist=persist)
         self._model_selected(model, previous, "set")
 
-    def cycle_model(self, direction: str = "forward") -> dict[str, Any] | None:
+    def cycle_model(self, direction: str = "forward", persist: bool = True) -> dict[str, Any] | None:
         previous = self.model
-        result = self.models.cycle_model(direction)
+        result = self.models.cycle_model(direction, persist=persist)
         if result is not None:
             self._model_selected(result["model"], previous, "cycle")
         return result
@@ -430,11 +433,11 @@ class AgentSession:
             event = {"type": "model_select", "model": model, "previousModel": previous, "source": source}
             self.extensions.notify(event)
 
-    def set_thinking_level(self, level: str) -> str:
-        return self.models.set_thinking_level(level)
+    def set_thinking_level(self, level: str, persist: bool = True) -> str:
+        return self.models.set_thinking_level(level, persist=persist)
 
-    def cycle_thinking_level(self) -> str | None:
-        return self.models.cycle_thinking_level()
+    def cycle_thinking_level(self, persist: bool = True) -> str | None:
+        return self.models.cycle_thinking_level(persist=persist)
 
     def available_models(self) -> list[Model]:
         return self.models.available_models()

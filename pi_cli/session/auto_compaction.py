@@ -72,7 +72,20 @@ class AutoCompactor:
         manager = self.store.manager
         model = self.models.model
         if manager is None or model is None:
-            raise CompactionFailed("Compaction needs a stored session and a model.")
+            # As pi: the refusal still comes as a compaction_start/compaction_end pair, so every
+            # front end reports it from the events alone.
+            await self.emit({"type": "compaction_start", "reason": reason})
+            message = "Compaction needs a stored session and a model."
+            await self._failed({"type": "compaction_end", "reason": reason, "aborted": False, "willRetry": False,
+                                "errorMessage": f"Compaction failed: {message}"}, False)  # fmt: skip
+            raise CompactionFailed(message)
+        if reason != "manual":
+            from pi_cli.compaction.compactor import prepare_compaction
+
+            if prepare_compaction(manager.get_branch(), self.settings) is None:
+                # pi 1.6.0 skips an automatic compaction that has nothing to summarise without a
+                # word: no compaction_start/compaction_end, the run ends as it would have.
+                raise CompactionFailed("Nothing to compact (session too small)")
         ext = self.extensions
         before = None
         from_extension = [False]  # an extension's session_before_compact supplied the summary
@@ -88,8 +101,9 @@ class AutoCompactor:
 
         with self._slot.hold() as signal:
             await self.emit({"type": "compaction_start", "reason": reason})
-            end: dict[str, Any] = {"type": "compaction_end", "reason": reason, "result": None, "aborted": False,
-                                   "willRetry": False}  # fmt: skip
+            # No "result" key until there is one: pi's result is undefined on failure, so its JSON
+            # leaves the key out.
+            end: dict[str, Any] = {"type": "compaction_end", "reason": reason, "aborted": False, "willRetry": False}
             try:
                 result = await run_compaction(
                     manager,
@@ -123,8 +137,7 @@ class AutoCompactor:
             messages.pop()  # the overflow error is kept in the file, not in the context the retry continues
         self.agent.state.messages = messages
         payload: dict[str, Any] = result.to_json()
-        end["result"] = payload
-        end["willRetry"] = will_retry
+        end = {"type": "compaction_end", "reason": reason, "result": payload, "aborted": False, "willRetry": will_retry}
         await self.emit(end)
         if ext is not None and ext.has_handlers("session_compact"):
             entry = manager.get_leaf_entry()
@@ -159,11 +172,16 @@ class AutoCompactor:
             if self.overflow_attempted:  # one compact-and-retry per prompt: say so, as pi
                 from pi_cli.compaction.budget import OVERFLOW_RECOVERY_FAILED
 
-                end = {"type": "compaction_end", "reason": "overflow", "result": None, "aborted": False,
-                       "willRetry": False, "errorMessage": OVERFLOW_RECOVERY_FAILED}  # fmt: skip
+                end = {"type": "compaction_end", "reason": "overflow", "aborted": False, "willRetry": False,
+                       "errorMessage": OVERFLOW_RECOVERY_FAILED}  # fmt: skip
                 await self._failed(end, False)
                 return False
             self.overflow_attempted = True
+            # As pi 1.6.0: the failed attempt stays in the file, omitted from the context by a
+            # context_edit (announced), whether or not there is anything to compact.
+            edit = self.store.omit_message(last)
+            if edit is not None:
+                await self.emit({"type": "entry_appended", "entry": dict(edit)})
             if messages and messages[-1] is last:
                 self.agent.state.messages = messages[:-1]
             try:

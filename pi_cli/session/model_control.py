@@ -120,8 +120,9 @@ class ModelControl:
 
     def set_model(self, model: Model, thinking_level: str | None = None, persist: bool = True) -> None:
         """Switch model, record it in the session file, save it as the default when ``persist``, and
-        re-clamp the thinking level (``thinking_level`` or the current one) to what the model supports."""
-        wanted = thinking_level or self._level_for_switch()
+        re-clamp the thinking level (``thinking_level`` or the switch's, see :meth:`_level_for_switch`)
+        to what the model supports."""
+        wanted = thinking_level or self._level_for_switch(model)
         self.agent.state.model = model
         self.store.append_model_change(model["provider"], model["id"])
         if persist:
@@ -129,14 +130,18 @@ class ModelControl:
             self.save_setting("defaultModel", model["id"])
         self.set_thinking_level(wanted, persist=False)
 
-    def _level_for_switch(self) -> str:
-        """pi 1.6's level for a model switch without an explicit one: ``defaultThinkingLevel`` when
-        the settings have one, else the current level (``medium`` only when there is none).
+    def _level_for_switch(self, model: Model) -> str:
+        """pi 1.6's level for a model switch without an explicit one: the new model's entry in
+        ``modelThinkingLevels``, else ``defaultThinkingLevel`` when the settings have one, else the
+        current level (``medium`` only when there is none).
 
         So a session at ``off`` on a model without reasoning stays ``off`` on a reasoning model,
         with no ``thinking_level_changed`` (pi 1.6.0 measured; pi 0.73 took ``medium`` here).
         The result is clamped to the new model by :meth:`set_thinking_level`.
         """
+        per_model = (self.settings.model_thinking_levels or {}) if self.settings is not None else {}
+        if wanted := per_model.get(f"{model['provider']}/{model['id']}"):
+            return str(wanted)
         default = self._saved_default_level or (
             self.settings.default_thinking_level if self.settings is not None else None
         )
@@ -144,8 +149,9 @@ class ModelControl:
             return str(default)
         return str(self.agent.state.thinking_level or "medium")
 
-    def cycle_model(self, direction: str = "forward") -> dict[str, Any] | None:
-        """Next scoped model (or next available one); None when there is nothing to cycle to."""
+    def cycle_model(self, direction: str = "forward", persist: bool = True) -> dict[str, Any] | None:
+        """Next scoped model (or next available one); None when there is nothing to cycle to.
+        ``persist`` as for :meth:`set_model`."""
         is_scoped = len(self.scoped) > 0
         candidates: list[tuple[Model, str | None]] = (
             list(self.scoped) if is_scoped else [(m, None) for m in self.available_models()]
@@ -163,7 +169,7 @@ class ModelControl:
         )
         step = -1 if direction == "backward" else 1
         model, level = candidates[(index + step) % len(candidates)]
-        self.set_model(model, level)
+        self.set_model(model, level, persist=persist)
         return {"model": model, "thinkingLevel": self.thinking_level, "isScoped": is_scoped}
 
     def set_thinking_level(self, level: str, persist: bool = True) -> str:
@@ -181,12 +187,13 @@ class ModelControl:
             self._saved_default_level = clamped
         return clamped
 
-    def cycle_thinking_level(self) -> str | None:
-        """Next level the model supports (wrapping); None for a model without reasoning."""
+    def cycle_thinking_level(self, persist: bool = True) -> str | None:
+        """Next level the model supports (wrapping); None for a model without reasoning. ``persist``
+        as for :meth:`set_thinking_level`."""
         model = self.model
         if model is None or not model.get("reasoning"):
             return None
         levels = _levels(model)
         current = self.thinking_level
         index = levels.index(current) if current in levels else -1
-        return self.set_thinking_level(levels[(index + 1) % len(levels)])
+        return self.set_thinking_level(levels[(index + 1) % len(levels)], persist=persist)

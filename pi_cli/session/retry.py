@@ -146,20 +146,7 @@ class AutoRetry:
     async def _omit(self, message: Any) -> None:
         """pi 1.6.0 keeps a failed attempt in the file and omits it from the context with a
         ``context_edit`` entry (``replacement: null``), announced as ``entry_appended``."""
-        store = self._store
-        manager = store.manager if store is not None else None
-        if store is None or manager is None:
-            return
-        target = None
-        for entry in reversed(manager.get_branch()):
-            if entry.get("type") == "message" and (entry.get("message") is message or entry.get("message") == message):
-                target = entry.get("id")
-                break
-        if not isinstance(target, str):
-            return
-        edit_id: list[str] = []
-        store.write(lambda m: edit_id.append(m.append_context_edit(target, None)))
-        edit = manager.get_entry(edit_id[0]) if edit_id else None
+        edit = self._store.omit_message(message) if self._store is not None else None
         if edit is not None:
             await self._emit({"type": "entry_appended", "entry": dict(edit)})
 

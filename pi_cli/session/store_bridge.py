@@ -118,9 +118,32 @@ class SessionStoreBridge:
             return
         self._write(lambda m: m.append_message(message))
 
-    def append_custom_entry(self, custom_type: str, data: Any = None) -> None:
-        """An extension's ``custom`` entry (``pi.append_entry``); never sent to the model."""
-        self._write(lambda m: m.append_custom_entry(custom_type, data))
+    def append_custom_entry(self, custom_type: str, data: Any = None) -> dict[str, Any] | None:
+        """An extension's ``custom`` entry (``pi.append_entry``); never sent to the model. Returns
+        the entry as stored, None when the session keeps no entries or the write failed."""
+        ids: list[str] = []
+        self._write(lambda m: ids.append(m.append_custom_entry(custom_type, data)))
+        if not ids or self.manager is None:
+            return None
+        return self.manager.get_entry(ids[0])
+
+    def omit_message(self, message: Any) -> dict[str, Any] | None:
+        """Keep a failed attempt in the file but out of the context, as pi 1.6.0 does (auto-retry,
+        overflow recovery): a ``context_edit`` entry with ``replacement: null`` on the entry holding
+        ``message``. Returns that entry for ``entry_appended``; None when the message is not stored."""
+        manager = self.manager
+        if manager is None:
+            return None
+        target = None
+        for entry in reversed(manager.get_branch()):
+            if entry.get("type") == "message" and (entry.get("message") is message or entry.get("message") == message):
+                target = entry.get("id")
+                break
+        if not isinstance(target, str):
+            return None
+        ids: list[str] = []
+        self._write(lambda m: ids.append(m.append_context_edit(target, None)))
+        return manager.get_entry(ids[0]) if ids else None
 
     def append_label_change(self, target_id: str, label: str | None) -> None:
         """Set (None or empty: clear) the bookmark label of entry ``target_id`` (``pi.set_label``).

@@ -65,6 +65,18 @@ def _edited(message: dict[str, Any], replacement: Any) -> dict[str, Any]:
     return {**message, "content": content}
 
 
+def visible_message(entry: Entry, edits: dict[str, Entry]) -> dict[str, Any] | None:
+    """What ``entry`` shows in the context after the ``context_edit`` entries ``edits`` (from
+    :func:`context_edits`): None for bookkeeping, compactions and omitted entries, the edited copy
+    for a replaced one."""
+    message = message_from_entry(entry, include_compaction=False)
+    edit = edits.get(str(entry.get("id"))) if message is not None else None
+    if edit is None or message is None:
+        return message
+    replacement = edit.get("replacement")
+    return None if replacement is None else _edited(message, replacement)
+
+
 def build_session_context(path: list[Entry]) -> SessionContext:
     """Resolve a root → leaf path into context messages, honouring the last compaction on it:
     its summary first, then the kept entries from ``firstKeptEntryId``, then what follows it."""

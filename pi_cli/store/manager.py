@@ -51,6 +51,10 @@ __all__ = [
     "message_from_entry",
 ]
 
+# pi writes these kinds' own fields before id/parentId/timestamp (the order of its object literals);
+# the same key order keeps pi_cli's session lines and entry_appended events like pi's.
+_FIELDS_FIRST = frozenset({"custom", "custom_message"})
+
 
 class SessionManager:
     """One session: its entries, the leaf pointer, and (when persisted) its file. The entries and
@@ -210,13 +214,15 @@ class SessionManager:
         self, kind: str, fields: dict[str, Any], parent_id: str | bool | None = False, nulls: tuple[str, ...] = ()
     ) -> str:
         """Append an entry of ``kind``; fields that are None are left out, except those in ``nulls``."""
-        entry: Entry = {
-            "type": kind,
-            "id": self.index.new_id(),
-            "parentId": self.index.leaf_id if parent_id is False else parent_id,
-            "timestamp": iso_now(),
-        }
-        entry.update({k: v for k, v in fields.items() if v is not None or k in nulls})
+        entry: Entry = {"type": kind}
+        body = {k: v for k, v in fields.items() if v is not None or k in nulls}
+        if kind in _FIELDS_FIRST:
+            entry.update(body)
+        entry["id"] = self.index.new_id()
+        entry["parentId"] = self.index.leaf_id if parent_id is False else parent_id
+        entry["timestamp"] = iso_now()
+        if kind not in _FIELDS_FIRST:
+            entry.update(body)
         self.index.add(entry)
         self._persist()
         return str(entry["id"])

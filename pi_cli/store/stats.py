@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from pi_cli.ai.types import js_number
+
 
 def session_stats(
     messages: Sequence[dict[str, Any]],
@@ -42,7 +44,7 @@ def stats_payload(
         "toolResults": counts["toolResult"],
         "totalMessages": total,
         "tokens": {**tok, "total": sum(tok.values())},
-        "cost": cost,
+        "cost": js_number(cost),  # pi writes 0, not 0.0
     }
     if context_usage is not None:
         stats["contextUsage"] = context_usage

@@ -9,6 +9,7 @@ the very last line alone is too big, in which case the end of that line is kept.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Literal
 
 DEFAULT_MAX_LINES = 2000
@@ -61,8 +62,14 @@ def format_size(num_bytes: int) -> str:
     if num_bytes < 1024:
         return f"{num_bytes}B"
     if num_bytes < 1024 * 1024:
-        return f"{num_bytes / 1024:.1f}KB"
-    return f"{num_bytes / (1024 * 1024):.1f}MB"
+        return f"{_to_fixed_1(num_bytes / 1024)}KB"
+    return f"{_to_fixed_1(num_bytes / (1024 * 1024))}MB"
+
+
+def _to_fixed_1(value: float) -> str:
+    """JavaScript's ``value.toFixed(1)``: an exact tie rounds up (1280 bytes are "1.3KB" in pi),
+    where Python's format rounds it to even ("1.2")."""
+    return str(Decimal(value).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
 
 
 def _untruncated(content: str, lines: int, size: int, max_lines: int, max_bytes: int) -> TruncationResult:

@@ -124,17 +124,45 @@ def test_retry_gives_up_after_max_retries(pi: PiEnv) -> None:
     assert len(pi.server.requests) == 4
 
 
+OVERFLOW_BODY = {
+    "error": {"message": "This model's maximum context length is 8192 tokens", "code": "context_length_exceeded"}
+}
+
+
 def test_context_overflow_is_not_retried(pi: PiEnv) -> None:
-    message = "This model's maximum context length is 8192 tokens"
-    body = {"error": {"message": message, "code": "context_length_exceeded"}}
-    # Overflow is compacted (the summary is the second turn) and continued once, never auto-retried.
-    pi.server.add_turns([{"status": 400, "body": body}, {"text": "## Goal\nsummary"}, {"text": "answered"}])
-    result = pi.run("--mode", "json", "hi")
+    # An earlier turn to summarise (pi compacts nothing when all of the context would be kept).
+    settings = json.loads((pi.agent_dir / "settings.json").read_text())
+    (pi.agent_dir / "settings.json").write_text(json.dumps({**settings, "compaction": {"keepRecentTokens": 1}}))
+    pi.server.add_turns([{"text": "first answer"}])
+    assert pi.run("-p", "first").returncode == 0
+    # Overflow is compacted and continued once, never auto-retried. As pi 1.6.0 (measured, same
+    # script): the failed attempt is omitted by a context_edit, so the cut falls past it, inside the
+    # prompt's turn: the first turn and the prompt are summarised apart (two requests), then "hi"
+    # is answered from the summary.
+    turns = [{"status": 400, "body": OVERFLOW_BODY}, {"text": "## Goal\nsummary"}, {"text": "prefix"}]
+    pi.server.add_turns([*turns, {"text": "answered"}])
+    result = pi.run("-c", "--mode", "json", "hi")
     events = [json.loads(line) for line in result.stdout.splitlines()]
     assert not [e for e in events if e["type"] == "auto_retry_start"]
     ends = [e for e in events if e["type"] == "compaction_end"]
     assert [(e["reason"], e["willRetry"]) for e in ends] == [("overflow", True)]
-    assert len(pi.server.requests) == 3
+    appended = [e["entry"] for e in events if e["type"] == "entry_appended"]
+    assert [(e["type"], e["replacement"]) for e in appended] == [("context_edit", None)]
+    assert len(pi.server.requests) == 5
+    prompts = sorted(str(r["body"]["messages"][-1]["content"]) for r in pi.server.requests[2:4])
+    assert "# Conversation\\n[User]: hi" in prompts[0] and "<conversation>\\n[User]: first" in prompts[1]
+
+
+def test_overflow_with_nothing_to_summarise_ends_quietly_as_pi(pi: PiEnv) -> None:
+    # pi 1.6.0 (measured): an overflow on the first prompt sends no compaction events and no more requests.
+    pi.server.add_turns([{"status": 400, "body": OVERFLOW_BODY}, {"text": "never"}])
+    result = pi.run("--mode", "json", "hi")
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    assert not [e for e in events if e["type"].startswith(("compaction_", "auto_retry"))]
+    assert len(pi.server.requests) == 1
+    # pi still keeps the failed attempt out of the context, with a context_edit it announces.
+    appended = [e["entry"] for e in events if e["type"] == "entry_appended"]
+    assert [(e["type"], e["replacement"]) for e in appended] == [("context_edit", None)]
 
 
 def test_tools_flags_shape_the_request(pi: PiEnv) -> None:

@@ -3,6 +3,7 @@ get_commands and prompt, extension_error events, and tool_call running before th
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from cli.pi_harness import PiEnv, RpcClient
@@ -259,3 +260,43 @@ def test_ctx_mode_names_print_and_json_as_pi(pi: PiEnv) -> None:
     for flag, expected in (("-p", "mode=print"), ("--mode=json", "mode=json")):
         done = pi.run("-e", str(ext), *flag.split("="), "/mode")
         assert expected in done.stderr, (flag, done.stderr)
+
+
+APPEND_EXT = """
+def register(pi):
+    async def remember(args, ctx):
+        pi.append_entry("my-state", {"n": 1})
+    pi.register_command("remember", remember, "Store a custom entry")
+
+    async def turn_end(event, ctx):
+        pi.append_entry("turn-state", {"t": True})
+    pi.on("turn_end", turn_end)
+"""
+
+
+def test_append_entry_is_announced_as_entry_appended(pi: PiEnv) -> None:
+    # Measured with pi 1.6.0 and a TypeScript twin: pi.appendEntry sends entry_appended at once, so
+    # before the command's response and before the turn_end it was appended in; keys in pi's order.
+    ext = pi.root / "append_ext.py"
+    ext.write_text(APPEND_EXT)
+    pi.server.add_turns([{"text": "Hello."}])
+    client = RpcClient(pi, "-e", str(ext))
+    try:
+        assert client.request({"type": "prompt", "message": "/remember"})["success"]
+        kinds = [e.get("type") for e in client.seen]
+        appended = next(e for e in client.seen if e.get("type") == "entry_appended")
+        assert kinds.index("entry_appended") < kinds.index("response")
+        entry = appended["entry"]
+        assert list(entry) == ["type", "customType", "data", "id", "parentId", "timestamp"]
+        assert (entry["customType"], entry["data"]) == ("my-state", {"n": 1})
+        start = len(client.seen)
+        assert client.request({"type": "prompt", "message": "hi"})["success"]
+        client.event("agent_end")
+        later = [e.get("type") for e in client.seen[start:]]
+        assert later.index("entry_appended") < later.index("turn_end")
+        state = client.request({"type": "get_state"})["data"]
+        stored = [json.loads(line) for line in Path(state["sessionFile"]).read_text().splitlines()]
+        customs = [e["customType"] for e in stored if e["type"] == "custom" and e["customType"] != "pi_cli.checkpoint"]
+        assert customs == ["my-state", "turn-state"]
+    finally:
+        assert client.close() == 0

@@ -289,6 +289,7 @@ async def test_progress_notifications_become_tool_updates(
         result = await tool.execute("c1", {"text": "slow", "steps": 4}, None, updates.append)
         await asyncio.sleep(0)  # updates hop through the loop
         assert [u.content for u in updates] == [[{"type": "text", "text": f"Progress {i}/4"}] for i in range(1, 5)]
+        assert all(u.details == {"server": "p", "tool": "echo"} for u in updates)  # pi's update details
         assert result.content[0]["text"] == "echo: slow"
     finally:
         await manager.close()
@@ -299,7 +300,9 @@ def test_progress_text_forms() -> None:
 
     assert progress_text({"progress": 2, "total": 4}) == "Progress 2/4"
     assert progress_text({"progress": 0.5}) == "Progress 0.5"
-    assert progress_text({"progress": 1, "total": 3, "message": "indexing"}) == "Progress 1/3: indexing"
+    # pi 1.6.0: the server's message replaces the count; JavaScript's numbers (2.0 is "2").
+    assert progress_text({"progress": 1, "total": 3, "message": "indexing"}) == "indexing"
+    assert progress_text({"progress": 2.0, "total": 4.0}) == "Progress 2/4"
 
 
 def _file_uri(path: Path) -> str:
@@ -314,5 +317,24 @@ async def test_the_session_folder_is_offered_as_the_clients_root(agent_dir: Path
         await manager.wait_ready(timeout=10)
         asked = await _call(manager, "mcp__r__echo", {"text": "x", "roots": True})
         assert json.loads(asked.content[0]["text"]) == {"roots": [{"uri": _file_uri(project)}]}
+    finally:
+        await manager.close()
+
+
+async def test_several_servers_tools_keep_the_config_order(agent_dir: Path, project: Path) -> None:
+    # pi 1.6.0 orders them by connection completion (it varies between runs); pi_cli keeps mcp.json's
+    # order, whichever server answers first (README: "Where pi_cli differs from pi 1.6").
+    servers = {name: stdio_entry(exposure="direct") for name in ("zeta", "alpha", "mid")}
+    servers["zeta"]["args"].append("--resources")
+    manager = _manager(agent_dir, project, servers)
+    manager.start()
+    try:
+        await manager.wait_ready(timeout=10)
+        names = [t.name for t, _ in manager.all_tools()]
+        owners = [n.split("__")[1] if n.startswith("mcp__") else n for n in names]
+        assert list(dict.fromkeys(owners)) == [
+            "zeta", "alpha", "mid", "list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"
+        ]  # fmt: skip
+        assert names[:3] == ["mcp__zeta__echo", "mcp__zeta__add", "mcp__zeta__picture"]  # tools/list order
     finally:
         await manager.close()

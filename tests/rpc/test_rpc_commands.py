@@ -81,7 +81,41 @@ def test_state_model_and_thinking_commands(pi: PiEnv) -> None:
     finally:
         assert client.close() == 0
     saved = json.loads((pi.agent_dir / "settings.json").read_text())
-    assert saved["defaultProvider"] == "fake" and saved["defaultModel"] == "fake-other"
+    # As pi 1.6.0's RPC: model and thinking commands switch the session only; the queue modes are saved.
+    assert "defaultModel" not in saved and "defaultThinkingLevel" not in saved
+    assert saved["steeringMode"] == "all"
+
+
+def test_model_switch_reads_the_thinking_settings_as_pi(pi: PiEnv) -> None:
+    # Recorded with pi 1.6.0 (same commands, same settings): the switch takes the model's
+    # modelThinkingLevels entry, else defaultThinkingLevel, never a level an RPC command chose,
+    # and settings.json is left as it was.
+    settings = {**json.loads((pi.agent_dir / "settings.json").read_text()), "defaultThinkingLevel": "low"}
+    settings["modelThinkingLevels"] = {"fake/fake-think": "minimal"}
+    (pi.agent_dir / "settings.json").write_text(json.dumps(settings))
+    models = json.loads((pi.agent_dir / "models.json").read_text())
+    models["providers"]["fake"]["models"].append({"id": "think-two", "reasoning": True})
+    (pi.agent_dir / "models.json").write_text(json.dumps(models))
+    client = RpcClient(pi)
+    try:
+        client.request({"type": "set_model", "provider": "fake", "modelId": "think-two"})
+        assert client.request({"type": "get_state"})["data"]["thinkingLevel"] == "low"
+        client.request({"type": "set_thinking_level", "level": "high"})
+        client.request({"type": "cycle_thinking_level"})
+        client.request({"type": "set_model", "provider": "fake", "modelId": "fake-model"})
+        client.request({"type": "set_model", "provider": "fake", "modelId": "think-two"})
+        assert client.request({"type": "get_state"})["data"]["thinkingLevel"] == "low"
+        client.request({"type": "set_model", "provider": "fake", "modelId": "fake-think"})
+        assert client.request({"type": "get_state"})["data"]["thinkingLevel"] == "minimal"
+    finally:
+        assert client.close() == 0
+    assert json.loads((pi.agent_dir / "settings.json").read_text()) == settings
+    # At startup too (pi 1.6.0 measured: "minimal" for --model fake/fake-think with these settings).
+    client = RpcClient(pi, "--model", "fake/fake-think")
+    try:
+        assert client.request({"type": "get_state"})["data"]["thinkingLevel"] == "minimal"
+    finally:
+        assert client.close() == 0
 
 
 def test_message_queue_and_toggle_commands(pi: PiEnv) -> None:
@@ -148,8 +182,38 @@ def test_get_commands_lists_templates_and_skills(pi: PiEnv) -> None:
     assert user_texts(pi.bodies()[0]) == ["Review foo.py with focus on perf safety"]
 
 
+def test_compact_refuses_a_tiny_session_as_pi(pi: PiEnv) -> None:
+    # Recorded from pi 1.6.0 (one prompt, then `compact`): compaction_start, a compaction_end with no
+    # "result" key, and the error response with pi's text.
+    pi.server.add_turns([{"text": "Hello."}])
+    client = RpcClient(pi)
+    try:
+        _prompt(client, "hi")
+        start = len(client.seen)
+        answer = client.request({"type": "compact"})
+        assert {k: v for k, v in answer.items() if k != "id"} == {
+            "type": "response", "command": "compact", "success": False,
+            "error": "Nothing to compact (session too small)",
+        }  # fmt: skip
+        events = [e for e in client.seen[start:] if e.get("type", "").startswith("compaction_")]
+        assert events == [
+            {"type": "compaction_start", "reason": "manual"},
+            {"type": "compaction_end", "reason": "manual", "aborted": False, "willRetry": False,
+             "errorMessage": "Compaction failed: Nothing to compact (session too small)"},
+        ]  # fmt: skip
+        assert len(pi.server.requests) == 1  # no summary request
+    finally:
+        client.close()
+
+
 def test_session_file_commands(pi: PiEnv) -> None:
     pi.server.add_turns([{"text": "first reply"}, {"text": "second reply"}, {"text": "summary of it all"}])
+    # Keep only the last turn (about 7 tokens) so the first one is summarised: pi refuses to
+    # compact a session whose whole context fits in keepRecentTokens.
+    settings_file = pi.agent_dir / "settings.json"
+    settings_file.write_text(
+        json.dumps({**json.loads(settings_file.read_text()), "compaction": {"keepRecentTokens": 5}})
+    )
     client = RpcClient(pi)
     try:
         _prompt(client, "first question")

@@ -105,6 +105,34 @@ def test_cut_point_keeps_about_keep_recent_tokens(tmp_path: Path) -> None:
         assert path[cut.turn_start_index]["message"]["role"] == "user"
 
 
+def test_cut_point_past_the_last_cut_point_keeps_from_the_last_one(tmp_path: Path) -> None:
+    # pi 1.6.0 (findProjectedCutPoint): when the budget fills on a trailing tool result, no cut
+    # point follows it, and pi keeps from the last cut point (the call), not from the first.
+    sm = SessionManager.create("/proj", tmp_path, fsync=False)
+    sm.append_message(user("first task"))
+    sm.append_message(assistant("first answer"))
+    sm.append_message(user("read it"))
+    sm.append_message(assistant(calls=[("c1", "read", {"path": "big.txt"})]))
+    sm.append_message(tool_result("c1", "x" * 100_000, "read"))
+    path = sm.get_branch()
+    cut = find_cut_point(path, 0, len(path), 20_000)
+    assert cut.first_kept_entry_index == 3 and cut.is_split_turn and cut.turn_start_index == 2
+
+
+def test_custom_messages_count_toward_the_kept_tokens(tmp_path: Path) -> None:
+    # pi counts every entry the context shows: a large custom message fills the budget by itself,
+    # and the cut does not move back over it.
+    sm = SessionManager.create("/proj", tmp_path, fsync=False)
+    sm.append_message(user("first task"))
+    sm.append_message(assistant("first answer"))
+    sm.append_custom_message_entry("note", "y" * 100_000, True)
+    sm.append_message(user("next"))
+    sm.append_message(assistant("done"))
+    path = sm.get_branch()
+    cut = find_cut_point(path, 0, len(path), 20_000)
+    assert cut.first_kept_entry_index == 2
+
+
 def test_serialized_conversation_format() -> None:
     msgs = [
         user("please read"),
@@ -128,7 +156,8 @@ async def test_run_compaction_summarises_and_appends_entry(tmp_path: Path, faux:
     assert faux.call_count >= 1
     request = faux.requests[0]
     assert request.context.get("systemPrompt") == SUMMARIZATION_SYSTEM_PROMPT
-    assert request.options.max_tokens == 8000 and request.options.api_key == "k"
+    # pi 1.6.0: a summary may use the model's whole output limit, whatever reserveTokens says.
+    assert request.options.max_tokens == min(faux.model()["maxTokens"], 32_000) and request.options.api_key == "k"
     text = prompt_text(faux, 0)
     assert text.startswith("<conversation>\n[User]: task 0")
     assert '[Assistant tool calls]: read(path="src/f0.py")' in text
@@ -176,12 +205,21 @@ async def test_split_turn_summarises_prefix_separately(tmp_path: Path, faux: Fau
         sm.append_message(tool_result(f"c{i}", "o" * 4000))
     prep = prepare_compaction(sm.get_branch(), {"keepRecentTokens": 1500})
     assert prep is not None and prep.is_split_turn and prep.turn_prefix_messages
-    faux.set_responses([lambda ctx, opts, i: faux_assistant("PART-" + str(opts.max_tokens))] * 2)
-    result = await run_compaction(sm, faux.model(), {"keepRecentTokens": 1500, "reserveTokens": 1000})
+
+    def answer(ctx: Any, opts: Any, i: int) -> Any:
+        text = ctx["messages"][0]["content"][0]["text"]
+        return faux_assistant("PART-PREFIX" if text.startswith("# Conversation\n") else "PART-HISTORY")
+
+    faux.set_responses([answer] * 2)
+    result = await run_compaction(
+        sm, faux.model(), {"keepRecentTokens": 1500, "reserveTokens": 1000}, custom_instructions="the parser"
+    )
     assert faux.call_count == 2
-    assert "**Turn Context (split turn):**" in result.summary
-    assert {"PART-800", "PART-500"} <= set(result.summary.replace("\n", " ").split())
-    assert any("This is the FIRST PART of a turn" in prompt_text(faux, i) for i in range(2))
+    assert result.summary.startswith("PART-HISTORY\n\n---\n\n**Turn Context (split turn):**\n\nPART-PREFIX")
+    # pi 1.6.0's turn-prefix request: "# Conversation" and "# Instructions" headings, the focus last.
+    prefix = next(prompt_text(faux, i) for i in range(2) if prompt_text(faux, i).startswith("# Conversation\n"))
+    assert "\n\n# Instructions\nThis is the FIRST PART of a turn" in prefix
+    assert prefix.endswith("\n\nAdditional focus: the parser")
 
 
 async def test_abort_leaves_session_unchanged(tmp_path: Path, faux: FauxProvider) -> None:
@@ -212,8 +250,22 @@ async def test_failed_summary_reports_and_leaves_session(tmp_path: Path, faux: F
     before = sm.get_entries()
     faux.set_responses([faux_assistant("", stop_reason="error", error_message="boom")] * 2)
     with pytest.raises(CompactionError, match="Summarization failed: boom"):
-        await run_compaction(sm, faux.model(), {"keepRecentTokens": 100000})
+        await run_compaction(sm, faux.model(), {"keepRecentTokens": 1000})
     assert sm.get_entries() == before
+
+
+async def test_nothing_to_compact_when_the_whole_context_is_kept(tmp_path: Path, faux: FauxProvider) -> None:
+    # pi 1.6.0 refuses a session whose context fits in keepRecentTokens (nothing before the cut),
+    # without asking the model; a one-turn session is the everyday case.
+    sm = SessionManager.create("/proj", tmp_path, fsync=False)
+    sm.append_message(user("hi"))
+    sm.append_message(assistant("Hello."))
+    with pytest.raises(CompactionError, match=r"^Nothing to compact \(session too small\)$"):
+        await run_compaction(sm, faux.model())
+    assert faux.call_count == 0
+    big = long_session(tmp_path, turns=3, size=4000)
+    with pytest.raises(CompactionError, match="too small"):
+        await run_compaction(big, faux.model(), {"keepRecentTokens": 100000})
 
 
 async def test_nothing_to_compact_on_empty_session(tmp_path: Path, faux: FauxProvider) -> None:

@@ -486,3 +486,25 @@ async def test_start_up_freeze_is_handed_back_when_the_transcript_is_cleared(fau
             assert gc.get_freeze_count() == 0
         finally:
             gc.unfreeze()
+
+
+async def test_compact_on_a_tiny_session_says_what_pi_says_once(faux: Any, workdir: Path) -> None:
+    # pi 1.6.0's /compact reports the compaction_end's errorMessage as it is, once.
+    from pi_cli.session.assembly import build_session
+    from pi_cli.session.store_bridge import SessionStoreBridge
+    from pi_cli.store.manager import SessionManager
+
+    faux.set_responses([faux_assistant([faux_text("answer")])])
+    store = SessionStoreBridge(SessionManager.in_memory(workdir), workdir)
+    session = build_session(cwd=workdir, system_prompt="test", model=faux.model(), tools=[], store=store)
+    app = make_app(session, keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, app, "hi")
+        await settle(pilot, app)
+        await send(pilot, app, "/compact")
+        await wait_until(pilot, lambda: any("Compaction" in str(n.render()) for n in app.query(Notice)))
+        await app.pump.drain()
+        await pilot.pause()
+        notices = [str(n.render()) for n in app.query(Notice) if "ompact" in str(n.render())]
+        assert notices == ["Compaction failed: Nothing to compact (session too small)"]
+        assert faux.call_count == 1

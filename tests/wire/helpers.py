@@ -69,7 +69,9 @@ def user_context(text: str = "hello", **extra: Any) -> dict[str, Any]:
 
 
 def options(**extra: Any) -> StreamOptions:
-    values: dict[str, Any] = {"api_key": API_KEY, "retry_base_delay_ms": 5, "timeout_s": 10.0}
+    """Options for the wire tests: they exercise the HTTP-level retry loop, which pi (and pi_cli) only
+    run when ``retry.provider.maxRetries`` asks for it, so it is turned on here (2, fast backoff)."""
+    values: dict[str, Any] = {"api_key": API_KEY, "retry_base_delay_ms": 5, "timeout_s": 10.0, "max_retries": 2}
     values.update(extra)
     return StreamOptions(**values)
 

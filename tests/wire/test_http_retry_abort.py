@@ -46,6 +46,17 @@ async def test_server_delay_above_cap_fails_at_once(server: FakeLLMServer) -> No
     assert len(server.requests) == 1
 
 
+async def test_no_http_level_retry_by_default(server: FakeLLMServer) -> None:
+    # pi 1.6.0: retry.provider.maxRetries defaults to 0, so a 500 goes straight to the session's
+    # auto-retry; one request, one error, nothing else consumed.
+    from pi_cli.ai.options import StreamOptions
+
+    server.add_turns([{"status": 500}, {"text": "never"}])
+    _, final = await run(openai_model(server), opts=StreamOptions(api_key=API_KEY, timeout_s=10.0))
+    assert final["stopReason"] == "error"
+    assert len(server.requests) == 1
+
+
 async def test_5xx_backoff_then_success_and_exhaustion(server: FakeLLMServer) -> None:
     server.add_turns([{"status": 500}, {"status": 502}, {"text": "third time"}])
     _, final = await run(openai_model(server))

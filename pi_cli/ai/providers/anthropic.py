@@ -328,7 +328,7 @@ def stream(model: Model, context: Context, options: StreamOptions | None = None)
             options,
             api="anthropic-messages",
             build_request=build_request,
-            error_style="anthropic",
+            error_style="anthropic-sdk",
             make_parser=make_parser,
         )
     )

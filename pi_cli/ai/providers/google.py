@@ -195,4 +195,4 @@ class GeminiParser:
 
 
 # One request of this API; see the module docstring for the contract.
-stream = sse_stream(API, build_request, GeminiParser, "openai")
+stream = sse_stream(API, build_request, GeminiParser, "google-sdk")

@@ -357,4 +357,4 @@ _HANDLERS: dict[str, str] = {
 
 
 # One request of this API; see the module docstring for the contract.
-stream = sse_stream(API, build_request, ResponsesParser, "openai")
+stream = sse_stream(API, build_request, ResponsesParser, "responses-sdk")

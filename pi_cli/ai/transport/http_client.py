@@ -6,7 +6,9 @@
 * :class:`AbortScope` turns an :class:`~pi_cli.ai.abort.AbortSignal` into a cancellation of the
   task that is waiting on the network *at that moment* (a flag marks those waits), so an abort
   closes the HTTP stream immediately without racing every chunk read against an event.
-* :func:`open_stream` sends the request and retries before the first body byte: connection errors,
+* :func:`open_stream` sends the request and, up to ``options.max_retries`` times (pi's
+  ``retry.provider.maxRetries``, 0 by default, so by default the session's auto-retry alone
+  decides), retries before the first body byte: connection errors,
   timeouts, 408/409/429/5xx (``x-should-retry`` overrides either way), waiting ``retry-after-ms`` or
   ``retry-after`` (seconds or an HTTP date) when the server says, else 0.5 s·2ⁿ capped at 8 s minus
   up to 25 % jitter. A server-requested delay above ``max_retry_delay_ms`` fails at once. Sleeps are
@@ -247,7 +249,10 @@ async def open_stream(
                 raise
             finally:
                 await response.aclose()
-            message = format_http_error(response.status_code, text, provider, style=error_style, secrets=secrets)
+            message = format_http_error(
+                response.status_code, text, provider, style=error_style, secrets=secrets,
+                content_type=response.headers.get("content-type", ""), reason=response.reason_phrase,
+            )  # fmt: skip
             retry = _should_retry(response)
             server_delay = _header_delay(response.headers)
             if not retry or attempt >= options.max_retries:
@@ -296,7 +301,10 @@ async def json_body_error(
 ) -> str:
     """The error message of a JSON body that arrived where a stream was expected."""
     text = await _read_bounded(response)
-    return format_http_error(response.status_code, text, provider, style=style, secrets=secrets)
+    return format_http_error(
+        response.status_code, text, provider, style=style, secrets=secrets,
+        content_type=response.headers.get("content-type", ""), reason=response.reason_phrase,
+    )  # fmt: skip
 
 
 async def sse_batches(

@@ -46,20 +46,28 @@ def _excerpt(text: str) -> str:
 
 
 def format_http_error(
-    status: int, body: str, provider: str, *, style: str = "openai", secrets: Iterable[str | None] = ()
-) -> str:
-    """``"<status> <message> (provider: <name>)"`` from a non-2xx response body.
+    status: int, body: str, provider: str, *, style: str = "openai", secrets: Iterable[str | None] = (),
+    content_type: str = "", reason: str = "",
+) -> str:  # fmt: skip
+    """The error text of a non-2xx response, by the provider's ``style``.
 
-    ``style="openai"`` takes ``error.message`` from a JSON body (OpenRouter's ``error.metadata.raw``
-    is appended on a new line); ``style="anthropic"`` keeps the whole JSON body, as pi does, so the
-    error type (``overloaded_error``, ``rate_limit_error``) stays visible. Empty bodies read
-    ``"<status> status code (no body)"``, other text is quoted as is (shortened).
-    ``style="openai-sdk"`` is pi's exact text for openai-completions (:func:`openai_sdk_error`),
-    plus the key hint after a 401.
+    pi 1.6.0's exact texts (each with the key hint after a 401, pi_cli's addition):
+    ``"openai-sdk"`` (openai-completions, :func:`openai_sdk_error`), ``"responses-sdk"`` (the same
+    behind ``"<provider> API error (<status>): "``), ``"anthropic-sdk"`` (:func:`anthropic_sdk_error`)
+    and ``"google-sdk"`` (:func:`google_sdk_error`, which needs the response's ``content_type`` and
+    ``reason`` phrase). The older ``"<status> <message> (provider: <name>)"`` form remains for
+    ``style="openai"`` (``error.message`` of a JSON body; OpenRouter's ``error.metadata.raw`` on a new
+    line), ``"anthropic"`` (the whole body) and ``"codex"`` (pi's ChatGPT usage-limit wording).
     """
-    if style == "openai-sdk":
+    sdk_text = {
+        "openai-sdk": lambda: openai_sdk_error(status, body),
+        "responses-sdk": lambda: openai_sdk_error(status, body, prefix=f"{_responses_name(provider)} API error"),
+        "anthropic-sdk": lambda: anthropic_sdk_error(status, body),
+        "google-sdk": lambda: google_sdk_error(status, body, content_type, reason),
+    }.get(style)
+    if sdk_text is not None:
         hint = _auth_hint(provider) if status == 401 else ""
-        return redact(openai_sdk_error(status, body) + hint, secrets)
+        return redact(sdk_text() + hint, secrets)
     text = body.strip()
     raw_extra = ""
     if not text:
@@ -86,14 +94,17 @@ def format_http_error(
     return redact(f"{status} {message} (provider: {provider}){hint}{raw_extra}", secrets)
 
 
-def openai_sdk_error(status: int, body: str) -> str:
-    """pi's ``errorMessage`` for an HTTP error of the ``openai`` SDK (openai-completions).
+def openai_sdk_error(status: int, body: str, prefix: str | None = None) -> str:
+    """pi's ``errorMessage`` for an HTTP error of the ``openai`` SDK (openai-completions; with
+    ``prefix``, openai-responses).
 
     The SDK's message is ``"<status> <error.message>"`` (``error`` being the JSON body's ``error``
     member; a body that is not JSON is quoted whole); pi-ai's ``formatProviderError`` then shows
     ``"<status>: <compact JSON of error>"`` when that object is not already in the message, e.g.
-    ``500: {"message":"fake error 500"}``. No provider suffix, as pi.
+    ``500: {"message":"fake error 500"}``. With ``prefix`` either form reads
+    ``"<prefix> (<status>): <message or JSON>"``. No provider suffix, as pi.
     """
+    lead = f"{prefix} ({status}): " if prefix is not None else ""
     parsed = _json_or_none(body) if body.strip() else None
     error = parsed.get("error") if isinstance(parsed, dict) else None
     if parsed is None and body.strip():
@@ -108,12 +119,47 @@ def openai_sdk_error(status: int, body: str) -> str:
         text = None
     message = f"{status} {text}" if text else f"{status} status code (no body)"
     if not isinstance(error, dict) or not error:
-        return message
+        return lead + message
     detail = _js_json(error)
     if len(detail) > MAX_PROVIDER_ERROR_BODY_CHARS:
         cut = len(detail) - MAX_PROVIDER_ERROR_BODY_CHARS
         detail = f"{detail[:MAX_PROVIDER_ERROR_BODY_CHARS]}... [truncated {cut} chars]"
-    return message if detail in message else f"{status}: {detail}"
+    if detail in message:
+        return lead + message
+    return lead + detail if prefix is not None else f"{status}: {detail}"
+
+
+def _responses_name(provider: str) -> str:
+    return "OpenAI" if provider == "openai" else provider
+
+
+def anthropic_sdk_error(status: int, body: str) -> str:
+    """pi's ``errorMessage`` for an HTTP error of the Anthropic SDK: ``"<status> <msg>"``, ``msg``
+    being the JSON body's own ``message`` string if it has one, else the whole body as compact JSON
+    (so ``overloaded_error`` stays visible), or the text of a body that is not JSON;
+    ``"<status> status code (no body)"`` when empty."""
+    parsed = _json_or_none(body) if body.strip() else None
+    if parsed is None:
+        text = body
+    elif isinstance(parsed, dict) and parsed.get("message"):
+        message = parsed["message"]
+        text = message if isinstance(message, str) else _js_json(message)
+    elif parsed in ("", 0, False):  # a falsy JSON value counts as no body
+        text = body
+    else:
+        text = _js_json(parsed)
+    return f"{status} {text}" if text else f"{status} status code (no body)"
+
+
+def google_sdk_error(status: int, body: str, content_type: str, reason: str) -> str:
+    """pi's ``errorMessage`` for an HTTP error of ``@google/genai``: the JSON body re-serialised
+    compactly when the response says ``application/json``, else the SDK's wrapper
+    ``{"error":{"message":<text>,"code":<status>,"status":<reason phrase>}}``."""
+    if "application/json" in content_type:
+        parsed = _json_or_none(body)
+        if parsed is not None:
+            return _js_json(parsed)
+    return _js_json({"error": {"message": body, "code": status, "status": reason}})
 
 
 def _js_json(value: Any) -> str:

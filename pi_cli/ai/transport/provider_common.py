@@ -7,7 +7,7 @@ import re
 from typing import Any, TypeGuard
 
 from pi_cli.ai.models import calculate_cost
-from pi_cli.ai.types import AssistantMessage, DoneEvent, ErrorEvent, Model, Usage, empty_usage, now_ms
+from pi_cli.ai.types import AssistantMessage, DoneEvent, ErrorEvent, Model, Usage, empty_usage, js_number, now_ms
 
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -35,7 +35,7 @@ def new_usage(input: int, output: int, cache_read: int, cache_write: int, reason
         "cacheWrite": cache_write,
         "reasoning": reasoning,
         "totalTokens": total,
-        "cost": {"input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0, "total": 0.0},
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
     }
 
 
@@ -79,7 +79,7 @@ def apply_reported_cost(usage: Usage, raw: dict[str, Any]) -> None:
             return
         upstream = prompt + completions
     if _valid_cost(upstream):
-        usage["cost"]["total"] = reported + upstream
+        usage["cost"]["total"] = js_number(reported + upstream)
         usage["cost"]["totalFromProvider"] = True
 
 

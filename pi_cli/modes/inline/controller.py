@@ -197,8 +197,8 @@ class InlineController:
             self.live.status = "Compacting context... (ctrl+c to cancel)"
         elif kind == "compaction_end":
             self.live.status = ""
-            if event.get("errorMessage"):
-                self._print(render.error_block(f"Compaction failed: {event['errorMessage']}"))
+            if event.get("errorMessage"):  # already "Compaction failed: …"
+                self._print(render.error_block(str(event["errorMessage"])))
             elif event.get("result"):
                 self._print(render.notice("Context compacted."))
         elif kind == "entry_appended":

@@ -172,8 +172,11 @@ class EventRenderer:
         elif kind == "auto_retry_end" and not event.get("success"):
             await self.notice(f"Retry failed after {event.get('attempt')} attempts: {event.get('finalError')}", "error")
         elif kind == "compaction_end":
-            if event.get("errorMessage"):
-                await self.notice(f"Compaction failed: {event['errorMessage']}", "error")
+            # errorMessage is already "Compaction failed: …"; a cancelled manual one says so, as pi.
+            if event.get("aborted") and event.get("reason") == "manual":
+                await self.notice("Compaction cancelled", "error")
+            elif event.get("errorMessage"):
+                await self.notice(str(event["errorMessage"]), "error")
             elif event.get("result"):
                 await self.notice("Context compacted.", "info")
         elif kind == "agent_end":

@@ -200,12 +200,12 @@ async def _set_model(server: CommandHost, cmd: p.SetModelCommand) -> dict[str, A
     model = server.session.models.find_available(cmd.provider, cmd.modelId)
     if model is None:
         return p.failure(cmd.id, "set_model", f"Model not found: {cmd.provider}/{cmd.modelId}")
-    server.session.set_model(model)
+    server.session.set_model(model, persist=False)  # as pi's RPC: settings.json untouched
     return p.success(cmd.id, "set_model", _public(model))
 
 
 async def _cycle_model(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
-    result = server.session.cycle_model()
+    result = server.session.cycle_model(persist=False)
     if result is not None:
         result = {**result, "model": _public(result["model"])}
     return p.success(cmd.id, "cycle_model", result)
@@ -217,12 +217,12 @@ async def _available(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
 
 
 async def _set_thinking(server: CommandHost, cmd: p.SetThinkingLevelCommand) -> dict[str, Any]:
-    server.session.set_thinking_level(cmd.level)
+    server.session.set_thinking_level(cmd.level, persist=False)
     return p.success(cmd.id, "set_thinking_level")
 
 
 async def _cycle_thinking(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
-    level = server.session.cycle_thinking_level()
+    level = server.session.cycle_thinking_level(persist=False)
     return p.success(cmd.id, "cycle_thinking_level", None if level is None else {"level": level})
 
 

@@ -186,6 +186,7 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         options.thinking
         or choice.thinking
         or (context.thinking_level if restored else None)
+        or (settings.model_thinking_levels or {}).get(f"{model['provider']}/{model['id']}")  # pi 1.6's per-model level
         or settings.default_thinking_level
         or "medium"
     )
