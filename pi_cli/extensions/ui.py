@@ -12,6 +12,8 @@ import sys
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
+from pi_cli.extensions.rendering.component import BoundFactory, CustomOptions, Present, run_custom
+from pi_cli.extensions.rendering.keys import Keybindings
 from pi_cli.extensions.rendering.theme import ExtensionTheme
 
 
@@ -52,6 +54,10 @@ class ExtensionUI(Protocol):
 
     async def editor(self, title: str, prefill: str | None = None) -> str | None:
         """A multi-line text dialog; the text, or None when cancelled or not available."""
+
+    async def custom(self, factory: BoundFactory, options: CustomOptions) -> Any:
+        """An extension's component until it calls ``done`` (see
+        :mod:`pi_cli.extensions.rendering.component`); None where the mode has no terminal UI."""
 
 
 PLACEMENTS = ("aboveEditor", "belowEditor")
@@ -98,13 +104,17 @@ class NoUI:
     async def editor(self, title: str, prefill: str | None = None) -> str | None:
         return None
 
+    async def custom(self, factory: BoundFactory, options: CustomOptions) -> Any:
+        return None  # pi's no-UI answer: undefined, the factory never runs
+
 
 class DialogUI:
     """``ctx.ui`` for a front end that already has the approval gate's two dialogs (``select``,
     ``input``): TUI modal screens, inline scrollback questions. ``confirm`` is a Yes/No select;
     ``notify`` goes to the transcript; statuses and widgets are kept in ``statuses``/``widgets``
     (insertion order = registration order) and ``on_change(kind, key)`` — kind ``"status"`` or
-    ``"widget"`` — tells the front end which one to redraw."""
+    ``"widget"`` — tells the front end which one to redraw. ``present`` shows ``custom``
+    components (the TUI's); without it ``custom`` says so in one notice and answers None."""
 
     has_ui = True
 
@@ -114,8 +124,10 @@ class DialogUI:
         notify: Callable[[str, str], None],
         set_editor_text: Callable[[str], None] | None = None,
         on_change: Callable[[str, str], None] | None = None,
+        present: Present | None = None,
     ) -> None:
         self._dialogs = dialogs
+        self._present = present
         self._notify = notify
         self._set_editor_text = set_editor_text
         self._on_change = on_change
@@ -202,6 +214,12 @@ class DialogUI:
     async def editor(self, title: str, prefill: str | None = None) -> str | None:
         return None  # no multi-line editor dialog in these front ends (yet): as cancelled
 
+    async def custom(self, factory: BoundFactory, options: CustomOptions) -> Any:
+        if self._present is None:
+            self._notify("This extension's custom view needs the full-screen TUI (run pi without --inline)", "warning")
+            return None
+        return await run_custom(self._present, factory, options)
+
 
 def _option(options: Any, *names: str) -> Any:
     """A field of pi's options object (a dict or an object; camelCase or snake_case)."""
@@ -227,6 +245,15 @@ class DialogOptionsUI:
     @property
     def theme(self) -> ExtensionTheme:
         return self._theme() if self._theme is not None else ExtensionTheme({})
+
+    async def custom(self, factory: Callable[..., Any], options: Any = None) -> Any:
+        """pi's ``ctx.ui.custom``: ``factory(tui, theme, keybindings, done)`` builds a component
+        shown until it calls ``done(value)``; gives ``value``. ``options`` is a dict (pi's
+        ``overlay``, ``overlayOptions``) or :class:`CustomOptions`. TUI only: inline says it
+        cannot and, like print, json and RPC, answers None without calling the factory."""
+        theme, keys = self.theme, Keybindings()
+        bound: BoundFactory = lambda tui, done: factory(tui, theme, keys, done)  # noqa: E731
+        return await self._ui.custom(bound, CustomOptions.of(options))
 
     def set_working_indicator(self, options: Any = None) -> None:
         """pi's spinner frames while the agent works (TUI, inline); a no-op where the front end

@@ -1,6 +1,6 @@
 """Binding the session's extensions to the TUI: ``ctx.ui`` (dialogs as modal screens, notices and
 errors in the transcript, statuses under the footer, widgets above the editor (or below it, with
-``placement="belowEditor"``), editor text) and
+``placement="belowEditor"``), editor text, ``custom`` components as modal screens) and
 the extensions' keyboard shortcuts as priority app bindings.
 
 ``attach_extension_ui(app)`` runs once from ``PiApp.on_mount``; without extensions it does
@@ -16,6 +16,7 @@ from typing import Any
 from textual.binding import Binding
 
 from pi_cli.modes.extension_bridge import bind_extension_ui, quit_when_idle, status_line, widget_lines
+from pi_cli.modes.interactive.extension_ui.custom import TuiComponentHost
 from pi_cli.modes.interactive.extension_ui.widgets import ExtensionStatusLine, ExtensionWidgetArea
 from pi_cli.modes.interactive.keys import APP_KEYS, EDITOR_KEYS
 
@@ -113,7 +114,7 @@ def attach_extension_ui(app: Any) -> ExtensionChrome | None:
 
     bind_extension_ui(
         app.session, TuiApprovalUI(app), notify, app.editor.set_text, chrome.on_change,
-        mode="tui", shutdown=quit_when_idle(app.session, app.quit),
+        mode="tui", shutdown=quit_when_idle(app.session, app.quit), present=TuiComponentHost(app).present,
     )  # fmt: skip
     for line in chrome.bind_shortcuts():
         notify(line, "warning")
