@@ -90,8 +90,9 @@ class ExtensionContext:
 
     @property
     def ui(self) -> DialogOptionsUI:
-        """The front end's UI, with pi's ``timeout``/``signal`` options on its dialogs."""
-        return DialogOptionsUI(self._runner.ui, self._runner.theme)
+        """The front end's UI, with pi's ``timeout``/``signal`` options on its dialogs (and this
+        context's signal ending a ``custom`` component)."""
+        return DialogOptionsUI(self._runner.ui, self._runner.theme, self.signal)
 
     @property
     def has_ui(self) -> bool:

@@ -238,22 +238,26 @@ class DialogOptionsUI:
     else is the wrapped UI's. ``theme`` is pi's ``ctx.ui.theme``: the active theme's colours
     (:class:`~pi_cli.extensions.rendering.ExtensionTheme`), the same object in every mode."""
 
-    def __init__(self, ui: ExtensionUI, theme: Callable[[], ExtensionTheme] | None = None) -> None:
+    def __init__(self, ui: ExtensionUI, theme: Callable[[], ExtensionTheme] | None = None, signal: Any = None) -> None:
         self._ui = ui
         self._theme = theme
+        self._signal = signal  # the tool call's abort signal when this is a tool's ctx.ui
 
     @property
     def theme(self) -> ExtensionTheme:
         return self._theme() if self._theme is not None else ExtensionTheme({})
 
-    async def custom(self, factory: Callable[..., Any], options: Any = None) -> Any:
+    async def custom(self, factory: Callable[..., Any], options: Any = None, *, signal: Any = None) -> Any:
         """pi's ``ctx.ui.custom``: ``factory(tui, theme, keybindings, done)`` builds a component
         shown until it calls ``done(value)``; gives ``value``. ``options`` is a dict (pi's
         ``overlay``, ``overlayOptions``) or :class:`CustomOptions`. TUI only: inline says it
-        cannot and, like print, json and RPC, answers None without calling the factory."""
+        cannot and, like print, json and RPC, answers None without calling the factory. When
+        ``signal`` fires — by default, in a tool's ``ctx``, the call's abort signal — the
+        component is taken away and the answer is None (an abort never waits on a view)."""
         theme, keys = self.theme, Keybindings()
         bound: BoundFactory = lambda tui, done: factory(tui, theme, keys, done)  # noqa: E731
-        return await self._ui.custom(bound, CustomOptions.of(options))
+        shown = self._ui.custom(bound, CustomOptions.of(options))
+        return await _bounded(shown, None, signal if signal is not None else self._signal)
 
     def set_working_indicator(self, options: Any = None) -> None:
         """pi's spinner frames while the agent works (TUI, inline); a no-op where the front end

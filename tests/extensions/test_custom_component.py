@@ -165,3 +165,29 @@ async def test_tui_hosts_the_component_until_done(faux: Any, tmp_path: Path, ove
             await wait_until(pilot, lambda: len(results) == count)  # noqa: B023
             await wait_until(pilot, lambda: app.screen is app.screen_stack[0])
         assert results == ["item 1", None] and not [n for n in notices(app) if "error" in n.lower()]
+
+
+async def test_an_abort_takes_a_tools_component_away(faux: Any, tmp_path: Path) -> None:
+    from pi_cli.ai.providers.faux import faux_assistant, faux_text, faux_tool_call
+    from pi_cli.modes.interactive.extension_ui.custom import ComponentSheet
+
+    answers: list[Any] = []
+
+    def register(pi: ExtensionAPI) -> None:
+        async def execute(call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any) -> str:
+            component = {"render": lambda width: ["waiting"], "handle_input": lambda data: None}
+            answers.append(await ctx.ui.custom(lambda tui, theme, kb, done: component))
+            return "closed"
+
+        pi.register_tool({"name": "wait", "description": "waits", "execute": execute})
+
+    faux.set_responses([faux_assistant([faux_tool_call("wait", {})]), faux_assistant([faux_text("ok")])])
+    app, runner = make_app(faux, tmp_path, register)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: runner.started)
+        run = asyncio.ensure_future(app.session.prompt("go"))
+        await wait_until(pilot, lambda: isinstance(app.screen, ComponentSheet))
+        await asyncio.wait_for(app.session.abort(), 5)  # the signal withdraws the view
+        await asyncio.wait_for(run, 5)
+        await wait_until(pilot, lambda: app.screen is app.screen_stack[0])
+        assert answers == [None]

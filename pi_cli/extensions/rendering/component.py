@@ -15,7 +15,8 @@ one, asked again at each draw). Modes without a terminal UI answer None at once 
 
 Contract for front ends: ``present(hosted, options)`` shows a :class:`HostedComponent`, calls
 ``hosted.tui.connect(redraw, size)``, feeds keys to ``hosted.send(data)`` and draws
-``hosted.lines(width)``; it returns the callable that takes the component away again.
+``hosted.lines(width)``; it returns the callable that takes the component away again. A front end
+that removes the component on its own (quitting) calls ``hosted.withdraw()``: the call gives None.
 """
 
 from __future__ import annotations
@@ -183,6 +184,12 @@ class HostedComponent:
 
     def invalidate(self) -> None:
         self._call("invalidate")
+
+    def withdraw(self) -> None:
+        """The front end took the component away without ``done`` (it is closing): the call
+        answers None, so nothing waits on a view that is gone."""
+        if not self._result.done():
+            self._result.set_result(None)
 
     def dispose(self) -> None:
         method = _field(self.component, "dispose")

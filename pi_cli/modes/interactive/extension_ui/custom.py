@@ -6,7 +6,8 @@ its placement says (anchor, width, max height, margin), the transcript visible a
 modal screen is what gives the component every key, Escape and Ctrl-C included (the app's
 priority keys stand down while a modal is up), as pi's focused component gets them; each key is
 sent as terminal data and the component is redrawn at its real width. ``done`` ends the call and
-the screen goes; so does an aborted wait.
+the screen goes; so does an aborted wait. A screen taken away otherwise (the app quitting) ends
+the call with None, so a tool waiting on it lets the run finish.
 """
 
 from __future__ import annotations
@@ -73,10 +74,11 @@ class ComponentView(Widget, can_focus=True):
 
 
 class ComponentSheet(BottomSheet[None]):
-    """A component in the editor's place: docked at the bottom, full width."""
+    """A component in the editor's place: docked at the bottom, full width, without the sheets'
+    rule (components draw their own frame, as in pi)."""
 
     DEFAULT_CSS = """
-    ComponentSheet > Vertical { padding: 0; max-height: 100%; }
+    ComponentSheet > Vertical { padding: 0; max-height: 100%; border-top: none; }
     """
 
     def __init__(self, hosted: HostedComponent) -> None:
@@ -89,6 +91,9 @@ class ComponentSheet(BottomSheet[None]):
 
     def on_mount(self) -> None:
         self.view.focus()
+
+    def on_unmount(self) -> None:
+        self.view.hosted.withdraw()  # the app is closing: the extension's await must not hang
 
     def redraw(self) -> None:
         self.view.refresh(layout=True)
@@ -116,6 +121,9 @@ class ComponentOverlay(ModalScreen[None]):
 
     def on_resize(self) -> None:
         self.place()
+
+    def on_unmount(self) -> None:
+        self.view.hosted.withdraw()
 
     def redraw(self) -> None:
         self.place()  # dynamic overlay options are asked again at each draw, as pi
