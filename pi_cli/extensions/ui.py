@@ -138,6 +138,7 @@ class DialogUI:
         self.working_frames: list[str] | None = None  # set_working_indicator: None default, [] hidden
         self.working_interval_ms: int | None = None
         self.working_message: str | None = None  # set_working_message (None: "Working...")
+        self.footer: Callable[..., Any] | None = None  # set_footer's factory (None: the built-in)
 
     def notify(self, text: str, level: str | None = None) -> None:
         self._notify(text, level or "info")
@@ -207,6 +208,12 @@ class DialogUI:
         self.working_message = None if message is None else str(message)
         self._changed("working")
 
+    def set_footer(self, factory: Callable[..., Any] | None) -> None:
+        """pi's ``setFooter``: ``factory(tui, theme, footer_data)`` builds the component drawn in
+        place of the built-in footer; None restores it. Kept in ``footer``; ``on_change("footer", "")``."""
+        self.footer = factory
+        self._changed("footer")
+
     def _changed(self, kind: str) -> None:
         if self._on_change is not None:
             self._on_change(kind, "")
@@ -271,6 +278,12 @@ class DialogOptionsUI:
         setter = getattr(self._ui, "set_working_message", None)
         if callable(setter):
             setter(message)
+
+    def set_footer(self, factory: Callable[..., Any] | None = None) -> None:
+        """pi's ``setFooter`` (TUI; a no-op elsewhere, as pi's RPC mode): see :meth:`DialogUI.set_footer`."""
+        setter = getattr(self._ui, "set_footer", None)
+        if callable(setter):
+            setter(factory)
 
     @property
     def has_ui(self) -> bool:

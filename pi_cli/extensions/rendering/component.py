@@ -66,6 +66,36 @@ class ComponentTui:
         return self._size()[1] if self._size is not None else 24
 
 
+class FooterData:
+    """pi's ``footerData`` for ``set_footer`` factories: ``get_git_branch()``,
+    ``get_extension_statuses()`` (key → text of ``set_status``) and ``on_branch_change(callback)``
+    (returns the unsubscribe callable; the front end calls ``branch_changed()``)."""
+
+    def __init__(self, branch: Callable[[], str | None], statuses: Callable[[], dict[str, str]]) -> None:
+        self._branch = branch
+        self._statuses = statuses
+        self._listeners: list[Callable[[], None]] = []
+
+    def get_git_branch(self) -> str | None:
+        return self._branch()
+
+    def get_extension_statuses(self) -> dict[str, str]:
+        return dict(self._statuses())
+
+    def on_branch_change(self, callback: Callable[[], None]) -> Callable[[], None]:
+        self._listeners.append(callback)
+
+        def unsubscribe() -> None:
+            if callback in self._listeners:
+                self._listeners.remove(callback)
+
+        return unsubscribe
+
+    def branch_changed(self) -> None:
+        for callback in list(self._listeners):
+            callback()
+
+
 ANCHORS = ("center", "top-left", "top-center", "top-right", "left-center", "right-center",
            "bottom-left", "bottom-center", "bottom-right")  # fmt: skip
 

@@ -40,16 +40,15 @@ _ALIGN: dict[str, tuple[Horizontal, Vertical_]] = {  # anchor → (horizontal, v
 }
 
 
-class ComponentView(Widget, can_focus=True):
-    """Draws the component's lines at the widget's width and sends it every key."""
+class ComponentLines(Widget):
+    """Draws a component's lines at the widget's width (the footer and header slots use it bare)."""
 
     DEFAULT_CSS = """
-    ComponentView { height: auto; width: 100%; background: $surface; }
-    ComponentView:focus { background-tint: $foreground 0%; }
+    ComponentLines { height: auto; width: 100%; }
     """
 
-    def __init__(self, hosted: HostedComponent) -> None:
-        super().__init__()
+    def __init__(self, hosted: HostedComponent, id: str | None = None) -> None:
+        super().__init__(id=id)
         self.hosted = hosted
         self._width = 0
 
@@ -61,7 +60,16 @@ class ComponentView(Widget, can_focus=True):
         return Text("\n").join(Text.from_ansi(line, no_wrap=True) for line in self.hosted.lines(width))
 
     def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
-        return max(1, len(self.hosted.lines(width)))
+        return len(self.hosted.lines(width))
+
+
+class ComponentView(ComponentLines, can_focus=True):
+    """A ``custom`` component: drawn like :class:`ComponentLines`, and sent every key."""
+
+    DEFAULT_CSS = """
+    ComponentView { background: $surface; }
+    ComponentView:focus { background-tint: $foreground 0%; }
+    """
 
     async def on_key(self, event: events.Key) -> None:
         data = key_data(event.key, event.character)
