@@ -191,3 +191,24 @@ async def test_an_abort_takes_a_tools_component_away(faux: Any, tmp_path: Path) 
         await asyncio.wait_for(run, 5)
         await wait_until(pilot, lambda: app.screen is app.screen_stack[0])
         assert answers == [None]
+
+
+async def test_summarize_shows_its_summary_in_a_view(faux: Any, tmp_path: Path) -> None:
+    from extensions.test_snake_example import make_stored_app
+    from pi_cli.ai.providers.faux import faux_assistant, faux_text
+    from pi_cli.extensions.examples.session_control.summarize import register
+    from pi_cli.modes.interactive.extension_ui.custom import ComponentSheet
+
+    faux.set_responses([faux_assistant([faux_text("sure")]), faux_assistant([faux_text("## Goal\nrefactor the api")])])
+    app, runner, _manager = make_stored_app(faux, tmp_path, register)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: runner.started)
+        await app.session.prompt("plan the refactor")
+        app.editor.load_text("/summarize")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ComponentSheet))
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Conversation Summary" in text and "refactor the api" in text and "Press Enter or Esc" in text
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.screen is app.screen_stack[0])

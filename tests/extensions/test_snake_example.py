@@ -27,9 +27,8 @@ def test_the_snake_moves_eats_and_crashes() -> None:
     assert again == state and GameState.of({"snake": []}) is None and GameState.of("x") is None
 
 
-def make_app(faux: Any, cwd: Path) -> tuple[Any, ExtensionRunner, Any]:
-    """The TUI with the example and an in-memory session file (the save is a session entry)."""
-    from pi_cli.extensions.examples.components.snake import register
+def make_stored_app(faux: Any, cwd: Path, register: Any) -> tuple[Any, ExtensionRunner, Any]:
+    """The TUI with an extension and an in-memory session file (for ``get_entries``/``get_branch``)."""
     from pi_cli.modes.interactive import make_app as build
     from pi_cli.session.assembly import SessionParts, build_session
     from pi_cli.session.store_bridge import SessionStoreBridge
@@ -37,7 +36,7 @@ def make_app(faux: Any, cwd: Path) -> tuple[Any, ExtensionRunner, Any]:
 
     manager = SessionManager.in_memory(cwd)
     runner = ExtensionRunner(str(cwd))
-    register(ExtensionAPI(runner, "snake.py"))
+    register(ExtensionAPI(runner, "ext.py"))
     session = build_session(
         cwd=cwd, parts=SessionParts(extensions=runner), store=SessionStoreBridge(manager, cwd),
         system_prompt="t", model=faux.model(),
@@ -51,9 +50,10 @@ def _rows(app: Any) -> str:
 
 
 async def test_snake_plays_saves_on_escape_and_resumes_paused(faux: Any, tmp_path: Path) -> None:
+    from pi_cli.extensions.examples.components.snake import register
     from pi_cli.modes.interactive.extension_ui.custom import ComponentSheet
 
-    app, runner, manager = make_app(faux, tmp_path)
+    app, runner, manager = make_stored_app(faux, tmp_path, register)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: runner.started)
         app.editor.load_text("/snake")
