@@ -114,7 +114,7 @@ class DialogUI:
     ``notify`` goes to the transcript; statuses and widgets are kept in ``statuses``/``widgets``
     (insertion order = registration order) and ``on_change(kind, key)`` — kind ``"status"`` or
     ``"widget"`` — tells the front end which one to redraw. ``present`` shows ``custom``
-    components (the TUI's); without it ``custom`` says so in one notice and answers None."""
+    components (the TUI's, inline's); without it ``custom`` says so in one notice and answers None."""
 
     has_ui = True
 
@@ -223,7 +223,7 @@ class DialogUI:
 
     async def custom(self, factory: BoundFactory, options: CustomOptions) -> Any:
         if self._present is None:
-            self._notify("This extension's custom view needs the full-screen TUI (run pi without --inline)", "warning")
+            self._notify("This front end cannot show an extension's custom view", "warning")
             return None
         return await run_custom(self._present, factory, options)
 
@@ -257,8 +257,8 @@ class DialogOptionsUI:
     async def custom(self, factory: Callable[..., Any], options: Any = None, *, signal: Any = None) -> Any:
         """pi's ``ctx.ui.custom``: ``factory(tui, theme, keybindings, done)`` builds a component
         shown until it calls ``done(value)``; gives ``value``. ``options`` is a dict (pi's
-        ``overlay``, ``overlayOptions``) or :class:`CustomOptions`. TUI only: inline says it
-        cannot and, like print, json and RPC, answers None without calling the factory. When
+        ``overlay``, ``overlayOptions``) or :class:`CustomOptions`. TUI and inline show it;
+        print, json and RPC answer None without calling the factory (as pi). When
         ``signal`` fires — by default, in a tool's ``ctx``, the call's abort signal — the
         component is taken away and the answer is None (an abort never waits on a view)."""
         theme, keys = self.theme, Keybindings()

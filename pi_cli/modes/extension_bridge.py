@@ -32,7 +32,8 @@ def bind_extension_ui(
     """Give the session's extension runner this front end's dialogs and notices; ``on_change(kind,
     key)`` is told of each status/widget change; ``mode`` (``"tui"``/``"inline"``) is ``ctx.mode``
     and ``shutdown`` serves ``ctx.shutdown()``; ``present`` shows ``ctx.ui.custom`` components
-    (the TUI's; without one ``custom`` answers None). Returns the runner (None without extensions)."""
+    (the TUI's or inline's; without one ``custom`` answers None after a notice). Returns the
+    runner (None without extensions)."""
     runner = session.extensions
     if runner is None:
         return None

@@ -11,7 +11,8 @@ closes the component and the awaited ``ctx.ui.custom`` gives ``value`` (``done()
 ``render`` or ``handle_input`` raises, the component closes and ``ctx.ui.custom`` raises that error.
 ``options``: ``overlay`` (draw it floating above the transcript instead of in the editor's place)
 and ``overlay_options`` (:class:`OverlayOptions`, or a dict in pi's camelCase, or a callable giving
-one, asked again at each draw). Modes without a terminal UI answer None at once (pi's answer).
+one, asked again at each draw). print/json/RPC answer None at once, the factory never called (pi's
+answer there).
 
 Contract for front ends: ``present(hosted, options)`` shows a :class:`HostedComponent`, calls
 ``hosted.tui.connect(redraw, size)``, feeds keys to ``hosted.send(data)`` and draws

@@ -4,7 +4,7 @@
 (``{label, description?}``); the user moves with Up/Down and picks with Enter, or picks the last
 entry, "Type something.", to write an answer in a one-line editor (Enter sends, Escape goes back
 to the list); Escape on the list cancels. The result says what was chosen or written;
-``render_call`` / ``render_result`` draw the call and the answer. Outside the TUI the tool answers
+``render_call`` / ``render_result`` draw the call and the answer. In print, json and RPC the tool answers
 that no UI is available, as pi.
 """
 
@@ -137,7 +137,7 @@ async def execute(tool_call_id: str, params: dict[str, Any], signal: Any, on_upd
     question = str(params.get("question", ""))
     options = [o for o in params.get("options") or [] if isinstance(o, dict)]
     labels = [str(o.get("label", "")) for o in options]
-    if ctx.mode != "tui":
+    if ctx.mode not in ("tui", "inline"):  # the terminal front ends
         return _result("Error: UI not available (running in non-interactive mode)", question, labels, None)
     if not options:
         return _result("Error: No options provided", question, [], None)

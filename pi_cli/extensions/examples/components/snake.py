@@ -3,7 +3,7 @@ timer (``tui.request_render()`` from a tick every 100 ms on the event loop).
 
 ``pi -e example:snake``. Arrows or WASD steer; Escape pauses and saves the game in the session
 (a ``snake-save`` custom entry), so the next ``/snake`` resumes it paused (any key goes on, Q or
-Escape leaves); Q quits and clears the save; after a crash R or Space restarts. Needs the TUI.
+Escape leaves); Q quits and clears the save; after a crash R or Space restarts. Needs the TUI or inline mode.
 """
 
 from __future__ import annotations
@@ -203,7 +203,7 @@ class SnakeComponent:
 
 def register(pi: ExtensionAPI) -> None:
     async def snake(args: str, ctx: Any) -> None:
-        if ctx.mode != "tui":
+        if ctx.mode not in ("tui", "inline"):  # the terminal front ends
             ctx.ui.notify("Snake requires interactive mode", "error")
             return
         saved = None

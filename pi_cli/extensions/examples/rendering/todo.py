@@ -6,7 +6,7 @@ file, so it follows the branch: on ``session_start`` and ``session_tree`` it is 
 current branch's results. ``render_call`` draws ``todo add "text"`` and ``render_result`` the
 outcome (a list shows 5 items collapsed, all expanded) in the theme's colours. ``/todos`` shows
 the branch's list in a custom component (``ctx.ui.custom``) until Escape or Ctrl-C; outside the
-TUI it says it needs interactive mode, as pi.
+TUI and inline mode it says it needs interactive mode, as pi.
 """
 
 from __future__ import annotations
@@ -166,7 +166,7 @@ def register(pi: ExtensionAPI) -> None:
         return _reply(f"Unknown action: {action}", "list", todos, state["next_id"], error)
 
     async def show(args: str, ctx: Any) -> None:
-        if ctx.mode != "tui":
+        if ctx.mode not in ("tui", "inline"):  # the terminal front ends
             ctx.ui.notify("/todos requires interactive mode", "error")
             return
         await ctx.ui.custom(lambda tui, theme, kb, done: TodoListComponent(state["todos"], theme, lambda: done()))

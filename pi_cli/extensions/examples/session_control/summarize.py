@@ -2,7 +2,7 @@
 
 ``pi -e example:summarize``. ``/summarize`` sends this branch's user and assistant text (and the
 tool calls made) to a model through ``ctx.model_registry.complete`` — the session's model, or
-``/summarize provider/model-id`` — and shows the summary: in the TUI in a custom component
+``/summarize provider/model-id`` — and shows the summary: in the TUI and inline in a custom component
 (``ctx.ui.custom``, Enter or Escape closes it, as pi), elsewhere as a notice (pi shows nothing
 there). The request is the extension's own: nothing joins the conversation.
 """
@@ -92,7 +92,7 @@ def register(pi: ExtensionAPI) -> None:
             ctx.ui.notify(f"Summary failed: {reply.get('errorMessage')}", "error")
             return
         summary = "\n".join(b["text"] for b in reply.get("content", []) if b.get("type") == "text")
-        if ctx.mode == "tui":
+        if ctx.mode in ("tui", "inline"):
             await ctx.ui.custom(lambda tui, theme, kb, done: SummaryView(summary, theme, done))
         else:
             ctx.ui.notify(f"Conversation summary\n\n{summary}", "info")
