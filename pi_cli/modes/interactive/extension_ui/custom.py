@@ -141,8 +141,12 @@ class ComponentOverlay(ModalScreen[None]):
         placement: OverlayOptions = self.options.placement(self.view.hosted.component)
         columns, rows = self.app.size
         margin = max(0, placement.margin)
-        self.styles.align = _ALIGN.get(placement.anchor, ("center", "middle"))
-        self.view.styles.margin = margin
+        horizontal, vertical = _ALIGN.get(placement.anchor, ("center", "middle"))
+        self.styles.align = (horizontal, vertical)
+        # pi's margin moves the overlay in from the edges it is anchored to; a centred axis stays put.
+        dx = margin if horizontal == "left" else -margin if horizontal == "right" else 0
+        dy = margin if vertical == "top" else -margin if vertical == "bottom" else 0
+        self.view.styles.offset = (dx, dy)
         room = max(1, columns - 2 * margin)
         width = placement.cells(placement.width, columns)
         self.view.styles.width = min(width, room) if width is not None else min(80, room)
