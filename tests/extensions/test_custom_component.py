@@ -212,3 +212,16 @@ async def test_summarize_shows_its_summary_in_a_view(faux: Any, tmp_path: Path) 
         assert "Conversation Summary" in text and "refactor the api" in text and "Press Enter or Esc" in text
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.screen is app.screen_stack[0])
+
+
+async def test_rpc_answers_none_and_sends_nothing() -> None:
+    from pi_cli.modes.rpc.dialogs import RpcDialogs
+    from pi_cli.modes.rpc.extension_ui import RpcExtensionUI
+
+    sent: list[Any] = []
+    built: list[bool] = []
+    ui = DialogOptionsUI(RpcExtensionUI(RpcDialogs(sent.append), sent.append))
+    assert await ui.custom(lambda *args: built.append(True), {"overlay": True}) is None
+    assert sent == [] and built == []
+    ui.set_footer(lambda *args: None)  # a no-op over RPC, as pi's
+    assert sent == []
