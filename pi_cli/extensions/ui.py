@@ -61,6 +61,7 @@ class ExtensionUI(Protocol):
 
 
 PLACEMENTS = ("aboveEditor", "belowEditor")
+_SHEET = CustomOptions()  # a component in the editor's place (not an overlay)
 
 
 class NoUI:
@@ -125,9 +126,11 @@ class DialogUI:
         set_editor_text: Callable[[str], None] | None = None,
         on_change: Callable[[str, str], None] | None = None,
         present: Present | None = None,
+        theme: Callable[[], ExtensionTheme] | None = None,
     ) -> None:
         self._dialogs = dialogs
         self._present = present
+        self._theme = theme  # the active theme, for the dialogs drawn as components
         self._notify = notify
         self._set_editor_text = set_editor_text
         self._on_change = on_change
@@ -219,7 +222,15 @@ class DialogUI:
             self._on_change(kind, "")
 
     async def editor(self, title: str, prefill: str | None = None) -> str | None:
-        return None  # no multi-line editor dialog in these front ends (yet): as cancelled
+        """pi's multi-line editor dialog, drawn as a component (:mod:`.rendering.text_editor`);
+        None when cancelled, or at once where the front end shows no components."""
+        if self._present is None:
+            return None
+        from pi_cli.extensions.rendering.text_editor import EditorDialog
+
+        theme = self._theme() if self._theme is not None else ExtensionTheme({})
+        answer = await run_custom(self._present, lambda tui, done: EditorDialog(title, prefill, theme, done), _SHEET)
+        return None if answer is None else str(answer)
 
     async def custom(self, factory: BoundFactory, options: CustomOptions) -> Any:
         if self._present is None:

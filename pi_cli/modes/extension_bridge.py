@@ -39,7 +39,7 @@ def bind_extension_ui(
         return None
     from pi_cli.extensions.ui import DialogUI
 
-    runner.ui = DialogUI(dialogs, notify, set_editor_text, on_change, present)
+    runner.ui = DialogUI(dialogs, notify, set_editor_text, on_change, present, runner.theme)
     runner.mode = mode
     runner.shutdown_handler = shutdown
 

@@ -80,7 +80,8 @@ _DATA = _build_table()
 _BY_DATA: dict[str, str] = {}
 for _key, _data in _DATA.items():
     _BY_DATA.setdefault(_data, _key)
-_BY_DATA.update({"\r": "enter", "\t": "tab", "\x1b": "escape", "\x7f": "backspace", "\x08": "backspace", "\n": "enter"})
+# "\n" stays Ctrl-J (pi's newline key in editors); "\x08" is what many terminals send for Backspace
+_BY_DATA.update({"\r": "enter", "\t": "tab", "\x1b": "escape", "\x7f": "backspace", "\x08": "backspace"})
 _BY_DATA.update(
     {"\x1bOA": "up", "\x1bOB": "down", "\x1bOC": "right", "\x1bOD": "left", "\x1bOH": "home", "\x1bOF": "end"}
 )
