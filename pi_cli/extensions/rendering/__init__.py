@@ -4,7 +4,7 @@ the runner's ``renderer_for``). Nothing here imports a UI toolkit: renderers giv
 that may carry ANSI SGR styles, and each front end draws them its own way. ``ctx.ui.custom``
 components (:mod:`.component`) take keys as terminal data (:mod:`.keys`) and may use the width
 helpers of :mod:`.text`, the one-line editor of :mod:`.line_editor` and the pick list of
-:mod:`.select_list`."""
+:mod:`.select_list` and the spinner of :mod:`.loader`."""
 
 from pi_cli.extensions.rendering.component import ComponentTui, CustomOptions, OverlayOptions
 from pi_cli.extensions.rendering.keys import Key, Keybindings, key_data, matches_key, parse_key
