@@ -13,6 +13,7 @@ from extensions.test_tui_ui import SIZE, make_app, notices, screen_text, wait_un
 from pi_cli.extensions.api import ExtensionAPI
 from pi_cli.extensions.rendering import (
     CustomOptions,
+    ExtensionTheme,
     Key,
     Keybindings,
     OverlayOptions,
@@ -225,3 +226,29 @@ async def test_rpc_answers_none_and_sends_nothing() -> None:
     assert sent == [] and built == []
     ui.set_footer(lambda *args: None)  # a no-op over RPC, as pi's
     assert sent == []
+
+
+def test_overlay_test_rows_stay_aligned() -> None:
+    from pi_cli.extensions.examples.components.overlay_test import OverlayTest
+
+    dialog = OverlayTest(ExtensionTheme({"border": "#888888", "accent": "#00aaff"}), lambda value: None)
+    for data in ("a", "日"):
+        dialog.handle_input(data)
+    assert {visible_width(line) for line in dialog.render(120)} == {70}
+
+
+async def test_overlay_test_example_in_the_tui(faux: Any, tmp_path: Path) -> None:
+    from pi_cli.extensions.examples.components.overlay_test import register
+    from pi_cli.modes.interactive.extension_ui.custom import ComponentOverlay
+
+    app, runner = make_app(faux, tmp_path, register)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: runner.started)
+        app.editor.load_text("/overlay-test")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ComponentOverlay))
+        await pilot.pause()
+        assert app.screen.view.size.width == 70  # the component's own width
+        await pilot.press("f", "i", "x", "enter")
+        await wait_until(pilot, lambda: any('Search: "fix"' in n for n in notices(app)))
+        assert app.screen is app.screen_stack[0]
