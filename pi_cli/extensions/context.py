@@ -95,8 +95,10 @@ class ExtensionContext:
 
     @property
     def ui(self) -> DialogOptionsUI:
-        """The front end's UI, with pi's ``timeout``/``signal`` options on its dialogs."""
-        return DialogOptionsUI(self._runner.ui, self._runner.theme, self._runner.host, self._runner.prompt_span)
+        """The front end's UI, with pi's ``timeout``/``signal`` options on its dialogs (and this
+        context's signal ending a ``custom`` component)."""
+        runner = self._runner
+        return DialogOptionsUI(runner.ui, runner.theme, runner.host, runner.prompt_span, self.signal)
 
     @property
     def has_ui(self) -> bool:

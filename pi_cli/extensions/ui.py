@@ -12,6 +12,8 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from pi_cli.extensions.rendering.component import BoundFactory, CustomOptions, Present, run_custom
+from pi_cli.extensions.rendering.keys import Keybindings
 from pi_cli.extensions.rendering.theme import ExtensionTheme, theme_of
 
 if TYPE_CHECKING:
@@ -56,8 +58,13 @@ class ExtensionUI(Protocol):
     async def editor(self, title: str, prefill: str | None = None) -> str | None:
         """A multi-line text dialog; the text, or None when cancelled or not available."""
 
+    async def custom(self, factory: BoundFactory, options: CustomOptions) -> Any:
+        """An extension's component until it calls ``done`` (see
+        :mod:`pi_cli.extensions.rendering.component`); None where the mode has no terminal UI."""
+
 
 PLACEMENTS = ("aboveEditor", "belowEditor")
+_SHEET = CustomOptions()  # a component in the editor's place (not an overlay)
 
 
 class ThemeHost(Protocol):
@@ -111,13 +118,17 @@ class NoUI:
     async def editor(self, title: str, prefill: str | None = None) -> str | None:
         return None
 
+    async def custom(self, factory: BoundFactory, options: CustomOptions) -> Any:
+        return None  # pi's no-UI answer: undefined, the factory never runs
+
 
 class DialogUI:
     """``ctx.ui`` for a front end that already has the approval gate's two dialogs (``select``,
     ``input``): TUI modal screens, inline scrollback questions. ``confirm`` is a Yes/No select;
     ``notify`` goes to the transcript; statuses and widgets are kept in ``statuses``/``widgets``
     (insertion order = registration order) and ``on_change(kind, key)`` — kind ``"status"`` or
-    ``"widget"`` — tells the front end which one to redraw."""
+    ``"widget"`` — tells the front end which one to redraw. ``present`` shows ``custom``
+    components (the TUI's, inline's); without it ``custom`` says so in one notice and answers None."""
 
     has_ui = True
 
@@ -127,8 +138,12 @@ class DialogUI:
         notify: Callable[[str, str], None],
         set_editor_text: Callable[[str], None] | None = None,
         on_change: Callable[[str, str], None] | None = None,
+        present: Present | None = None,
+        theme: Callable[[], ExtensionTheme] | None = None,
     ) -> None:
         self._dialogs = dialogs
+        self._present = present
+        self._theme = theme  # the active theme, for the dialogs drawn as components
         self._notify = notify
         self._set_editor_text = set_editor_text
         self._on_change = on_change
@@ -142,6 +157,7 @@ class DialogUI:
         self.working_visible = True  # set_working_visible(False) hides the working line
         self.hidden_thinking_label: str | None = None  # set_hidden_thinking_label (None: the default)
         self.autocomplete_factories: list[Callable[[Any], Any]] = []  # add_autocomplete_provider, in order
+        self.footer: Callable[..., Any] | None = None  # set_footer's factory (None: the built-in)
 
     def notify(self, text: str, level: str | None = None) -> None:
         self._notify(text, level or "info")
@@ -232,8 +248,8 @@ class DialogUI:
 
     def reset(self) -> None:
         """``/reload``: take away what the extensions put on screen (statuses, widgets, the working
-        line's and thinking blocks' customisations, title, completion providers), telling the
-        front end of each."""
+        line's and thinking blocks' customisations, title, completion providers, footer), telling
+        the front end of each."""
         widgets = list(self.widgets)
         self.statuses.clear()
         self.widgets.clear()
@@ -243,10 +259,11 @@ class DialogUI:
         self.working_visible = True
         self.hidden_thinking_label = None
         self.autocomplete_factories.clear()
+        self.footer = None
         for key in widgets:
             if self._on_change is not None:
                 self._on_change("widget", key)
-        for kind in ("status", "title", "working", "thinking_label", "autocomplete"):
+        for kind in ("status", "title", "working", "thinking_label", "autocomplete", "footer"):
             self._changed(kind)
 
     def reloaded(self) -> None:
@@ -257,12 +274,32 @@ class DialogUI:
         """The session's theme changed (``ctx.ui.set_theme``): ``on_change("theme", "")``."""
         self._changed("theme")
 
+    def set_footer(self, factory: Callable[..., Any] | None) -> None:
+        """pi's ``setFooter``: ``factory(tui, theme, footer_data)`` builds the component drawn in
+        place of the built-in footer; None restores it. Kept in ``footer``; ``on_change("footer", "")``."""
+        self.footer = factory
+        self._changed("footer")
+
     def _changed(self, kind: str) -> None:
         if self._on_change is not None:
             self._on_change(kind, "")
 
     async def editor(self, title: str, prefill: str | None = None) -> str | None:
-        return None  # no multi-line editor dialog in these front ends (yet): as cancelled
+        """pi's multi-line editor dialog, drawn as a component (:mod:`.rendering.text_editor`);
+        None when cancelled, or at once where the front end shows no components."""
+        if self._present is None:
+            return None
+        from pi_cli.extensions.rendering.text_editor import EditorDialog
+
+        theme = self._theme() if self._theme is not None else ExtensionTheme({})
+        answer = await run_custom(self._present, lambda tui, done: EditorDialog(title, prefill, theme, done), _SHEET)
+        return None if answer is None else str(answer)
+
+    async def custom(self, factory: BoundFactory, options: CustomOptions) -> Any:
+        if self._present is None:
+            self._notify("This front end cannot show an extension's custom view", "warning")
+            return None
+        return await run_custom(self._present, factory, options)
 
 
 def _option(options: Any, *names: str) -> Any:
@@ -312,15 +349,31 @@ class DialogOptionsUI:
         theme: Callable[[], ExtensionTheme] | None = None,
         themes: ThemeHost | None = None,
         span: PromptSpan | None = None,
+        signal: Any = None,
     ) -> None:
         self._ui = ui
         self._theme = theme
         self._themes = themes  # the session's themes, for get_all_themes / get_theme / set_theme
         self._span = span if span is not None else PromptSpan(_ignore)  # the runner's: spans nest across ctx.ui
+        self._signal = signal  # the tool call's abort signal when this is a tool's ctx.ui
 
     @property
     def theme(self) -> ExtensionTheme:
         return self._theme() if self._theme is not None else ExtensionTheme({})
+
+    async def custom(self, factory: Callable[..., Any], options: Any = None, *, signal: Any = None) -> Any:
+        """pi's ``ctx.ui.custom``: ``factory(tui, theme, keybindings, done)`` builds a component
+        shown until it calls ``done(value)``; gives ``value``. ``options`` is a dict (pi's
+        ``overlay``, ``overlayOptions``) or :class:`CustomOptions`. TUI and inline show it;
+        print, json and RPC answer None without calling the factory (as pi). When
+        ``signal`` fires — by default, in a tool's ``ctx``, the call's abort signal — the
+        component is taken away and the answer is None (an abort never waits on a view)."""
+        theme, keys = self.theme, Keybindings()
+        bound: BoundFactory = lambda tui, done: factory(tui, theme, keys, done)  # noqa: E731
+        shown = self._ui.custom(bound, CustomOptions.of(options))
+        return await self._span.run(
+            "custom", None, _bounded(shown, None, signal if signal is not None else self._signal)
+        )
 
     def set_working_indicator(self, options: Any = None) -> None:
         """pi's spinner frames while the agent works (TUI, inline); a no-op where the front end
@@ -334,6 +387,12 @@ class DialogOptionsUI:
         setter = getattr(self._ui, "set_working_message", None)
         if callable(setter):
             setter(message)
+
+    def set_footer(self, factory: Callable[..., Any] | None = None) -> None:
+        """pi's ``setFooter`` (TUI; a no-op elsewhere, as pi's RPC mode): see :meth:`DialogUI.set_footer`."""
+        setter = getattr(self._ui, "set_footer", None)
+        if callable(setter):
+            setter(factory)
 
     def set_working_visible(self, visible: bool) -> None:
         """Hide (False) or show again (True) the working line (TUI, inline); a no-op elsewhere."""

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pi_cli.extensions.rendering.component import Present
     from pi_cli.session.agent_session import AgentSession
 
 
@@ -26,16 +27,19 @@ def bind_extension_ui(
     *,
     mode: str = "tui",
     shutdown: Callable[[], None] | None = None,
+    present: Present | None = None,
 ) -> Any:
     """Give the session's extension runner this front end's dialogs and notices; ``on_change(kind,
     key)`` is told of each status/widget change; ``mode`` (``"tui"``/``"inline"``) is ``ctx.mode``
-    and ``shutdown`` serves ``ctx.shutdown()``. Returns the runner (None without extensions)."""
+    and ``shutdown`` serves ``ctx.shutdown()``; ``present`` shows ``ctx.ui.custom`` components
+    (the TUI's or inline's; without one ``custom`` answers None after a notice). Returns the
+    runner (None without extensions)."""
     runner = session.extensions
     if runner is None:
         return None
     from pi_cli.extensions.ui import DialogUI
 
-    runner.ui = DialogUI(dialogs, notify, set_editor_text, on_change)
+    runner.ui = DialogUI(dialogs, notify, set_editor_text, on_change, present, runner.theme)
     runner.mode = mode
     runner.shutdown_handler = shutdown
 

@@ -67,9 +67,7 @@ def log(tmp: Path) -> list[list[Any]]:
 
 def make(project: Path, faux: Any) -> Any:
     return create_agent_session(
-        SessionOptions(
-            cwd=project, mode="print", no_session=True, stream_fn=faux.stream, provider="fx", model="big"
-        )
+        SessionOptions(cwd=project, mode="print", no_session=True, stream_fn=faux.stream, provider="fx", model="big")
     )
 
 

@@ -39,9 +39,8 @@ async def test_todo_example_keeps_the_list_and_draws_it(faux: Any, tmp_path: Pat
     assert "2 todo(s):" in plain[0] and "#1" in plain[1] and "ship" in plain[2]
     error = renderer.result(results[3], RenderOptions(), RenderContext())
     assert error is not None and "Error: id required" in error[0]
-    await runner.run_command(runner.commands["todos"], "")
-    assert any("1/2 completed" in text for text, _ in recorder.notes)
-    assert [e for e in recorder.notes if e[1] == "error"] == []
+    await runner.run_command(runner.commands["todos"], "")  # print mode: no view, as pi
+    assert recorder.notes[-1] == ("/todos requires interactive mode", "error")
 
 
 def test_todo_rendering_is_coloured_and_collapses_long_lists() -> None:
@@ -109,3 +108,34 @@ async def test_a_resumed_todo_card_is_drawn_by_the_example(tmp_path: Path) -> No
         card = app.query_one(ToolCard)
         rows = "\n".join(card.render_line(y).text for y in range(card.size.height))
         assert "✓ Added #1 milk" in rows and "Added todo #1" not in rows
+
+
+async def test_todos_command_opens_the_list_view_until_escape(faux: Any, tmp_path: Path) -> None:
+    from extensions.test_tui_ui import SIZE, make_app, screen_text, wait_until
+    from pi_cli.extensions.examples.rendering.todo import register
+    from pi_cli.modes.interactive.extension_ui.custom import ComponentSheet
+
+    faux.set_responses(
+        [
+            faux_assistant([faux_tool_call("todo", {"action": "add", "text": "buy milk"})]),
+            faux_assistant([faux_tool_call("todo", {"action": "toggle", "id": 1})]),
+            faux_assistant([faux_tool_call("todo", {"action": "add", "text": "bake bread"})]),
+            faux_assistant([faux_text("added")]),
+        ]
+    )
+    app, runner = make_app(faux, tmp_path, register)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: runner.started)
+        await app.session.prompt("add them")
+        app.editor.load_text("/todos")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ComponentSheet))
+        await pilot.pause()
+        view = app.screen.view
+        text = "\n".join(view.render_line(y).text for y in range(view.size.height))
+        assert "Todos" in text and "1/2 completed" in text and "✓ #1 buy milk" in text and "○ #2 bake bread" in text
+        await pilot.press("x")  # other keys do nothing
+        assert isinstance(app.screen, ComponentSheet)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is app.screen_stack[0])
+        assert "Press Escape to close" not in screen_text(app)

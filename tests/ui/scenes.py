@@ -308,7 +308,42 @@ def extensions(home: Path) -> Scene:
     return app, run_before
 
 
+def _question_extension(project: Path) -> Any:
+    """pi's ``question`` example, registered in process."""
+    from pi_cli.extensions import ExtensionRunner
+    from pi_cli.extensions.api import ExtensionAPI
+    from pi_cli.extensions.examples.components import question
+    from pi_cli.session.assembly import SessionParts
+
+    runner = ExtensionRunner(str(project))
+    question.register(ExtensionAPI(runner, "example:question"))
+    return SessionParts(extensions=runner)
+
+
+def custom_component(home: Path) -> Scene:
+    """An extension's ``ctx.ui.custom`` component (the question example) in the editor's place."""
+    ask = {
+        "question": "Which database should the tests use?",
+        "options": [{"label": "SQLite", "description": "in memory, fastest"}, {"label": "Postgres in Docker"}],
+    }
+    reply = faux_assistant([faux_text("Before I write the fixtures:"), faux_tool_call("question", ask, id="q-1")])
+    app, _ = _app(home, [reply, faux_assistant([faux_text("ok")])], extend=_question_extension)
+
+    async def run_before(pilot: Any) -> None:
+        from pi_cli.modes.interactive.extension_ui.custom import ComponentSheet
+
+        await _wait(pilot, lambda: app.session.extensions.started)
+        app.editor.load_text("set up test fixtures")
+        await pilot.press("enter")
+        await _wait(pilot, lambda: isinstance(app.screen, ComponentSheet))
+        await pilot.press("down")
+        await _freeze(pilot)
+
+    return app, run_before
+
+
 SCENES: dict[str, Callable[[Path], Scene]] = {
+    "custom_component": custom_component,
     "extensions": extensions,
     "approval": approval,
     "idle": idle,

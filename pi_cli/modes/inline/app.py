@@ -21,7 +21,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input import Input
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent, merge_key_bindings
 from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
@@ -93,7 +93,7 @@ class InlineApp:
         self._shortcut_lines: list[str] = []
         self.app: Application[int] = Application(
             layout=self._layout(),
-            key_bindings=self._bindings(),
+            key_bindings=merge_key_bindings([self._bindings(), self.controller.components.key_bindings()]),
             style=STYLE,
             full_screen=False,
             min_redraw_interval=1 / 30,  # deltas arrive far faster than a terminal needs frames
@@ -247,7 +247,7 @@ class InlineApp:
                     Condition(view.has_widgets),
                 ),
                 rule,
-                VSplit([prompt, editor]),
+                self.controller.components.around(VSplit([prompt, editor])),
                 rule,
                 ConditionalContainer(  # widgets placed "belowEditor"
                     Window(

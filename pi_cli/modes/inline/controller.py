@@ -19,6 +19,7 @@ from pi_cli.modes.extension_bridge import bind_extension_ui, extensions_quit, qu
 from pi_cli.modes.inline import render
 from pi_cli.modes.inline.approvals import InlineApprovals
 from pi_cli.modes.inline.commands import InlineCommands
+from pi_cli.modes.inline.component import InlineComponents
 from pi_cli.modes.inline.extensions import ExtensionView
 from pi_cli.modes.inline.login import InlineLogin
 from pi_cli.modes.input_routing import QUIT_HINT, QuitGuard, restored_editor_text, route_input
@@ -92,9 +93,10 @@ class InlineController:
             set_editor_text=self._set_editor_text, copy_text=lambda text: self.on_copy(text),
         )  # fmt: skip
         self.extension_view = ExtensionView(session.extensions)
+        self.components = InlineComponents()  # ctx.ui.custom, in the prompt's place
         bind_extension_ui(
             session, self.approvals, self.notify, self._set_editor_text, self._extension_changed,
-            mode="inline", shutdown=quit_when_idle(session, exit_app),
+            mode="inline", shutdown=quit_when_idle(session, exit_app), present=self.components.present,
         )  # fmt: skip
         self.unsubscribe = session.subscribe(self.on_event)
 

@@ -4,7 +4,7 @@ Dialogs (``select``, ``confirm``, ``input``) wait for the client's ``extension_u
 :class:`RpcDialogs`; ``notify``, ``setStatus``, ``setWidget`` and ``set_editor_text`` are
 fire-and-forget requests with a fresh id and no answer expected, as are ``setTitle`` and
 ``paste_to_editor`` (sent as ``set_editor_text``); ``editor`` is a dialog (``{title, prefill}``
-answered with ``value``).
+answered with ``value``); ``custom`` answers None at once, as pi's RPC mode.
 """
 
 from __future__ import annotations
@@ -64,3 +64,6 @@ class RpcExtensionUI:
 
     async def editor(self, title: str, prefill: str | None = None) -> str | None:
         return await self._dialogs.editor(title, prefill)
+
+    async def custom(self, factory: Any, options: Any) -> Any:
+        return None  # pi's RPC mode has no custom components: undefined, the factory never runs

@@ -5,8 +5,8 @@
 file, so it follows the branch: on ``session_start`` and ``session_tree`` it is rebuilt from the
 current branch's results. ``render_call`` draws ``todo add "text"`` and ``render_result`` the
 outcome (a list shows 5 items collapsed, all expanded) in the theme's colours. ``/todos`` shows
-the branch's list as a notice (pi opens a custom component, which pi_cli has not yet; in
-print/json/rpc it says it needs interactive mode, as pi).
+the branch's list in a custom component (``ctx.ui.custom``) until Escape or Ctrl-C; outside the
+TUI and inline mode it says it needs interactive mode, as pi.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from pi_cli.extensions import ExtensionAPI
-from pi_cli.extensions.rendering import ExtensionTheme
+from pi_cli.extensions.rendering import ExtensionTheme, matches_key, truncate_to_width
 
 PARAMETERS = {
     "type": "object",
@@ -82,6 +82,44 @@ def render_result(result: dict[str, Any], options: Any, theme: ExtensionTheme, c
     return theme.fg("error", _first_text(result))
 
 
+class TodoListComponent:
+    """The ``/todos`` view: the list with a completed count, closed by Escape or Ctrl-C. Its lines
+    are kept per width (``invalidate`` drops them when the theme changes)."""
+
+    def __init__(self, todos: list[dict[str, Any]], theme: ExtensionTheme, on_close: Any) -> None:
+        self.todos = todos
+        self.theme = theme
+        self.on_close = on_close
+        self._cached: tuple[int, list[str]] | None = None
+
+    def handle_input(self, data: str) -> None:
+        if matches_key(data, "escape") or matches_key(data, "ctrl+c"):
+            self.on_close()
+
+    def render(self, width: int) -> list[str]:
+        if self._cached is not None and self._cached[0] == width:
+            return self._cached[1]
+        th = self.theme
+        header = th.fg("borderMuted", "─" * 3) + th.fg("accent", " Todos ") + th.fg("borderMuted", "─" * (width - 10))
+        body: list[str] = []
+        if not self.todos:
+            body.append(f"  {th.fg('dim', 'No todos yet. Ask the agent to add some!')}")
+        else:
+            done = sum(1 for t in self.todos if t["done"])
+            body += [f"  {th.fg('muted', f'{done}/{len(self.todos)} completed')}", ""]
+            for todo in self.todos:
+                check = th.fg("success", "✓") if todo["done"] else th.fg("dim", "○")
+                text = th.fg("dim", todo["text"]) if todo["done"] else th.fg("text", todo["text"])
+                body.append(f"  {check} {th.fg('accent', '#' + str(todo['id']))} {text}")
+        rows = ["", header, "", *body, "", f"  {th.fg('dim', 'Press Escape to close')}", ""]
+        lines = [truncate_to_width(row, width) for row in rows]
+        self._cached = (width, lines)
+        return lines
+
+    def invalidate(self) -> None:
+        self._cached = None
+
+
 def register(pi: ExtensionAPI) -> None:
     state: dict[str, Any] = {"todos": [], "next_id": 1}
 
@@ -127,18 +165,11 @@ def register(pi: ExtensionAPI) -> None:
         error = f"unknown action: {action}"
         return _reply(f"Unknown action: {action}", "list", todos, state["next_id"], error)
 
-    def show(args: str, ctx: Any) -> None:
-        if not ctx.has_ui:
+    async def show(args: str, ctx: Any) -> None:
+        if ctx.mode not in ("tui", "inline"):  # the terminal front ends
             ctx.ui.notify("/todos requires interactive mode", "error")
             return
-        todos = state["todos"]
-        if not todos:
-            ctx.ui.notify("No todos yet. Ask the agent to add some!", "info")
-            return
-        done = sum(1 for t in todos if t["done"])
-        lines = [f"Todos: {done}/{len(todos)} completed"]
-        lines += [f"  {'✓' if t['done'] else '○'} #{t['id']} {t['text']}" for t in todos]
-        ctx.ui.notify("\n".join(lines), "info")
+        await ctx.ui.custom(lambda tui, theme, kb, done: TodoListComponent(state["todos"], theme, lambda: done()))
 
     pi.on("session_start", reconstruct)
     pi.on("session_tree", reconstruct)

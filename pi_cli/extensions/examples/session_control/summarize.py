@@ -2,9 +2,9 @@
 
 ``pi -e example:summarize``. ``/summarize`` sends this branch's user and assistant text (and the
 tool calls made) to a model through ``ctx.model_registry.complete`` — the session's model, or
-``/summarize provider/model-id`` — and shows the summary as a notice. The request is the
-extension's own: nothing joins the conversation. (pi shows the summary in a custom TUI
-component; pi_cli has no ``ctx.ui.custom`` yet, so it is a notice in every mode.)
+``/summarize provider/model-id`` — and shows the summary: in the TUI and inline in a custom component
+(``ctx.ui.custom``, Enter or Escape closes it, as pi), elsewhere as a notice (pi shows nothing
+there). The request is the extension's own: nothing joins the conversation.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from pi_cli.extensions import ExtensionAPI
+from pi_cli.extensions.rendering import ExtensionTheme, matches_key, wrap_text_with_ansi
 
 PROMPT = (
     "Summarize this conversation so I can resume it later.\n"
@@ -47,6 +48,23 @@ def conversation_text(branch: list[dict[str, Any]]) -> str:
     return "\n\n".join(sections)
 
 
+class SummaryView:
+    """The summary between two accent rules, wrapped to the width; Enter or Escape closes."""
+
+    def __init__(self, summary: str, theme: ExtensionTheme, done: Any) -> None:
+        self.summary, self.theme, self.done = summary, theme, done
+
+    def render(self, width: int) -> list[str]:
+        rule = self.theme.fg("accent", "─" * width)
+        title = " " + self.theme.fg("accent", self.theme.bold("Conversation Summary"))
+        body = [" " + row for row in wrap_text_with_ansi(self.summary, max(1, width - 2))]
+        return [rule, title, "", *body, "", " " + self.theme.fg("dim", "Press Enter or Esc to close"), rule]
+
+    def handle_input(self, data: str) -> None:
+        if matches_key(data, "enter") or matches_key(data, "escape"):
+            self.done(None)
+
+
 def register(pi: ExtensionAPI) -> None:
     async def summarize(args: str, ctx: Any) -> None:
         conversation = conversation_text(ctx.session_manager.get_branch())
@@ -74,6 +92,9 @@ def register(pi: ExtensionAPI) -> None:
             ctx.ui.notify(f"Summary failed: {reply.get('errorMessage')}", "error")
             return
         summary = "\n".join(b["text"] for b in reply.get("content", []) if b.get("type") == "text")
-        ctx.ui.notify(f"Conversation summary\n\n{summary}", "info")
+        if ctx.mode in ("tui", "inline"):
+            await ctx.ui.custom(lambda tui, theme, kb, done: SummaryView(summary, theme, done))
+        else:
+            ctx.ui.notify(f"Conversation summary\n\n{summary}", "info")
 
     pi.register_command("summarize", summarize, "Summarize the conversation (/summarize [provider/model])")

@@ -1,6 +1,7 @@
 """Binding the session's extensions to the TUI: ``ctx.ui`` (dialogs as modal screens, notices and
 errors in the transcript, statuses under the footer, widgets above the editor (or below it, with
-``placement="belowEditor"``), editor text) and
+``placement="belowEditor"``), editor text, ``custom`` components as modal screens, an extension's
+footer in place of the built-in one) and
 the extensions' keyboard shortcuts as priority app bindings.
 
 ``attach_extension_ui(app)`` runs once from ``PiApp.on_mount``; without extensions it does
@@ -16,6 +17,8 @@ from typing import Any
 from textual.binding import Binding
 
 from pi_cli.modes.extension_bridge import bind_extension_ui, quit_when_idle, status_line, widget_lines
+from pi_cli.modes.interactive.extension_ui.custom import TuiComponentHost
+from pi_cli.modes.interactive.extension_ui.footer import FooterSlot
 from pi_cli.modes.interactive.extension_ui.widgets import ExtensionStatusLine, ExtensionWidgetArea
 from pi_cli.modes.interactive.keys import APP_KEYS, EDITOR_KEYS
 
@@ -34,6 +37,7 @@ class ExtensionChrome:
         self.widgets = ExtensionWidgetArea(id="extension-widgets")
         self.widgets_below = ExtensionWidgetArea(id="extension-widgets-below")  # placement "belowEditor"
         self.shortcuts: dict[str, Any] = {}  # canonical key → Shortcut
+        self.footer = FooterSlot(app, runner, lambda text: app.run_worker(app.show_notice(text, "error")))
 
     def on_change(self, kind: str, key: str) -> None:
         """A status, widget, title, working line, thinking label or theme changed: redraw what
@@ -53,8 +57,11 @@ class ExtensionChrome:
                 self.app.run_worker(self.app.show_notice(line, "warning"))
         elif kind == "autocomplete":
             self.app.editor.provider_factories = lambda: list(ui.autocomplete_factories)
+        elif kind == "footer":
+            self.footer.show(ui.footer)
         elif kind == "status":
             self.status.show(status_line(ui.statuses))
+            self.footer.refresh()
         else:
             lines = ui.widgets.get(key)
             below = ui.placements.get(key) == "belowEditor"
@@ -134,7 +141,7 @@ def attach_extension_ui(app: Any) -> ExtensionChrome | None:
 
     bind_extension_ui(
         app.session, TuiApprovalUI(app), notify, app.editor.set_text, chrome.on_change,
-        mode="tui", shutdown=quit_when_idle(app.session, app.quit),
+        mode="tui", shutdown=quit_when_idle(app.session, app.quit), present=TuiComponentHost(app).present,
     )  # fmt: skip
     for line in chrome.bind_shortcuts():
         notify(line, "warning")

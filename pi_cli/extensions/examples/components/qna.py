@@ -1,0 +1,84 @@
+"""Questions to answer, from the last reply (pi's ``qna`` example): ``/qna`` asks the model to pull
+the questions out of the last assistant message and puts them into the editor as ``Q:``/``A:``
+pairs for the user to fill in.
+
+``pi -e example:qna``. While the model works a spinner (a
+:class:`~pi_cli.extensions.rendering.loader.BorderedLoader` in ``ctx.ui.custom``) stands in the
+editor's place; Escape cancels the request. The request is the extension's own
+(``ctx.model_registry.complete``): nothing joins the conversation. TUI and inline mode.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from pi_cli.extensions import ExtensionAPI
+from pi_cli.extensions.rendering.loader import BorderedLoader
+
+SYSTEM_PROMPT = """You extract questions from a piece of conversation so the user can answer them.
+
+Write each question on its own line starting with "Q: ", followed by a line "A: " for the answer and
+a blank line. Keep the order in which the questions were asked and be brief. When there is no
+question, write only: No questions found in the last message."""
+
+
+def _last_reply(branch: list[dict[str, Any]]) -> tuple[str | None, str | None]:
+    """(text of the last finished assistant reply, or None; an error to show, or None)."""
+    for entry in reversed(branch):
+        message = entry.get("message") or {}
+        if entry.get("type") != "message" or message.get("role") != "assistant":
+            continue
+        if message.get("stopReason") != "stop":
+            return None, f"Last assistant message incomplete ({message.get('stopReason')})"
+        parts = [b["text"] for b in message.get("content") or [] if b.get("type") == "text"]
+        if parts:
+            return "\n".join(parts), None
+    return None, "No assistant messages found"
+
+
+def register(pi: ExtensionAPI) -> None:
+    async def qna(args: str, ctx: Any) -> None:
+        if ctx.mode not in ("tui", "inline"):  # the terminal front ends
+            ctx.ui.notify("qna requires interactive mode", "error")
+            return
+        model = ctx.model
+        if model is None:
+            ctx.ui.notify("No model selected", "error")
+            return
+        text, problem = _last_reply(ctx.session_manager.get_branch())
+        if text is None:
+            ctx.ui.notify(problem or "No assistant messages found", "error")
+            return
+        held: set[asyncio.Task[None]] = set()
+
+        def factory(tui: Any, theme: Any, kb: Any, done: Any) -> BorderedLoader:
+            loader = BorderedLoader(tui, theme, f"Extracting questions using {model['id']}...")
+            loader.on_abort = lambda: done(None)
+
+            async def extract() -> None:
+                request = {"systemPrompt": SYSTEM_PROMPT, "messages": [
+                    {"role": "user", "content": [{"type": "text", "text": text}]}]}  # fmt: skip
+                try:
+                    reply = await ctx.model_registry.complete(model, request, {"signal": loader.signal})
+                except Exception:  # as pi: a failed request is a cancelled one
+                    done(None)
+                    return
+                if reply.get("stopReason") in ("aborted", "error"):
+                    done(None)
+                    return
+                done("\n".join(b["text"] for b in reply.get("content") or [] if b.get("type") == "text"))
+
+            task = asyncio.ensure_future(extract())
+            held.add(task)  # a task nobody holds may be collected mid-request
+            task.add_done_callback(held.discard)
+            return loader
+
+        result = await ctx.ui.custom(factory)
+        if result is None:
+            ctx.ui.notify("Cancelled", "info")
+            return
+        ctx.ui.set_editor_text(result)
+        ctx.ui.notify("Questions loaded. Edit and submit when ready.", "info")
+
+    pi.register_command("qna", qna, "Extract questions from last assistant message into editor")
