@@ -12,7 +12,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from pi_cli.extensions.rendering.component import BoundFactory, CustomOptions, Present, run_custom
+from pi_cli.extensions.rendering.component import BoundFactory, CustomOptions, Present, field_of, run_custom
 from pi_cli.extensions.rendering.keys import Keybindings
 from pi_cli.extensions.rendering.theme import ExtensionTheme, theme_of
 
@@ -216,8 +216,8 @@ class DialogUI:
     def set_working_indicator(self, options: Any = None) -> None:
         """pi's ``{frames, intervalMs}``: ``frames`` replace the spinner (``[]`` hides it), None
         (or no ``frames``) restores the default; ``on_change("working", "")`` follows."""
-        frames = _option(options, "frames")
-        interval = _option(options, "intervalMs", "interval_ms")
+        frames = field_of(options, "frames")
+        interval = field_of(options, "intervalMs", "interval_ms")
         self.working_frames = None if frames is None else [str(frame) for frame in frames]
         self.working_interval_ms = int(interval) if isinstance(interval, (int, float)) and interval > 0 else None
         self._changed("working")
@@ -300,15 +300,6 @@ class DialogUI:
             self._notify("This front end cannot show an extension's custom view", "warning")
             return None
         return await run_custom(self._present, factory, options)
-
-
-def _option(options: Any, *names: str) -> Any:
-    """A field of pi's options object (a dict or an object; camelCase or snake_case)."""
-    for name in names:
-        value = options.get(name) if isinstance(options, dict) else getattr(options, name, None)
-        if value is not None:
-            return value
-    return None
 
 
 class PromptSpan:

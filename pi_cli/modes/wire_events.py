@@ -20,15 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-_ZERO_USAGE: dict[str, Any] = {
-    "input": 0,
-    "output": 0,
-    "cacheRead": 0,
-    "cacheWrite": 0,
-    "totalTokens": 0,
-    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-}
-
+from pi_cli.ai.types import empty_usage
 
 _FINAL_AT_START = ("error", "aborted")
 
@@ -68,6 +60,6 @@ def _update_to_wire(event: dict[str, Any]) -> dict[str, Any]:
         wire_inner["toolName"] = block.get("name", "")
     usage = partial.get("usage")
     out = {k: v for k, v in event.items() if k not in ("message", "assistantMessageEvent")}
-    out["usage"] = usage if isinstance(usage, dict) else _ZERO_USAGE
+    out["usage"] = usage if isinstance(usage, dict) else empty_usage()
     out["assistantMessageEvent"] = wire_inner
     return out

@@ -8,12 +8,11 @@ a refresh happens before a request can fail.
 from __future__ import annotations
 
 import base64
-import time
 from urllib.parse import urlencode
 
 from pi_cli.oauth.callback import code_from_browser, start_callback_server
 from pi_cli.oauth.endpoints import endpoint
-from pi_cli.oauth.flow import Credential, LoginError, LoginUI, error_text, post
+from pi_cli.oauth.flow import Credential, LoginUI, code_grant, post, token_credential
 from pi_cli.oauth.pkce import pkce_pair
 
 CLIENT_ID = base64.b64decode("OWQxYzI1MGEtZTYxYi00NGQ5LTg4ZWQtNTk0NGQxOTYyZjVl").decode()
@@ -27,16 +26,7 @@ EXPIRY_MARGIN_MS = 5 * 60 * 1000
 
 
 def _credential(data: dict[str, object], what: str) -> Credential:
-    access, refresh, expires_in = data.get("access_token"), data.get("refresh_token"), data.get("expires_in")
-    if "error" in data or not isinstance(access, str) or not isinstance(refresh, str):
-        raise LoginError(f"{what} failed: {error_text(data) if 'error' in data else 'the answer had no tokens'}")
-    seconds = expires_in if isinstance(expires_in, (int, float)) else 3600
-    return {
-        "type": "oauth",
-        "access": access,
-        "refresh": refresh,
-        "expires": int(time.time() * 1000 + seconds * 1000 - EXPIRY_MARGIN_MS),
-    }
+    return token_credential(data, what, EXPIRY_MARGIN_MS)
 
 
 class AnthropicFlow:
@@ -66,14 +56,7 @@ class AnthropicFlow:
             verifier,
             "code#state",
         )
-        body = {
-            "grant_type": "authorization_code",
-            "client_id": CLIENT_ID,
-            "code": code,
-            "state": verifier,
-            "redirect_uri": redirect_uri,
-            "code_verifier": verifier,
-        }
+        body = code_grant(CLIENT_ID, code, verifier, redirect_uri, state=verifier)
         return _credential(await post(endpoint(TOKEN_URL), "Token exchange", json_body=body), "Token exchange")
 
     async def refresh(self, credential: Credential) -> Credential:

@@ -9,6 +9,7 @@ never contains a token.
 from __future__ import annotations
 
 import json
+import time
 from typing import Any, Protocol
 
 import httpx
@@ -54,6 +55,35 @@ class OAuthFlow(Protocol):
 
 def http_client() -> httpx.AsyncClient:
     return httpx.AsyncClient(timeout=HTTP_TIMEOUT_S)
+
+
+def token_credential(data: dict[str, Any], what: str, margin_ms: int = 0) -> Credential:
+    """The stored record of a token answer (``access_token``, ``refresh_token``, ``expires_in``
+    seconds, one hour when absent), expiring ``margin_ms`` early; raises :class:`LoginError`
+    naming ``what`` when the answer is an error or has no tokens."""
+    access, refresh, expires_in = data.get("access_token"), data.get("refresh_token"), data.get("expires_in")
+    if "error" in data or not isinstance(access, str) or not isinstance(refresh, str):
+        raise LoginError(f"{what} failed: {error_text(data) if 'error' in data else 'the answer had no tokens'}")
+    seconds = expires_in if isinstance(expires_in, (int, float)) else 3600
+    return {
+        "type": "oauth",
+        "access": access,
+        "refresh": refresh,
+        "expires": int(time.time() * 1000 + seconds * 1000 - margin_ms),
+    }
+
+
+def code_grant(client_id: str, code: str, verifier: str, redirect_uri: str, **extra: str) -> dict[str, str]:
+    """The token request of an authorization-code + PKCE login (``extra``: a provider's own
+    fields, e.g. Anthropic's ``state``)."""
+    return {
+        "grant_type": "authorization_code",
+        "client_id": client_id,
+        "code": code,
+        **extra,
+        "redirect_uri": redirect_uri,
+        "code_verifier": verifier,
+    }
 
 
 async def post(url: str, what: str, *, json_body: Any = None, form: dict[str, str] | None = None,

@@ -9,13 +9,12 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import time
 from typing import Any
 from urllib.parse import urlencode
 
 from pi_cli.oauth.callback import code_from_browser, start_callback_server
 from pi_cli.oauth.endpoints import endpoint
-from pi_cli.oauth.flow import Credential, LoginError, LoginUI, error_text, post
+from pi_cli.oauth.flow import Credential, LoginError, LoginUI, code_grant, post, token_credential
 from pi_cli.oauth.pkce import pkce_pair, random_state
 
 CLIENT_ID = "app_EMoamEEZ73f0CkXaXp7hrann"
@@ -42,20 +41,12 @@ def account_id(access_token: str) -> str | None:
 
 
 def _credential(data: dict[str, Any], what: str) -> Credential:
-    access, refresh, expires_in = data.get("access_token"), data.get("refresh_token"), data.get("expires_in")
-    if "error" in data or not isinstance(access, str) or not isinstance(refresh, str):
-        raise LoginError(f"{what} failed: {error_text(data) if 'error' in data else 'the answer had no tokens'}")
-    account = account_id(access)
+    record = token_credential(data, what)
+    account = account_id(str(record["access"]))
     if account is None:
         raise LoginError(f"{what} failed: the access token names no ChatGPT account")
-    seconds = expires_in if isinstance(expires_in, (int, float)) else 3600
-    return {
-        "type": "oauth",
-        "access": access,
-        "refresh": refresh,
-        "expires": int(time.time() * 1000 + seconds * 1000),
-        "accountId": account,
-    }
+    record["accountId"] = account
+    return record
 
 
 class CodexFlow:
@@ -90,13 +81,7 @@ class CodexFlow:
             state,
             redirect_uri,
         )
-        form = {
-            "grant_type": "authorization_code",
-            "client_id": CLIENT_ID,
-            "code": code,
-            "code_verifier": verifier,
-            "redirect_uri": redirect_uri,
-        }
+        form = code_grant(CLIENT_ID, code, verifier, redirect_uri)
         return _credential(await post(endpoint(TOKEN_URL), "Token exchange", form=form), "Token exchange")
 
     async def refresh(self, credential: Credential) -> Credential:

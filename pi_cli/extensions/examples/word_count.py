@@ -28,18 +28,14 @@ def register(pi: ExtensionAPI) -> None:
         summary = f"{figures['lines']} lines, {figures['words']} words, {figures['chars']} characters"
         return {"content": [{"type": "text", "text": summary}], "details": figures}
 
+    text = {"type": "string", "description": "Text to count"}
+    path = {"type": "string", "description": "File to count instead"}
     pi.register_tool(
         {
             "name": "word_count",
             "label": "Word count",
             "description": "Count lines, words and characters of a text or of a file (give text or path).",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "text": {"type": "string", "description": "Text to count"},
-                    "path": {"type": "string", "description": "File to count instead"},
-                },
-            },
+            "parameters": {"type": "object", "properties": {"text": text, "path": path}},
             "execute": execute,
         }
     )

@@ -117,12 +117,12 @@ class OverlayOptions:
             return value
         if value is None:
             return cls()
-        anchor = str(_field(value, "anchor") or "center")
-        margin = _field(value, "margin")
+        anchor = str(field_of(value, "anchor") or "center")
+        margin = field_of(value, "margin")
         return cls(
             anchor=anchor if anchor in ANCHORS else "center",
-            width=_field(value, "width"),
-            max_height=_field(value, "max_height", "maxHeight"),
+            width=field_of(value, "width"),
+            max_height=field_of(value, "max_height", "maxHeight"),
             margin=int(margin) if isinstance(margin, (int, float)) else 0,
         )
 
@@ -151,9 +151,9 @@ class CustomOptions:
             return value
         if value is None:
             return cls()
-        placement = _field(value, "overlay_options", "overlayOptions")
+        placement = field_of(value, "overlay_options", "overlayOptions")
         fixed = placement if callable(placement) else (None if placement is None else OverlayOptions.of(placement))
-        return cls(overlay=bool(_field(value, "overlay")), overlay_options=fixed)
+        return cls(overlay=bool(field_of(value, "overlay")), overlay_options=fixed)
 
     def placement(self, component: Any = None) -> OverlayOptions:
         """The placement for this draw; without options, the component's own ``width`` (as pi)."""
@@ -161,11 +161,11 @@ class CustomOptions:
             return OverlayOptions.of(self.overlay_options())
         if self.overlay_options is not None:
             return self.overlay_options
-        width = _field(component, "width")
+        width = field_of(component, "width")
         return OverlayOptions(width=width if isinstance(width, (int, str)) else None)
 
 
-def _field(value: Any, *names: str) -> Any:
+def field_of(value: Any, *names: str) -> Any:
     """One field of a dict or an object (an extension's options or component), None if absent."""
     for name in names:
         found = value.get(name) if isinstance(value, dict) else getattr(value, name, None)
@@ -188,7 +188,7 @@ class HostedComponent:
         return self._result.done()
 
     def _call(self, name: str, *args: Any) -> Any:
-        method = _field(self.component, name)
+        method = field_of(self.component, name)
         if method is None:
             return None
         try:
@@ -223,7 +223,7 @@ class HostedComponent:
             self._result.set_result(None)
 
     def dispose(self) -> None:
-        method = _field(self.component, "dispose")
+        method = field_of(self.component, "dispose")
         if method is not None:
             try:
                 method()

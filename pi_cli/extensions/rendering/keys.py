@@ -149,21 +149,10 @@ class Key:
     page_up = "pageup"
     page_down = "pagedown"
 
-    @staticmethod
-    def ctrl(key: str) -> str:
-        return f"ctrl+{key}"
-
-    @staticmethod
-    def alt(key: str) -> str:
-        return f"alt+{key}"
-
-    @staticmethod
-    def shift(key: str) -> str:
-        return f"shift+{key}"
-
-    @staticmethod
-    def ctrl_shift(key: str) -> str:
-        return f"ctrl+shift+{key}"
+    ctrl = staticmethod(lambda key: f"ctrl+{key}")
+    alt = staticmethod(lambda key: f"alt+{key}")
+    shift = staticmethod(lambda key: f"shift+{key}")
+    ctrl_shift = staticmethod(lambda key: f"ctrl+shift+{key}")
 
 
 # pi-tui's defaults for the keybinding ids components check (``keybindings.matches(data, id)``).

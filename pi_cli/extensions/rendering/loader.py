@@ -68,3 +68,36 @@ class BorderedLoader:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+
+
+def completion_view(ctx: Any, model: Any, system_prompt: str, text: str, message: str) -> Callable[..., Any]:
+    """A ``ctx.ui.custom`` factory for one model request: a :class:`BorderedLoader` saying
+    ``message`` while ``model`` answers ``text`` (under ``system_prompt``) through
+    ``ctx.model_registry``; ``done`` gets the answer's text, or None when the request failed, was
+    aborted or the user cancelled it (as pi's examples end)."""
+    held: set[asyncio.Task[None]] = set()  # a task nobody holds may be collected mid-request
+
+    def factory(tui: Any, theme: ExtensionTheme, keybindings: Any, done: Callable[[Any], None]) -> BorderedLoader:
+        loader = BorderedLoader(tui, theme, message, on_abort=lambda: done(None))
+
+        async def ask() -> None:
+            request = {
+                "systemPrompt": system_prompt,
+                "messages": [{"role": "user", "content": [{"type": "text", "text": text}]}],
+            }
+            try:
+                reply = await ctx.model_registry.complete(model, request, {"signal": loader.signal})
+            except Exception:
+                done(None)
+                return
+            if reply.get("stopReason") in ("aborted", "error"):
+                done(None)
+                return
+            done("\n".join(b["text"] for b in reply.get("content") or [] if b.get("type") == "text"))
+
+        task = asyncio.ensure_future(ask())
+        held.add(task)
+        task.add_done_callback(held.discard)
+        return loader
+
+    return factory

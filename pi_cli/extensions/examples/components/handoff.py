@@ -10,12 +10,11 @@ conversation is flattened as the ``summarize`` example does (compactions are not
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from pi_cli.extensions import ExtensionAPI
 from pi_cli.extensions.examples.session_control.summarize import conversation_text
-from pi_cli.extensions.rendering.loader import BorderedLoader
+from pi_cli.extensions.rendering.loader import completion_view
 
 SYSTEM_PROMPT = """You hand work over between conversations. From the conversation and the user's
 goal for the next one, write the prompt that starts the next conversation: the context that
@@ -41,27 +40,8 @@ def register(pi: ExtensionAPI) -> None:
             ctx.ui.notify("No conversation to hand off", "error")
             return
         parent = ctx.session_manager.get_session_file()
-        held: set[asyncio.Task[None]] = set()
-
-        def factory(tui: Any, theme: Any, kb: Any, done: Any) -> BorderedLoader:
-            loader = BorderedLoader(tui, theme, "Generating handoff prompt...", on_abort=lambda: done(None))
-            text = f"## Conversation History\n\n{conversation}\n\n## User's Goal for New Thread\n\n{goal}"
-
-            async def generate() -> None:
-                request = {"systemPrompt": SYSTEM_PROMPT,
-                           "messages": [{"role": "user", "content": [{"type": "text", "text": text}]}]}  # fmt: skip
-                try:
-                    reply = await ctx.model_registry.complete(model, request, {"signal": loader.signal})
-                except Exception:  # as pi: a failed request ends like a cancelled one
-                    done(None)
-                    return
-                aborted = reply.get("stopReason") in ("aborted", "error")
-                done(None if aborted else "\n".join(b["text"] for b in reply["content"] if b.get("type") == "text"))
-
-            task = asyncio.ensure_future(generate())
-            held.add(task)  # a task nobody holds may be collected mid-request
-            task.add_done_callback(held.discard)
-            return loader
+        text = f"## Conversation History\n\n{conversation}\n\n## User's Goal for New Thread\n\n{goal}"
+        factory = completion_view(ctx, model, SYSTEM_PROMPT, text, "Generating handoff prompt...")
 
         prompt = await ctx.ui.custom(factory)
         if prompt is None:

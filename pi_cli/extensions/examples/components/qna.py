@@ -10,11 +10,10 @@ editor's place; Escape cancels the request. The request is the extension's own
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from pi_cli.extensions import ExtensionAPI
-from pi_cli.extensions.rendering.loader import BorderedLoader
+from pi_cli.extensions.rendering.loader import completion_view
 
 SYSTEM_PROMPT = """You extract questions from a piece of conversation so the user can answer them.
 
@@ -50,29 +49,7 @@ def register(pi: ExtensionAPI) -> None:
         if text is None:
             ctx.ui.notify(problem or "No assistant messages found", "error")
             return
-        held: set[asyncio.Task[None]] = set()
-
-        def factory(tui: Any, theme: Any, kb: Any, done: Any) -> BorderedLoader:
-            loader = BorderedLoader(tui, theme, f"Extracting questions using {model['id']}...")
-            loader.on_abort = lambda: done(None)
-
-            async def extract() -> None:
-                request = {"systemPrompt": SYSTEM_PROMPT, "messages": [
-                    {"role": "user", "content": [{"type": "text", "text": text}]}]}  # fmt: skip
-                try:
-                    reply = await ctx.model_registry.complete(model, request, {"signal": loader.signal})
-                except Exception:  # as pi: a failed request is a cancelled one
-                    done(None)
-                    return
-                if reply.get("stopReason") in ("aborted", "error"):
-                    done(None)
-                    return
-                done("\n".join(b["text"] for b in reply.get("content") or [] if b.get("type") == "text"))
-
-            task = asyncio.ensure_future(extract())
-            held.add(task)  # a task nobody holds may be collected mid-request
-            task.add_done_callback(held.discard)
-            return loader
+        factory = completion_view(ctx, model, SYSTEM_PROMPT, text, f"Extracting questions using {model['id']}...")
 
         result = await ctx.ui.custom(factory)
         if result is None:
