@@ -69,6 +69,22 @@ SCENES: dict[str, Scene] = {
         prompt("plan the work as todos", "screenshots are next"),
         "pi -e example:todo — tool renderers",
     ),
+    "question": Scene(
+        "question",
+        [
+            call(
+                "question",
+                question="Which database should the new service use?",
+                options=[
+                    {"label": "PostgreSQL", "description": "what the other services run"},
+                    {"label": "SQLite", "description": "one file, no server"},
+                ],
+            ),
+            {"text": "Going with PostgreSQL."},
+        ],
+        prompt("pick a database for me", "Which database should the new service use?"),
+        "pi -e example:question — a custom component as a tool's dialog",
+    ),
 }
 
 
