@@ -140,6 +140,8 @@ def _render(pieces: list[Piece], width: int) -> list[Strip]:
        st.sampled_from([24, 47, 80]))  # fmt: skip
 # An HTML comment interrupting a paragraph runs on over its blank line (CI found it once).
 @example(text="the\n<!-- a\n\nnote -->\nthe\n\n", steps=[1], minimum=1, width=24)
+# ...and a list right after the line that ends it is a list, not more HTML (CI found it too).
+@example(text="the\n\n<!-- a\n\nnote -->\n1. the\n\n1. the\n\nthe\n\n", steps=[1], minimum=1, width=24)
 def test_streamed_pieces_render_like_the_whole_text(text: str, steps: list[int], minimum: int, width: int) -> None:
     stream = PieceStream(minimum)
     position = 0

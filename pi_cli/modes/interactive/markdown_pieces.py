@@ -167,7 +167,9 @@ def _advance(context: Context, line: str, kind: str) -> Context:
     number, delimiter, bullet = context.number, context.delimiter, context.bullet
     html_end = context.html_end
     if html_end is not None:
-        return replace(context, blank=False, html_end=None if html_end.search(line) else html_end)
+        if html_end.search(line):  # the block ends on this line: the next one starts afresh
+            return replace(context, blank=False, html_end=None, run="", paragraph="")
+        return replace(context, blank=False)
     if kind == "blank":
         return replace(context, blank=True, paragraph="", run="")
     if context.run == "html":
