@@ -158,6 +158,7 @@ class DialogUI:
         self.hidden_thinking_label: str | None = None  # set_hidden_thinking_label (None: the default)
         self.autocomplete_factories: list[Callable[[Any], Any]] = []  # add_autocomplete_provider, in order
         self.footer: Callable[..., Any] | None = None  # set_footer's factory (None: the built-in)
+        self.header: Callable[..., Any] | None = None  # set_header's factory (None: the built-in)
 
     def notify(self, text: str, level: str | None = None) -> None:
         self._notify(text, level or "info")
@@ -248,7 +249,7 @@ class DialogUI:
 
     def reset(self) -> None:
         """``/reload``: take away what the extensions put on screen (statuses, widgets, the working
-        line's and thinking blocks' customisations, title, completion providers, footer), telling
+        line's and thinking blocks' customisations, title, completion providers, footer, header), telling
         the front end of each."""
         widgets = list(self.widgets)
         self.statuses.clear()
@@ -259,11 +260,11 @@ class DialogUI:
         self.working_visible = True
         self.hidden_thinking_label = None
         self.autocomplete_factories.clear()
-        self.footer = None
+        self.footer = self.header = None
         for key in widgets:
             if self._on_change is not None:
                 self._on_change("widget", key)
-        for kind in ("status", "title", "working", "thinking_label", "autocomplete", "footer"):
+        for kind in ("status", "title", "working", "thinking_label", "autocomplete", "footer", "header"):
             self._changed(kind)
 
     def reloaded(self) -> None:
@@ -273,6 +274,12 @@ class DialogUI:
     def theme_changed(self) -> None:
         """The session's theme changed (``ctx.ui.set_theme``): ``on_change("theme", "")``."""
         self._changed("theme")
+
+    def set_header(self, factory: Callable[..., Any] | None) -> None:
+        """pi's ``setHeader``: ``factory(tui, theme)`` builds the component shown at the top of the
+        transcript in place of pi_cli's start header; None restores it. ``on_change("header", "")``."""
+        self.header = factory
+        self._changed("header")
 
     def set_footer(self, factory: Callable[..., Any] | None) -> None:
         """pi's ``setFooter``: ``factory(tui, theme, footer_data)`` builds the component drawn in
@@ -378,6 +385,12 @@ class DialogOptionsUI:
         setter = getattr(self._ui, "set_working_message", None)
         if callable(setter):
             setter(message)
+
+    def set_header(self, factory: Callable[..., Any] | None = None) -> None:
+        """pi's ``setHeader`` (TUI; a no-op elsewhere, as pi's RPC mode): see :meth:`DialogUI.set_header`."""
+        setter = getattr(self._ui, "set_header", None)
+        if callable(setter):
+            setter(factory)
 
     def set_footer(self, factory: Callable[..., Any] | None = None) -> None:
         """pi's ``setFooter`` (TUI; a no-op elsewhere, as pi's RPC mode): see :meth:`DialogUI.set_footer`."""

@@ -21,6 +21,7 @@ from rich.text import Text
 from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.widget import Widget
 
 from pi_cli.modes.display import footer_facts, git_branch
 from pi_cli.modes.input_routing import QUIT_HINT, QuitGuard, Route, restored_editor_text, route_input
@@ -93,6 +94,7 @@ class PiApp(App[int]):
         self.tools_expanded = False
         self.show_thinking = False
         self.thinking_label: str | None = None  # an extension's set_hidden_thinking_label (None: default)
+        self.header_factory: Callable[..., Any] | None = None  # an extension's set_header (None: ours)
         terminal = session.settings.terminal  # pi's terminal.showImages / terminal.imageWidthCells
         image_cells = (terminal.image_width_cells or DEFAULT_WIDTH_CELLS) if terminal.show_images else 0
         self.transcript = Transcript(id="transcript", max_mounted=max_mounted, image_cells=image_cells)
@@ -156,7 +158,7 @@ class PiApp(App[int]):
         self.editor.commands = self.commands.completion_entries
         self.editor.arguments = self._argument_completions
         self.editor.paste_filter = self._attach_pasted
-        await self.transcript.add(startup_header(self.session, self.cwd, self.user_keymap))
+        await self.transcript.add(self.start_header(), self.start_header)
         demo = is_demo_model(self.session)
         for warning in [*self.startup_warnings, *self.session.startup_notices]:
             if demo and "demo model" in str(warning):
@@ -238,6 +240,17 @@ class PiApp(App[int]):
             if isinstance(screen, MainScreen):
                 screen.key_arrived()  # and the echo is painted when ready, not at the next timer tick
         await super().on_event(event)
+
+    def start_header(self) -> Widget:
+        """The transcript's first entry: pi_cli's start header, or an extension's (``set_header``)."""
+        if self.header_factory is None:  # the common case imports no extension UI
+            return startup_header(self.session, self.cwd, self.user_keymap)
+        from pi_cli.modes.interactive.extension_ui.header import start_header
+
+        def report(text: str) -> None:
+            self.run_worker(self.show_notice(text, "error"))
+
+        return start_header(self, self.header_factory, report)
 
     def use_keymap(self, keymap: dict[str, str]) -> None:
         """Bindings from a (re-read) ``keybindings.json``: the app's and the editor's keys."""

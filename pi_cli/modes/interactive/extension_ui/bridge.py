@@ -59,6 +59,9 @@ class ExtensionChrome:
             self.app.editor.provider_factories = lambda: list(ui.autocomplete_factories)
         elif kind == "footer":
             self.footer.show(ui.footer)
+        elif kind == "header":
+            self.app.header_factory = ui.header
+            self.app.run_worker(self.app.transcript.replace_first(self.app.start_header))
         elif kind == "status":
             self.status.show(status_line(ui.statuses))
             self.footer.refresh()

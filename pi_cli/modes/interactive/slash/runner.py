@@ -27,7 +27,6 @@ from pi_cli.modes.interactive.slash.mcp import McpCommands
 from pi_cli.modes.interactive.slash.permissions import PermissionCommands
 from pi_cli.modes.interactive.slash.rewind import RewindCommands
 from pi_cli.modes.interactive.slash.session import SessionCommands
-from pi_cli.modes.interactive.startup import startup_header
 from pi_cli.modes.interactive.widgets.status import WorkingLine
 from pi_cli.modes.interactive.widgets.transcript import Transcript
 
@@ -72,6 +71,8 @@ class CommandHost(Protocol):
     def show_theme(self) -> None: ...
 
     def use_keymap(self, keymap: dict[str, str]) -> None: ...
+
+    def start_header(self) -> Any: ...
 
     async def show_notice(self, text: str | Text, kind: str = "info") -> None: ...
 
@@ -280,7 +281,7 @@ class CommandRunner:
             return
         await self.app.transcript.clear_entries()
         self.app.renderer.forget()
-        await self.app.transcript.add(startup_header(self.session, self.app.cwd, self.app.user_keymap))
+        await self.app.transcript.add(self.app.start_header(), self.app.start_header)
         await self._notice("✓ New session started")
         self.app.refresh_footer()
 

@@ -63,12 +63,11 @@ class SessionCommands:
 
     async def reload_transcript(self) -> None:
         """Rebuild the transcript from the session's messages (after switch, fork, tree …)."""
-        from pi_cli.modes.interactive.startup import startup_header
 
         app = self.app
         await app.transcript.clear_entries()
         app.renderer.forget()
-        await app.transcript.add(startup_header(self.session, app.cwd, app.user_keymap))
+        await app.transcript.add(app.start_header(), app.start_header)
         messages = self.session.messages
         if messages:
             await app.renderer.load_history(messages)

@@ -82,6 +82,19 @@ class Transcript(VerticalScroll):
             await self._trim_to(min(len(self._widgets) - 1, self._first + excess))
         return widget
 
+    async def replace_first(self, rebuild: Builder) -> None:
+        """Build the first entry anew with ``rebuild`` (the start header, when an extension
+        replaces it); its widget is swapped in place when it is mounted."""
+        if not self._builders:
+            return
+        self._builders[0] = rebuild
+        old = self._widgets[0]
+        if self._first == 0 and old is not None and old.is_attached:
+            new = rebuild()
+            await self.mount(new, before=old)
+            await old.remove()
+            self._widgets[0] = new
+
     async def add_many(self, builders: list[Builder]) -> None:
         """Register many finished entries at once (session resume): only the tail is mounted."""
         start = len(self._builders)
