@@ -159,6 +159,7 @@ class DialogUI:
         self.autocomplete_factories: list[Callable[[Any], Any]] = []  # add_autocomplete_provider, in order
         self.footer: Callable[..., Any] | None = None  # set_footer's factory (None: the built-in)
         self.header: Callable[..., Any] | None = None  # set_header's factory (None: the built-in)
+        self.editor_component: Callable[..., Any] | None = None  # set_editor_component's factory
 
     def notify(self, text: str, level: str | None = None) -> None:
         self._notify(text, level or "info")
@@ -260,11 +261,12 @@ class DialogUI:
         self.working_visible = True
         self.hidden_thinking_label = None
         self.autocomplete_factories.clear()
-        self.footer = self.header = None
+        self.footer = self.header = self.editor_component = None
         for key in widgets:
             if self._on_change is not None:
                 self._on_change("widget", key)
-        for kind in ("status", "title", "working", "thinking_label", "autocomplete", "footer", "header"):
+        kinds = ("status", "title", "working", "thinking_label", "autocomplete", "footer", "header", "editor_component")
+        for kind in kinds:
             self._changed(kind)
 
     def reloaded(self) -> None:
@@ -274,6 +276,13 @@ class DialogUI:
     def theme_changed(self) -> None:
         """The session's theme changed (``ctx.ui.set_theme``): ``on_change("theme", "")``."""
         self._changed("theme")
+
+    def set_editor_component(self, factory: Callable[..., Any] | None) -> None:
+        """pi's ``setEditorComponent``: ``factory(tui, theme, keybindings)`` builds the prompt
+        editor (a :class:`~pi_cli.extensions.rendering.custom_editor.CustomEditor`) shown in place
+        of the built-in one; None restores it. ``on_change("editor_component", "")``."""
+        self.editor_component = factory
+        self._changed("editor_component")
 
     def set_header(self, factory: Callable[..., Any] | None) -> None:
         """pi's ``setHeader``: ``factory(tui, theme)`` builds the component shown at the top of the
@@ -385,6 +394,17 @@ class DialogOptionsUI:
         setter = getattr(self._ui, "set_working_message", None)
         if callable(setter):
             setter(message)
+
+    def set_editor_component(self, factory: Callable[..., Any] | None = None) -> None:
+        """pi's ``setEditorComponent`` (TUI; a no-op elsewhere, as pi's RPC mode)."""
+        setter = getattr(self._ui, "set_editor_component", None)
+        if callable(setter):
+            setter(factory)
+
+    def get_editor_component(self) -> Callable[..., Any] | None:
+        """The factory ``set_editor_component`` gave (None: the built-in editor)."""
+        factory = getattr(self._ui, "editor_component", None)
+        return factory if callable(factory) else None
 
     def set_header(self, factory: Callable[..., Any] | None = None) -> None:
         """pi's ``setHeader`` (TUI; a no-op elsewhere, as pi's RPC mode): see :meth:`DialogUI.set_header`."""

@@ -22,6 +22,7 @@ from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
+from textual.widgets import TextArea
 
 from pi_cli.modes.display import footer_facts, git_branch
 from pi_cli.modes.input_routing import QUIT_HINT, QuitGuard, Route, restored_editor_text, route_input
@@ -43,6 +44,7 @@ from pi_cli.modes.terminal_images import DEFAULT_WIDTH_CELLS
 if TYPE_CHECKING:
     from pi_cli.extensions.rendering import CustomRenderer, ToolRenderer
     from pi_cli.modes.interactive.extension_ui.bridge import ExtensionChrome
+    from pi_cli.modes.interactive.extension_ui.editor_slot import EditorSlot
     from pi_cli.session.agent_session import AgentSession
 
 DOUBLE_ESCAPE_S = 0.5  # pi's window for the double-Escape action on an empty editor
@@ -95,6 +97,7 @@ class PiApp(App[int]):
         self.show_thinking = False
         self.thinking_label: str | None = None  # an extension's set_hidden_thinking_label (None: default)
         self.header_factory: Callable[..., Any] | None = None  # an extension's set_header (None: ours)
+        self.editor_slot: EditorSlot | None = None  # an extension's editor (set_editor_component)
         terminal = session.settings.terminal  # pi's terminal.showImages / terminal.imageWidthCells
         image_cells = (terminal.image_width_cells or DEFAULT_WIDTH_CELLS) if terminal.show_images else 0
         self.transcript = Transcript(id="transcript", max_mounted=max_mounted, image_cells=image_cells)
@@ -349,6 +352,12 @@ class PiApp(App[int]):
 
     # --- submitting -------------------------------------------------------------------------
 
+    @on(TextArea.Changed, "#editor")
+    def _prompt_text_changed(self) -> None:
+        """The prompt text changed (typed, restored, cleared): an extension's editor shows it."""
+        if self.editor_slot is not None:
+            self.editor_slot.sync(self.editor.text)
+
     @on(PromptEditor.Submitted)
     async def _submitted(self, event: PromptEditor.Submitted) -> None:
         await self.submit(event.text, follow_up=event.follow_up)
@@ -476,6 +485,8 @@ class PiApp(App[int]):
         return True
 
     async def action_interrupt(self) -> None:
+        if self.editor_slot is not None and self.editor_slot.first("interrupt"):
+            return  # an extension's editor sees Escape first (and hands it back when unwanted)
         if self.editor.close_menu():
             return
         if self.running:
@@ -517,6 +528,8 @@ class PiApp(App[int]):
             transcript.scroll_to(y=max(0, target), animate=False, immediate=True)
 
     async def action_clear_or_abort(self) -> None:
+        if self.editor_slot is not None and self.editor_slot.first("clear"):
+            return
         if self.running:
             await self.abort()
             return
@@ -535,6 +548,8 @@ class PiApp(App[int]):
         self.editor.load_text("")
 
     async def action_exit_if_empty(self) -> None:
+        if self.editor_slot is not None and self.editor_slot.first("exit"):
+            return
         await self.quit()
 
     async def abort(self) -> None:

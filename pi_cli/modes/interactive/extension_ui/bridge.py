@@ -59,6 +59,13 @@ class ExtensionChrome:
             self.app.editor.provider_factories = lambda: list(ui.autocomplete_factories)
         elif kind == "footer":
             self.footer.show(ui.footer)
+        elif kind == "editor_component":
+            if self.app.editor_slot is None:
+                from pi_cli.modes.interactive.extension_ui.editor_slot import EditorSlot
+
+                report = lambda text: self.app.run_worker(self.app.show_notice(text, "error"))  # noqa: E731
+                self.app.editor_slot = EditorSlot(self.app, self.runner, report)
+            self.app.editor_slot.show(ui.editor_component)
         elif kind == "header":
             self.app.header_factory = ui.header
             self.app.run_worker(self.app.transcript.replace_first(self.app.start_header))
