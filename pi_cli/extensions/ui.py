@@ -385,21 +385,15 @@ class DialogOptionsUI:
     def set_working_indicator(self, options: Any = None) -> None:
         """pi's spinner frames while the agent works (TUI, inline); a no-op where the front end
         has no working line (print, json, RPC: as pi's RPC mode)."""
-        setter = getattr(self._ui, "set_working_indicator", None)
-        if callable(setter):
-            setter(options)
+        self._forward("set_working_indicator", options)
 
     def set_working_message(self, message: str | None = None) -> None:
         """The working line's text (TUI, inline); a no-op elsewhere, as ``set_working_indicator``."""
-        setter = getattr(self._ui, "set_working_message", None)
-        if callable(setter):
-            setter(message)
+        self._forward("set_working_message", message)
 
     def set_editor_component(self, factory: Callable[..., Any] | None = None) -> None:
         """pi's ``setEditorComponent`` (TUI; a no-op elsewhere, as pi's RPC mode)."""
-        setter = getattr(self._ui, "set_editor_component", None)
-        if callable(setter):
-            setter(factory)
+        self._forward("set_editor_component", factory)
 
     def get_editor_component(self) -> Callable[..., Any] | None:
         """The factory ``set_editor_component`` gave (None: the built-in editor)."""
@@ -408,34 +402,24 @@ class DialogOptionsUI:
 
     def set_header(self, factory: Callable[..., Any] | None = None) -> None:
         """pi's ``setHeader`` (TUI; a no-op elsewhere, as pi's RPC mode): see :meth:`DialogUI.set_header`."""
-        setter = getattr(self._ui, "set_header", None)
-        if callable(setter):
-            setter(factory)
+        self._forward("set_header", factory)
 
     def set_footer(self, factory: Callable[..., Any] | None = None) -> None:
         """pi's ``setFooter`` (TUI; a no-op elsewhere, as pi's RPC mode): see :meth:`DialogUI.set_footer`."""
-        setter = getattr(self._ui, "set_footer", None)
-        if callable(setter):
-            setter(factory)
+        self._forward("set_footer", factory)
 
     def set_working_visible(self, visible: bool) -> None:
         """Hide (False) or show again (True) the working line (TUI, inline); a no-op elsewhere."""
-        setter = getattr(self._ui, "set_working_visible", None)
-        if callable(setter):
-            setter(visible)
+        self._forward("set_working_visible", visible)
 
     def set_hidden_thinking_label(self, label: str | None = None) -> None:
         """What a collapsed thinking block says (TUI; None: the default); a no-op elsewhere (pi's
         RPC mode ignores it too; inline shows thinking as it streams)."""
-        setter = getattr(self._ui, "set_hidden_thinking_label", None)
-        if callable(setter):
-            setter(label)
+        self._forward("set_hidden_thinking_label", label)
 
     def add_autocomplete_provider(self, factory: Callable[[Any], Any]) -> None:
         """Stack a completion provider on the editor (TUI, inline); a no-op elsewhere (as pi's RPC)."""
-        adder = getattr(self._ui, "add_autocomplete_provider", None)
-        if callable(adder):
-            adder(factory)
+        self._forward("add_autocomplete_provider", factory)
 
     # -- themes (pi's getAllThemes / getTheme / setTheme) -------------------------------------------
 
@@ -484,6 +468,12 @@ class DialogOptionsUI:
     @property
     def has_ui(self) -> bool:
         return bool(self._ui.has_ui)
+
+    def _forward(self, name: str, value: Any) -> None:
+        """Call the front end's ``name(value)`` where it has one (TUI, inline); a no-op elsewhere."""
+        method = getattr(self._ui, name, None)
+        if callable(method):
+            method(value)
 
     def __getattr__(self, name: str) -> Any:  # notify, set_status… and a front end's extras
         return getattr(self._ui, name)

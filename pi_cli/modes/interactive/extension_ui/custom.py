@@ -12,6 +12,8 @@ the call with None, so a tool waiting on it lets the run finish.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from typing import Any, Literal
 
 from rich.text import Text
@@ -21,7 +23,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widget import Widget
 
-from pi_cli.extensions.rendering.component import CustomOptions, HostedComponent, OverlayOptions
+from pi_cli.extensions.rendering.component import ComponentTui, CustomOptions, HostedComponent, OverlayOptions
 from pi_cli.extensions.rendering.keys import key_data
 from pi_cli.modes.interactive.screens.sheet import BottomSheet
 
@@ -175,3 +177,44 @@ class TuiComponentHost:
             screen.dismiss(None)
 
         return close
+
+
+class ComponentSlot:
+    """A long-lived extension component standing in for one of the app's own widgets (the
+    footer, the editor): :meth:`host` wraps it, a failure is reported once (``Extension <what>
+    failed: …``) and :meth:`clear` puts the app's widget back (:meth:`restore`)."""
+
+    what = "component"
+
+    def __init__(self, app: Any, runner: Any, report: Callable[[str], None]) -> None:
+        self.app = app
+        self.runner = runner
+        self.report = report
+        self.view: ComponentLines | None = None
+        self._failed: asyncio.Future[Any] | None = None  # where the component's errors land
+
+    def host(self, component: Any, tui: ComponentTui, view_type: type[ComponentLines], id: str) -> ComponentLines:
+        failed: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        failed.add_done_callback(self._on_failure)
+        self._failed = failed
+        self.view = view_type(HostedComponent(component, tui, failed), id=id)
+        return self.view
+
+    def _on_failure(self, failed: asyncio.Future[Any]) -> None:
+        if failed.cancelled() or failed is not self._failed:
+            return
+        self.report(f"Extension {self.what} failed: {failed.exception()}")
+        self.clear()
+
+    def clear(self) -> None:
+        view, failed = self.view, self._failed
+        self.view, self._failed = None, None
+        if failed is not None and not failed.done():
+            failed.cancel()
+        if view is not None:
+            view.hosted.dispose()
+            view.remove()
+        self.restore()
+
+    def restore(self) -> None:
+        """Show the app's own widget again."""

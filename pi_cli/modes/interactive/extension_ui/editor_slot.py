@@ -10,27 +10,24 @@ that raises is reported once and the built-in editor comes back.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from pi_cli.extensions.rendering.component import ComponentTui, HostedComponent
+from pi_cli.extensions.rendering.component import ComponentTui
 from pi_cli.extensions.rendering.keys import Keybindings
-from pi_cli.modes.interactive.extension_ui.custom import ComponentView
+from pi_cli.modes.interactive.extension_ui.custom import ComponentSlot, ComponentView
 
 ACTION_KEYS = {"interrupt": "\x1b", "clear": "\x03", "exit": "\x04"}
 
 
-class EditorSlot:
+class EditorSlot(ComponentSlot):
     """Shows ``runner.ui.editor_component`` (a factory or None) in place of ``app.editor``."""
 
+    what = "editor"
+
     def __init__(self, app: Any, runner: Any, report: Callable[[str], None]) -> None:
-        self.app = app
-        self.runner = runner
-        self.report = report
+        super().__init__(app, runner, report)
         self.component: Any = None
-        self.view: ComponentView | None = None
-        self._failed: asyncio.Future[Any] | None = None
         self._acting = False  # the component handed a key back: the app's own action runs
 
     @property
@@ -38,7 +35,7 @@ class EditorSlot:
         return self.view is not None
 
     def show(self, factory: Callable[..., Any] | None) -> None:
-        self._clear()
+        self.clear()
         if factory is None:
             return
         tui = ComponentTui()
@@ -47,24 +44,21 @@ class EditorSlot:
         except Exception as exc:  # the extension's bug: keep the built-in editor
             self.report(f"Extension editor failed: {exc}")
             return
-        failed: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        failed.add_done_callback(self._on_failure)
-        self.component, self._failed = component, failed
+        self.component = component
         if hasattr(component, "on_submit"):  # pi's CustomEditor: the app answers its three calls
             component.on_submit = self._submit
             component.on_action = self._action
             component.on_change = self._write_through
         self.sync(self.app.editor.text)
-        self.view = ComponentView(HostedComponent(component, tui, failed), id="extension-editor")
+        view = self.host(component, tui, ComponentView, "extension-editor")
 
         def redraw() -> None:
-            if self.view is not None:
-                self.view.refresh(layout=True)
+            view.refresh(layout=True)
 
         tui.connect(redraw, lambda: (self.app.size.width, self.app.size.height))
         self.app.editor.display = False
-        self.app.mount(self.view, before=self.app.editor)
-        self.view.focus()
+        self.app.mount(view, before=self.app.editor)
+        view.focus()
 
     def sync(self, text: str) -> None:
         """The prompt text changed elsewhere (a restored queue, a paste): show it."""
@@ -101,20 +95,8 @@ class EditorSlot:
         if name in _APP_ACTIONS:
             self.app.run_worker(run())
 
-    def _on_failure(self, failed: asyncio.Future[Any]) -> None:
-        if failed.cancelled() or failed is not self._failed:
-            return
-        self.report(f"Extension editor failed: {failed.exception()}")
-        self._clear()
-
-    def _clear(self) -> None:
-        view, failed = self.view, self._failed
-        self.view, self._failed, self.component = None, None, None
-        if failed is not None and not failed.done():
-            failed.cancel()
-        if view is not None:
-            view.hosted.dispose()
-            view.remove()
+    def restore(self) -> None:
+        self.component = None
         self.app.editor.display = True
         self.app.editor.focus()
 
