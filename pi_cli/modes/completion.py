@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pi_cli.extensions.rendering.component import field_of
+
 MAX_ITEMS = 30
 _SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", ".mypy_cache", ".ruff_cache"})
 
@@ -121,15 +123,27 @@ def apply_completion(text: str, completion: Completion) -> tuple[str, int]:
     return new, completion.start + len(completion.value)
 
 
+def no_arguments(name: str, prefix: str) -> list[dict[str, str]]:
+    """The argument completer of a front end without extensions: nothing to offer."""
+    return []
+
+
+def builtin_completions(
+    text: str,
+    cursor: int,
+    commands: Callable[[], list[tuple[str, str]]],
+    arguments: Callable[[str, str], list[dict[str, str]]],
+    cwd: Path,
+) -> list[Completion]:
+    """The built-in rules in order: ``/`` commands, else a command's own argument items (both
+    with the cursor at the end), else ``@`` paths."""
+    items: list[Completion] = []
+    if cursor == len(text):
+        items = command_completions(text, commands()) or argument_completions(text, arguments)
+    return items or path_completions(text, cursor, cwd)
+
+
 # --- extensions' autocomplete providers (pi's ctx.ui.add_autocomplete_provider) -------------------
-
-
-def _find(provider: Any, snake: str, camel: str) -> Any:
-    for name in (snake, camel):
-        value = provider.get(name) if isinstance(provider, dict) else getattr(provider, name, None)
-        if value is not None:
-            return value
-    return None
 
 
 class BuiltinProvider:
@@ -149,10 +163,7 @@ class BuiltinProvider:
         self, lines: Sequence[str], cursor_line: int, cursor_col: int, options: Any = None
     ) -> dict[str, Any] | None:
         text, cursor = "\n".join(lines), offset_of(lines, cursor_line, cursor_col)
-        items = []
-        if cursor == len(text):
-            items = command_completions(text, self._commands()) or argument_completions(text, self._arguments)
-        items = items or path_completions(text, cursor, self._cwd)
+        items = builtin_completions(text, cursor, self._commands, self._arguments, self._cwd)
         if not items:
             return None
         start = min(item.start for item in items)
@@ -185,10 +196,10 @@ class Provider:
     object or a dict, under snake_case or pi's camelCase names."""
 
     def __init__(self, spec: Any, below: Any) -> None:
-        self._get = _find(spec, "get_suggestions", "getSuggestions")
-        self._apply = _find(spec, "apply_completion", "applyCompletion")
+        self._get = field_of(spec, "get_suggestions", "getSuggestions")
+        self._apply = field_of(spec, "apply_completion", "applyCompletion")
         self._below = below
-        self.trigger_characters = list(_find(spec, "trigger_characters", "triggerCharacters") or [])
+        self.trigger_characters = list(field_of(spec, "trigger_characters", "triggerCharacters") or [])
 
     def get_suggestions(self, lines: Sequence[str], cursor_line: int, cursor_col: int, options: Any = None) -> Any:
         return self._get(lines, cursor_line, cursor_col, options)
@@ -211,7 +222,7 @@ def stack(factories: Sequence[Callable[[Any], Any]], base: Any, report: Callable
     for factory in factories:
         try:
             made = factory(current)
-            if _find(made, "get_suggestions", "getSuggestions") is None:
+            if field_of(made, "get_suggestions", "getSuggestions") is None:
                 raise TypeError("the provider has no get_suggestions")
         except Exception as exc:
             report(exc)
@@ -220,13 +231,30 @@ def stack(factories: Sequence[Callable[[Any], Any]], base: Any, report: Callable
     return current
 
 
+class ProviderStack:
+    """The extensions' providers stacked on the built-in one (``base()``), built again only when a
+    provider was added; ``top(factories)`` is None while there are none (the built-in rules)."""
+
+    def __init__(self, base: Callable[[], Any], report: Callable[[BaseException], None]) -> None:
+        self._base = base
+        self._report = report
+        self._built: tuple[int, Any] | None = None  # (how many factories it has, the top provider)
+
+    def top(self, factories: Sequence[Callable[[Any], Any]]) -> Any:
+        if not factories:
+            return None
+        if self._built is None or self._built[0] != len(factories):
+            self._built = (len(factories), stack(factories, self._base(), self._report))
+        return self._built[1]
+
+
 def suggest(provider: Any, text: str, cursor: int) -> Any:
     """The provider's answer for ``text`` with the cursor at ``cursor``: its raw answer, or an
     awaitable of it (an async provider); see :func:`to_completions`."""
     before = text[:cursor]
     cursor_line = before.count("\n")
     cursor_col = cursor - (before.rfind("\n") + 1)
-    get = _find(provider, "get_suggestions", "getSuggestions")
+    get = field_of(provider, "get_suggestions", "getSuggestions")
     return get(text.split("\n"), cursor_line, cursor_col, {"force": False, "signal": None})
 
 

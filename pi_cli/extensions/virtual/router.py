@@ -30,16 +30,9 @@ from pi_cli.ai.event_stream import AssistantMessageEventStream
 from pi_cli.ai.options import StreamOptions
 from pi_cli.ai.transport.provider_common import error_event, new_output
 from pi_cli.ai.types import THINKING_LEVELS, AssistantMessageEvent, Context, Model
+from pi_cli.extensions.rendering.component import field_of
 
 VIRTUAL_API = "pi-virtual"
-
-
-def _get(spec: Any, snake: str, camel: str | None = None) -> Any:
-    for name in (snake, camel or snake):
-        value = spec.get(name) if isinstance(spec, dict) else getattr(spec, name, None)
-        if value is not None:
-            return value
-    return None
 
 
 @dataclass(eq=False)
@@ -57,27 +50,31 @@ class VirtualModel:
 def virtual_model_entry(definition: Any) -> tuple[Model, Callable[..., Any]]:
     """The catalogue entry and router of ``definition``; raises ``ValueError`` naming what is
     missing or wrong."""
-    provider, model_id, route = _get(definition, "provider"), _get(definition, "id"), _get(definition, "route")
+    provider, model_id, route = (
+        field_of(definition, "provider"),
+        field_of(definition, "id"),
+        field_of(definition, "route"),
+    )
     if not isinstance(provider, str) or not provider or not isinstance(model_id, str) or not model_id:
         raise ValueError("register_virtual_model: provider and id must be non-empty strings")
     if not callable(route):
         raise ValueError(f"register_virtual_model({provider}/{model_id}): route must be callable")
-    levels = list(_get(definition, "thinking_levels", "thinkingLevels") or ["off"])
+    levels = list(field_of(definition, "thinking_levels", "thinkingLevels") or ["off"])
     unknown = [level for level in levels if level not in THINKING_LEVELS]
     if unknown:
         raise ValueError(f"register_virtual_model({provider}/{model_id}): unknown thinking level {unknown[0]!r}")
     model: dict[str, Any] = {
         "id": model_id,
-        "name": str(_get(definition, "name") or model_id),
+        "name": str(field_of(definition, "name") or model_id),
         "api": VIRTUAL_API,
         "provider": provider,
         "baseUrl": "",
         "reasoning": any(level != "off" for level in levels),
         "thinkingLevelMap": {level: (level if level in levels else None) for level in THINKING_LEVELS},
-        "input": list(_get(definition, "input") or ["text", "image"]),
+        "input": list(field_of(definition, "input") or ["text", "image"]),
         "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
-        "contextWindow": int(_get(definition, "context_window", "contextWindow") or 0),
-        "maxTokens": int(_get(definition, "max_tokens", "maxTokens") or 0),
+        "contextWindow": int(field_of(definition, "context_window", "contextWindow") or 0),
+        "maxTokens": int(field_of(definition, "max_tokens", "maxTokens") or 0),
         "virtual": True,
     }
     return model, route  # type: ignore[return-value]
@@ -140,16 +137,16 @@ async def _route(virtual: VirtualModel, model: Model, context: Context, options:
     answer = virtual.route(request, virtual.context())
     if inspect.isawaitable(answer):
         answer = await answer
-    physical = _get(answer, "model")
+    physical = field_of(answer, "model")
     if not isinstance(physical, dict) or "api" not in physical:
         raise ValueError("route() answered no model")
     if physical.get("virtual") or physical.get("api") == VIRTUAL_API:
         raise ValueError("route() answered a virtual model; it must pick a physical one")
-    state = _get(answer, "state")
+    state = field_of(answer, "state")
     if state is not None:
         virtual.state = state
     chosen: Model = physical  # type: ignore[assignment]
-    return chosen, str(_get(answer, "thinking_level", "thinkingLevel") or "off")
+    return chosen, str(field_of(answer, "thinking_level", "thinkingLevel") or "off")
 
 
 def _previous(registry: Any, messages: list[Any]) -> dict[str, Any] | None:

@@ -12,11 +12,10 @@ from prompt_toolkit.document import Document
 
 from pi_cli.modes.completion import (
     BuiltinProvider,
-    argument_completions,
-    command_completions,
+    ProviderStack,
+    builtin_completions,
     is_pending,
-    path_completions,
-    stack,
+    no_arguments,
     suggest,
     to_completions,
 )
@@ -35,18 +34,13 @@ class InlineCompleter(Completer):
     ) -> None:
         self.cwd = cwd
         self.commands = commands
-        self.arguments = arguments
+        self.arguments = arguments or no_arguments
         self.provider_factories = provider_factories  # extensions' autocomplete providers
-        self._providers: tuple[int, Any] | None = None
+        base = lambda: BuiltinProvider(self.commands, self.arguments, self.cwd)  # noqa: E731
+        self._providers = ProviderStack(base, lambda exc: None)
 
     def _provider(self) -> Any:
-        factories = self.provider_factories() if self.provider_factories is not None else []
-        if not factories:
-            return None
-        if self._providers is None or self._providers[0] != len(factories):
-            base = BuiltinProvider(self.commands, self.arguments or _no_arguments, self.cwd)
-            self._providers = (len(factories), stack(factories, base, lambda exc: None))
-        return self._providers[1]
+        return self._providers.top(self.provider_factories() if self.provider_factories is not None else [])
 
     async def get_completions_async(
         self, document: Document, complete_event: CompleteEvent
@@ -68,12 +62,8 @@ class InlineCompleter(Completer):
             yield _shown(found, cursor)
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
-        text, cursor = document.text, document.cursor_position
-        items = command_completions(document.text_before_cursor, self.commands()) if cursor == len(text) else []
-        if not items and cursor == len(text) and self.arguments is not None:
-            items = argument_completions(text, self.arguments)
-        if not items:
-            items = path_completions(text, cursor, self.cwd)
+        cursor = document.cursor_position
+        items = builtin_completions(document.text, cursor, self.commands, self.arguments, self.cwd)
         for item in items:
             yield _shown(item, cursor)
 
@@ -83,7 +73,3 @@ def _shown(item: Any, cursor: int) -> Completion:
     TUI's trailing space after a command is left out here)."""
     value = item.value.rstrip(" ") if item.kind == "command" else item.value
     return Completion(value, start_position=item.start - cursor, display=item.label, display_meta=item.description)
-
-
-def _no_arguments(name: str, prefix: str) -> list[dict[str, str]]:
-    return []

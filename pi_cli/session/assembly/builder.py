@@ -14,7 +14,6 @@ session here; a child session takes its parent's parts instead
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -236,10 +235,12 @@ def create_agent_session(options: SessionOptions) -> AgentSession:
         stream_options=_stream_options(settings, options.mode),
         **({"stream_fn": options.stream_fn} if options.stream_fn is not None else {}),
     )
+
     # ``/reload`` reads the resources again the way start-up did (problems come back as its lines)
-    session.resource_reloader = functools.partial(
-        _resources, options, cwd, settings, project_trusted, [], load_resources, *packaged
-    )
+    def reload_resources() -> Resources:  # a fresh notices list each time: reload reports its own
+        return _resources(options, cwd, settings, project_trusted, [], load_resources, *packaged)
+
+    session.resource_reloader = reload_resources
     session.models.extra_keys.update(choice.extra_keys)
     session.models.extra_models.extend(choice.extra_models)
     session.model_source = choice.source

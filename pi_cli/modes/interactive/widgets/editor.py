@@ -21,19 +21,18 @@ from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
 from pi_cli.modes.completion import (
+    BuiltinProvider,
     Completion,
+    ProviderStack,
     apply_completion,
     argument_completions,
     command_completions,
+    no_arguments,
     path_completions,
 )
 from pi_cli.modes.interactive.keys import EDITOR_KEYS
 
 HISTORY_LIMIT = 500
-
-
-def _no_arguments(name: str, prefix: str) -> list[dict[str, str]]:
-    return []
 
 
 # Handled in ``_on_key``, in order with the typed characters. As app-level priority bindings they
@@ -139,10 +138,12 @@ class PromptEditor(TextArea):
         self.menu: CompletionMenu | None = None
         self.commands: Callable[[], list[tuple[str, str]]] = list
         # ``(command, prefix)`` → an extension command's own argument completions
-        self.arguments: Callable[[str, str], list[dict[str, str]]] = _no_arguments
+        self.arguments: Callable[[str, str], list[dict[str, str]]] = no_arguments
         # extensions' autocomplete providers (a factory list, newest last); the stack is built on use
         self.provider_factories: Callable[[], list[Callable[[Any], Any]]] = list
-        self._providers: tuple[int, Any] | None = None  # (how many factories it has, the top provider)
+        self._providers = ProviderStack(
+            lambda: BuiltinProvider(self.commands, self.arguments, self.cwd), self._provider_failed
+        )
         self._pending_suggestions: asyncio.Task[None] | None = None
         self.key_actions: dict[str, str] = {}
         self.set_keymap({})
@@ -235,15 +236,7 @@ class PromptEditor(TextArea):
 
     def _provider(self) -> Any:
         """The top of the extensions' provider stack (None without any: the built-in rules)."""
-        factories = self.provider_factories()
-        if not factories:
-            return None
-        if self._providers is None or self._providers[0] != len(factories):
-            from pi_cli.modes.completion import BuiltinProvider, stack
-
-            base = BuiltinProvider(self.commands, self.arguments, self.cwd)
-            self._providers = (len(factories), stack(factories, base, self._provider_failed))
-        return self._providers[1]
+        return self._providers.top(self.provider_factories())
 
     def _provider_failed(self, exc: BaseException) -> None:
         self.notify(f"Autocomplete provider failed: {type(exc).__name__}: {exc}", severity="error")
