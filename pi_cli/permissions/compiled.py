@@ -14,9 +14,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pi_cli.permissions.rules import PathView, Rule, RuleKind, allows_everything, covers
-from pi_cli.permissions.shell.analysis import Part
+
+if TYPE_CHECKING:
+    from pi_cli.permissions.shell.analysis import Part
 
 
 def _combined(rules: list[Rule]) -> re.Pattern[str] | None:

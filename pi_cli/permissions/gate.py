@@ -39,9 +39,7 @@ from pi_cli.ai.abort import AbortSignal
 from pi_cli.config import paths
 from pi_cli.config.settings import SettingsError, save_setting
 from pi_cli.permissions.policy import MODES, Decision, Mode, RuleSet, decide
-from pi_cli.permissions.preview import preview_lines
 from pi_cli.permissions.rules import PATH_TOOLS, parse_rule
-from pi_cli.permissions.suggest import suggest_rules
 from pi_cli.permissions.trust_store import TrustStore, TrustStoreError
 from pi_cli.sandbox.protocol import SandboxStatus
 
@@ -106,6 +104,8 @@ class PermissionGate:
         if decision.action == "deny":
             return f"{DENIED}: {decision.reason}."
         if ui is None:
+            from pi_cli.permissions.suggest import suggest_rules  # with the shell reader: on first use
+
             patterns = suggest_rules(tool, args, self.cwd, self.rules)
             if not patterns:
                 fix = "No allow rule can cover this call; run with --permissions auto to allow it."
@@ -120,6 +120,9 @@ class PermissionGate:
     async def _ask(
         self, tool: str, args: dict[str, Any], decision: Decision, ui: ApprovalUI, signal: AbortSignal | None
     ) -> str | None:
+        from pi_cli.permissions.preview import preview_lines
+        from pi_cli.permissions.suggest import suggest_rules
+
         patterns = suggest_rules(tool, args, self.cwd, self.rules, absolute=not self.project_trusted)
         always = allow_always_label(", ".join(patterns)) if patterns else None
         options = [ALLOW_ONCE, *([always] if always else []), DENY, DENY_WITH_MESSAGE]
@@ -164,6 +167,8 @@ class PermissionGate:
         ui = self.ui
         if ui is None:
             return False
+        from pi_cli.permissions.preview import preview_lines
+
         title = "\n".join(
             [
                 _asking(f"The sandbox blocked this {tool} call. Run it outside the sandbox?"),

@@ -27,7 +27,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pi_cli.config import paths
 from pi_cli.permissions.compiled import BashRules, PathRules
@@ -46,7 +46,9 @@ from pi_cli.permissions.rules import (
     tool_path,
     view_of,
 )
-from pi_cli.permissions.shell.analysis import Analysis
+
+if TYPE_CHECKING:
+    from pi_cli.permissions.shell.analysis import Analysis
 
 Mode = Literal["auto", "ask", "read-only"]
 MODES: tuple[Mode, ...] = ("auto", "ask", "read-only")

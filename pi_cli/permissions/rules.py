@@ -26,10 +26,20 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pi_cli.config.globs import glob_regex
-from pi_cli.permissions.shell.analysis import Analysis, Part, analyse
+
+if TYPE_CHECKING:  # the shell reader loads on the first bash call, not with the gate at start-up
+    from pi_cli.permissions.shell.analysis import Analysis, Part
+
+
+def analyse(command: str) -> Analysis:
+    """:func:`pi_cli.permissions.shell.analysis.analyse`, imported on first use."""
+    from pi_cli.permissions.shell.analysis import analyse as analyse_shell
+
+    return analyse_shell(command)
+
 
 PATH_TOOLS = frozenset({"read", "write", "edit", "ls", "grep", "find"})
 RuleKind = Literal["allow", "deny", "ask"]

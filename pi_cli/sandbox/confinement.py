@@ -21,7 +21,7 @@ from typing import Any
 from pi_cli.errors import SandboxUnavailableError
 from pi_cli.sandbox import landlock as ll
 from pi_cli.sandbox.fsrules import FsPlan, plan_filesystem
-from pi_cli.sandbox.policy import SandboxPolicy
+from pi_cli.sandbox.policy import SandboxPolicy, real
 from pi_cli.sandbox.spawner import ConfinedSpawner, confined_create_subprocess_exec, confined_subprocess_exec
 
 MIN_FS_ABI = 3  # TRUNCATE: below it, truncate(2) outside the project would not be stopped
@@ -50,11 +50,6 @@ def check_support(policy: SandboxPolicy, abi: int | None = None) -> None:
             f"{MIN_NET_ABI} (Linux 6.7) and this kernel has ABI {level}.",
             hint='Set sandbox.network to "on" to sandbox files only, or use --sandbox off.',
         )
-
-
-def real(path: str) -> str:
-    """``path`` absolute with symlinks resolved as far as it exists."""
-    return os.path.realpath(os.path.abspath(path))
 
 
 def deny_forms(policy: SandboxPolicy) -> list[str]:

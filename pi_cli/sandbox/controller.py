@@ -18,16 +18,23 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pi_cli.sandbox import landlock
-from pi_cli.sandbox.blocked import explain_block
-from pi_cli.sandbox.confinement import LandlockConfinement, check_support, real
-from pi_cli.sandbox.pathcheck import read_refusal, write_refusal
-from pi_cli.sandbox.policy import SandboxMode, SandboxPolicy
-from pi_cli.sandbox.proxy import AllowListProxy
+from pi_cli.sandbox.policy import SandboxMode, SandboxPolicy, real
+
+if TYPE_CHECKING:  # the Landlock side loads when a sandbox is on or a path is checked, not at start-up
+    from pi_cli.sandbox.confinement import LandlockConfinement
+    from pi_cli.sandbox.proxy import AllowListProxy
 
 CONFINED_TOOLS = frozenset({"bash"})  # tools whose whole effect happens in a confined process
+
+
+def _check_support(policy: SandboxPolicy) -> None:
+    """:func:`~pi_cli.sandbox.confinement.check_support`, loading Landlock only for an active policy."""
+    if policy.active:
+        from pi_cli.sandbox.confinement import check_support
+
+        check_support(policy)
 
 
 class Sandbox:
@@ -40,7 +47,7 @@ class Sandbox:
         *,
         temp_dir: str | None = None,
     ) -> None:
-        check_support(policy)
+        _check_support(policy)
         self._policy = policy
         self.cwd = os.path.abspath(cwd)
         self._temp = temp_dir or tempfile.gettempdir()
@@ -71,7 +78,7 @@ class Sandbox:
         """Switch policy for the rest of the session (``/sandbox``); raises
         :class:`~pi_cli.errors.SandboxUnavailableError` and keeps the old one when it cannot be had.
         Processes already running keep the sandbox they started in (MCP servers until restarted)."""
-        check_support(policy)
+        _check_support(policy)
         with self._lock:
             self._policy = policy
             self._drop()
@@ -96,6 +103,8 @@ class Sandbox:
                 return current
             self._drop_confinement()
             port = self._proxy_port()
+            from pi_cli.sandbox.confinement import LandlockConfinement
+
             self._confinement = LandlockConfinement(self._policy, self.write_roots(), port)
             return self._confinement
 
@@ -105,18 +114,26 @@ class Sandbox:
         if self._proxy is None or self._proxy.allow != self._policy.allow_hosts:
             if self._proxy is not None:
                 self._proxy.close()
+            from pi_cli.sandbox.proxy import AllowListProxy
+
             self._proxy = AllowListProxy(self._policy.allow_hosts)
         return self._proxy.start()
 
     # -- file tools and results ---------------------------------------------------------------
 
     def check_read(self, path: str) -> str | None:
+        from pi_cli.sandbox.pathcheck import read_refusal
+
         return read_refusal(self._policy, path)
 
     def check_write(self, path: str) -> str | None:
+        from pi_cli.sandbox.pathcheck import write_refusal
+
         return write_refusal(self._policy, self.write_roots(), path)
 
     def explain_block(self, output: str, cwd: str, since: float) -> str | None:
+        from pi_cli.sandbox.blocked import explain_block
+
         refused = self._proxy.refused_since(since) if self._proxy is not None else []
         return explain_block(self._policy, self.write_roots(), output, cwd, refused)
 
@@ -124,6 +141,8 @@ class Sandbox:
 
     def state(self) -> dict[str, Any]:
         """What RPC ``get_state`` reports under ``"sandbox"`` (camelCase, JSON-ready)."""
+        from pi_cli.sandbox import landlock
+
         policy = self._policy
         network: Any = {"allow": list(policy.allow_hosts)} if policy.network == "allow" else policy.network
         return {

@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 
 from pi_cli.config import paths
-from pi_cli.sandbox.confinement import deny_forms, real
-from pi_cli.sandbox.policy import SandboxPolicy, is_inside
+from pi_cli.sandbox.confinement import deny_forms
+from pi_cli.sandbox.policy import SandboxPolicy, is_inside, real
 
 _DEVICES = frozenset({"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"})
 

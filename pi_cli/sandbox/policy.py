@@ -77,6 +77,11 @@ def stricter_mode(a: SandboxMode, b: SandboxMode) -> SandboxMode:
     return a if _MODE_RANK[a] >= _MODE_RANK[b] else b
 
 
+def real(path: str) -> str:
+    """``path`` absolute with symlinks resolved as far as it exists."""
+    return os.path.realpath(os.path.abspath(path))
+
+
 def is_inside(path: str, root: str) -> bool:
     """``path`` is ``root`` or beneath it (both absolute and normalised)."""
     return path == root or path.startswith(root.rstrip("/") + "/")

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from rich.style import Style
 
-from pi_cli.modes.interactive.markdown.code import register_code_style
 from pi_cli.modes.interactive.markdown.styles import DARK, LIGHT, Palette, register_palette
 
 if TYPE_CHECKING:
@@ -35,6 +34,8 @@ def apply_theme(app: App[Any], theme: Theme) -> str:
     theme's name. Widgets restyle through Textual's theme signal."""
     name = textual_name(theme)
     if name not in app.available_themes:
+        from pi_cli.modes.interactive.markdown.code import register_code_style  # with the highlighter
+
         app.register_theme(_textual_theme(theme, name))
         register_code_style(name, _code_style(theme))
         register_palette(name, _palette(theme, name))

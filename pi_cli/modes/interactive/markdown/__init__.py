@@ -17,7 +17,24 @@ strips), ``styles``.
 
 from __future__ import annotations
 
-from pi_cli.modes.interactive.markdown.pieces import PieceRenderer, plain_rows, render_rows
+from typing import TYPE_CHECKING, Any
+
 from pi_cli.modes.interactive.markdown.styles import DARK, LIGHT, Palette, palette_for
+
+if TYPE_CHECKING:
+    from pi_cli.modes.interactive.markdown.pieces import PieceRenderer, plain_rows, render_rows
+
+_FROM_PIECES = frozenset({"PieceRenderer", "plain_rows", "render_rows"})
+
+
+def __getattr__(name: str) -> Any:
+    """The renderer loads on first use (PEP 562): the TUI's first frame needs only the palettes,
+    and the parser, the layout and the code highlighting behind it are ~10 modules."""
+    if name in _FROM_PIECES:
+        from pi_cli.modes.interactive.markdown import pieces
+
+        return getattr(pieces, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["DARK", "LIGHT", "Palette", "PieceRenderer", "palette_for", "plain_rows", "render_rows"]

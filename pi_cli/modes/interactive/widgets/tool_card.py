@@ -27,7 +27,6 @@ from textual.widgets import Static
 
 from pi_cli.extensions.rendering import RenderContext, RenderOptions, ToolRenderer
 from pi_cli.modes.display import image_label, result_text, tool_call_title
-from pi_cli.modes.interactive.widgets.tool_image import HalfBlockImage, drawable, slow_to_draw
 from pi_cli.modes.interactive.widgets.transcript import Transcript
 from pi_cli.tools.sanitize import keep_sgr
 from pi_cli.tools.sanitize import strip_control_sequences as clean
@@ -243,6 +242,8 @@ class ToolCard(Static):
         """The result's images: drawn where they decode (once per card), else placeholder lines.
         A large PNG shows its placeholder until a worker thread has decoded it."""
         if self._pictures is None:
+            from pi_cli.modes.interactive.widgets.tool_image import slow_to_draw  # the decoder: on first image
+
             pictures: list[RenderableType] = []
             self._pictures = pictures
             for index, block in enumerate(self.image_blocks):
@@ -254,12 +255,16 @@ class ToolCard(Static):
         return self._pictures
 
     def _picture(self, block: dict[str, Any]) -> RenderableType:
+        from pi_cli.modes.interactive.widgets.tool_image import HalfBlockImage, drawable
+
         picture = drawable(block, self._image_cells) if self._image_cells > 0 else None
         if picture is None:
             return Text(image_label(block), style="dim")
         return HalfBlockImage(picture, self._image_cells, self._background)
 
     async def _draw_later(self, pictures: list[RenderableType], index: int, block: dict[str, Any]) -> None:
+        from pi_cli.modes.interactive.widgets.tool_image import drawable
+
         await asyncio.to_thread(drawable, block, self._image_cells)  # fills the cache
         if self._pictures is pictures:  # not replaced by a newer result meanwhile
             pictures[index] = self._picture(block)
