@@ -68,3 +68,75 @@ def encode(image: ImageContent, protocol: Protocol, width_cells: int = DEFAULT_W
         part = f"\x1b_G{control};{chunk}\x1b\\"
         parts.append(_tmux_wrap(part) if tmux else part)
     return "".join(parts) + "\n"
+
+
+# --- kitty's Unicode placeholders (the full-screen TUI) ------------------------------------------
+# Textual owns every cell, so the TUI cannot let the terminal put an image at the cursor. kitty
+# (0.28+) and Ghostty also show an image through text: the image is sent once with a *virtual*
+# placement of C x R cells, and each cell that shows part of it is the private-use character
+# U+10EEEE whose foreground colour is the image id and whose two combining marks name the cell's
+# row and column. Those cells scroll, crop and repaint like any text.
+
+PLACEHOLDER = "\U0010eeee"
+# Row/column numbers as combining marks: kitty's gen/rowcolumn-diacritics.txt (Unicode 6.0
+# class-230 marks without decompositions), written here as code-point ranges.
+_DIACRITIC_RANGES = (
+    "0305 030D-030E 0310 0312 033D-033F 0346 034A-034C 0350-0352 0357 035B 0363-036F 0483-0487 "
+    "0592-0595 0597-0599 059C-05A1 05A8-05A9 05AB-05AC 05AF 05C4 0610-0617 0657-065B 065D-065E "
+    "06D6-06DC 06DF-06E2 06E4 06E7-06E8 06EB-06EC 0730 0732-0733 0735-0736 073A 073D 073F-0741 "
+    "0743 0745 0747 0749-074A 07EB-07F1 07F3 0816-0819 081B-0823 0825-0827 0829-082D 0951 "
+    "0953-0954 0F82-0F83 0F86-0F87 135D-135F 17DD 193A 1A17 1A75-1A7C 1B6B 1B6D-1B73 1CD0-1CD2 "
+    "1CDA-1CDB 1CE0 1DC0-1DC1 1DC3-1DC9 1DCB-1DCC 1DD1-1DE6 1DFE 20D0-20D1 20D4-20D7 20DB-20DC "
+    "20E1 20E7 20E9 20F0 2CEF-2CF1 2DE0-2DFF A66F A67C-A67D A6F0-A6F1 A8E0-A8F1 AAB0 AAB2-AAB3 "
+    "AAB7-AAB8 AABE-AABF AAC1 FE20-FE26 10A0F 10A38 1D185-1D189 1D1AA-1D1AD 1D242-1D244"
+)
+
+
+def _expand(ranges: str) -> str:
+    marks: list[str] = []
+    for item in ranges.split():
+        first, _, last = item.partition("-")
+        marks.extend(chr(code) for code in range(int(first, 16), int(last or first, 16) + 1))
+    return "".join(marks)
+
+
+DIACRITICS = _expand(_DIACRITIC_RANGES)  # DIACRITICS[n] marks row or column n (297 of them)
+
+
+def tui_image_protocol(env: Mapping[str, str] | None = None, show_images: bool = True) -> Protocol | None:
+    """The protocol the full-screen TUI draws with: kitty's placeholders where kitty's protocol
+    is in use (detected or forced); None otherwise (the TUI then draws half blocks). iTerm2's
+    protocol has no placeholders: it draws at the cursor, which Textual never leaves there."""
+    return "kitty" if image_protocol(env, show_images) == "kitty" else None
+
+
+def kitty_upload(rgba_z: bytes, width: int, height: int, image_id: int, *, tmux: bool = False) -> str:
+    """The sequences that give the terminal image ``image_id``: ``rgba_z`` is zlib-compressed
+    8-bit RGBA of ``width`` x ``height`` pixels (kitty's f=32, o=z), sent quietly (q=2) in
+    chunks of 4096 base64 characters, as kitty's protocol asks."""
+    payload = base64.b64encode(rgba_z).decode("ascii")
+    chunks = [payload[i : i + _KITTY_CHUNK] for i in range(0, len(payload), _KITTY_CHUNK)] or [""]
+    parts = []
+    for n, chunk in enumerate(chunks):
+        more = 1 if n < len(chunks) - 1 else 0
+        control = f"a=t,f=32,o=z,s={width},v={height},i={image_id},q=2,m={more}" if n == 0 else f"m={more}"
+        parts.append(f"\x1b_G{control};{chunk}\x1b\\")
+    return "".join(_tmux_wrap(part) if tmux else part for part in parts)
+
+
+def kitty_virtual_placement(image_id: int, cols: int, rows: int, *, tmux: bool = False) -> str:
+    """The sequence that lets placeholder cells show image ``image_id`` fitted in ``cols`` x ``rows``."""
+    sequence = f"\x1b_Ga=p,U=1,i={image_id},c={cols},r={rows},q=2\x1b\\"
+    return _tmux_wrap(sequence) if tmux else sequence
+
+
+def placeholder_row(row: int, cols: int) -> str:
+    """Row ``row`` of a placement ``cols`` wide: one placeholder per cell with its row and column
+    marks (every cell names both, so a row cut anywhere still draws the right part)."""
+    mark = DIACRITICS[row]
+    return "".join(f"{PLACEHOLDER}{mark}{DIACRITICS[col]}" for col in range(cols))
+
+
+def placeholder_color(image_id: int) -> tuple[int, int, int]:
+    """The 24-bit foreground colour that names ``image_id`` (ids stay below 2**24)."""
+    return (image_id >> 16) & 255, (image_id >> 8) & 255, image_id & 255

@@ -23,6 +23,8 @@ from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.widgets import Static
 
 from pi_cli.extensions.rendering import RenderContext, RenderOptions, ToolRenderer
@@ -110,6 +112,8 @@ class ToolCard(Static):
         self.image_blocks: list[dict[str, Any]] = []  # the final result's images
         self._pictures: list[RenderableType] | None = None  # drawn once, on the first build after finish
         self._image_cells = DEFAULT_IMAGE_CELLS  # the transcript's setting, read on mount
+        self._image_scale = 1  # pixels per half cell: 1 for half blocks; more where kitty draws them
+        self._image_tmux = False
 
     # --- state updates (cheap: store, then one refresh) -----------------------------------
 
@@ -163,6 +167,11 @@ class ToolCard(Static):
         transcript = next((node for node in self.ancestors if isinstance(node, Transcript)), None)
         if transcript is not None:
             self._image_cells = transcript.image_cells
+            if transcript.image_protocol == "kitty":
+                from pi_cli.modes.interactive.widgets.kitty_image import PIXELS_PER_HALF_CELL
+
+                self._image_scale = PIXELS_PER_HALF_CELL
+                self._image_tmux = transcript.image_tmux
         lookup = getattr(self.app, "tool_renderer", None)  # the app's seam; other hosts have none
         if self.renderer is None and callable(lookup) and not self.user_bash:
             self.renderer = lookup(self.tool_name)
@@ -246,26 +255,43 @@ class ToolCard(Static):
 
             pictures: list[RenderableType] = []
             self._pictures = pictures
+            cells, scale = self._image_cells, self._image_scale
             for index, block in enumerate(self.image_blocks):
-                if self._image_cells > 0 and self.is_attached and slow_to_draw(block, self._image_cells):
+                if cells > 0 and self.is_attached and slow_to_draw(block, cells, scale):
                     pictures.append(Text(f"{image_label(block)} drawing…", style="dim"))
                     self.run_worker(self._draw_later(pictures, index, block), group="tool-images")
                 else:
                     pictures.append(self._picture(block))
         return self._pictures
 
-    def _picture(self, block: dict[str, Any]) -> RenderableType:
-        from pi_cli.modes.interactive.widgets.tool_image import HalfBlockImage, drawable
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Textual's lines, plus the pixels of images the terminal draws (kitty's placeholders)
+        in front of each one's first visible row."""
+        strips = super().render_lines(crop)
+        if self._image_scale > 1 and self._pictures:
+            from pi_cli.modes.interactive.widgets.kitty_image import KittyImage
 
-        picture = drawable(block, self._image_cells) if self._image_cells > 0 else None
+            for picture in self._pictures:
+                if isinstance(picture, KittyImage):
+                    strips = picture.carry_upload(strips)
+        return strips
+
+    def _picture(self, block: dict[str, Any]) -> RenderableType:
+        from pi_cli.modes.interactive.widgets.tool_image import MAX_ROWS, HalfBlockImage, drawable
+
+        picture = drawable(block, self._image_cells, self._image_scale) if self._image_cells > 0 else None
         if picture is None:
             return Text(image_label(block), style="dim")
+        if self._image_scale > 1:
+            from pi_cli.modes.interactive.widgets.kitty_image import KittyImage
+
+            return KittyImage(picture, self._image_cells, MAX_ROWS, tmux=self._image_tmux)
         return HalfBlockImage(picture, self._image_cells, self._background)
 
     async def _draw_later(self, pictures: list[RenderableType], index: int, block: dict[str, Any]) -> None:
         from pi_cli.modes.interactive.widgets.tool_image import drawable
 
-        await asyncio.to_thread(drawable, block, self._image_cells)  # fills the cache
+        await asyncio.to_thread(drawable, block, self._image_cells, self._image_scale)  # fills the cache
         if self._pictures is pictures:  # not replaced by a newer result meanwhile
             pictures[index] = self._picture(block)
             self._redraw()

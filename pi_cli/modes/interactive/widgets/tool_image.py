@@ -76,14 +76,14 @@ def decoded(data: str, mime: str, max_cols: int, max_rows: int = MAX_ROWS) -> Ra
     return picture
 
 
-def slow_to_draw(block: dict[str, Any], max_cols: int) -> bool:
+def slow_to_draw(block: dict[str, Any], max_cols: int, scale: int = 1) -> bool:
     """Whether drawing ``block`` means decoding a PNG of more than THREAD_PIXELS pixels that is
     not cached yet (its pixel size read from the first bytes: no decoding)."""
     data, mime = block.get("data"), block.get("mimeType")
     if not isinstance(data, str) or mime != "image/png":
         return False
     with _lock:
-        if _key(data, mime, max_cols, MAX_ROWS) in _pictures:
+        if _key(data, mime, max_cols * scale, MAX_ROWS * scale) in _pictures:
             return False
     try:
         width, height, *_ = png_header(binascii.a2b_base64(data[:44]))
@@ -104,11 +104,14 @@ def _decode(data: str, mime: str, max_cols: int, max_rows: int) -> Raster | None
     return downscale(image, cols, rows)
 
 
-def drawable(block: dict[str, Any], max_cols: int) -> Raster | None:
+def drawable(block: dict[str, Any], max_cols: int, scale: int = 1) -> Raster | None:
     """The picture of a result's image block for ``max_cols`` columns, or None (its placeholder
-    is shown)."""
+    is shown). ``scale`` pixels per half cell: 1 for half blocks, more for the terminal's own
+    drawing (:mod:`~pi_cli.modes.interactive.widgets.kitty_image`)."""
     data, mime = block.get("data"), block.get("mimeType")
-    return decoded(data, mime, max_cols) if isinstance(data, str) and isinstance(mime, str) else None
+    if not isinstance(data, str) or not isinstance(mime, str):
+        return None
+    return decoded(data, mime, max_cols * scale, MAX_ROWS * scale)
 
 
 def _blended_row(image: Raster, y: int, background: RGB) -> list[RGB]:

@@ -33,11 +33,24 @@ class Transcript(VerticalScroll):
     Transcript { height: 1fr; padding: 0 1 1 1; scrollbar-size-vertical: 1; scrollbar-gutter: stable; }
     """
 
-    def __init__(self, *, max_mounted: int = 40, page: int = 20, image_cells: int = 60, id: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        max_mounted: int = 40,
+        page: int = 20,
+        image_cells: int = 60,
+        image_protocol: str | None = None,
+        image_tmux: bool = False,
+        id: str | None = None,
+    ) -> None:
         """``image_cells``: the columns an image in a tool result may take (0: placeholders only);
-        tool cards read it when mounted."""
+        ``image_protocol``: "kitty" when the terminal draws them (kitty's placeholders), None for
+        half blocks; ``image_tmux`` wraps kitty's sequences for tmux's passthrough. Tool cards
+        read them when mounted."""
         super().__init__(id=id, can_focus=False)
         self.image_cells = image_cells
+        self.image_protocol = image_protocol
+        self.image_tmux = image_tmux
         self.max_mounted = max_mounted
         self.page = page
         self._builders: list[Builder] = []
