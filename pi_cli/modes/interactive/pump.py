@@ -6,7 +6,10 @@ separate task drains the list at most once per frame, merges consecutive deltas 
 content block into one operation, and hands the batch to the renderer. After each render it waits
 ``max(min_interval, 1.5 × last render time)``, so a slow render (a long code fence) lowers the
 frame rate instead of starving the keyboard; a frame that carried little text (a slow model: a
-few tokens) waits ``slow_interval`` instead, so 20 characters do not cost a 30 fps redraw.
+few tokens) waits ``slow_interval`` instead, so 20 characters do not cost a 24 fps redraw.
+24 frames a second is the ceiling: a fast model (~1,000 tokens/s) still looks continuous, and
+each frame of a following transcript repaints every visible row (the view moves a line a frame),
+so 30 fps cost ~9 % more CPU for motion nobody reads (tools/bench_tui.py, cpu_prose_fast).
 
 Keys come before frames (:class:`KeysFirst`): a frame is not built while a key the user just
 pressed is still on its way to the screen, so its echo is painted on its own instead of after, or
@@ -147,7 +150,7 @@ class EventPump:
     """
 
     def __init__(
-        self, render: Renderer, min_interval: float = 1 / 30, max_interval: float = 0.25,
+        self, render: Renderer, min_interval: float = 1 / 24, max_interval: float = 0.25,
         before_frame: Callable[[], Awaitable[None]] | None = None,
     ) -> None:  # fmt: skip
         self._render = render
