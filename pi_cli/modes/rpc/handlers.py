@@ -15,6 +15,7 @@ from pi_cli.modes.rpc import rewind_commands
 from pi_cli.modes.rpc.host import CommandHost
 
 if TYPE_CHECKING:
+    from pi_cli.modes.rpc import commands as c
     from pi_cli.session.agent_session import AgentSession
     from pi_cli.store.manager import SessionManager
 
@@ -30,13 +31,13 @@ def _public(model: Any) -> Any:
     return redacted(model)  # type: ignore[arg-type]
 
 
-def _images(images: list[p.ImageInput] | None) -> list[Any] | None:
+def _images(images: list[c.ImageInput] | None) -> list[Any] | None:
     if not images:
         return None
     return [{"type": "image", "data": i.data, "mimeType": i.mimeType} for i in images]
 
 
-async def _prompt(server: CommandHost, cmd: p.PromptCommand) -> dict[str, Any]:
+async def _prompt(server: CommandHost, cmd: c.PromptCommand) -> dict[str, Any]:
     """As pi 1.6.0: the response comes once the prompt's fate is known — an extension command has
     run (even while streaming), ``input`` handlers consumed it (``handled``), it was queued, or its
     run starts (``started``, before ``agent_start``). Preflight errors are the response."""
@@ -49,7 +50,7 @@ async def _prompt(server: CommandHost, cmd: p.PromptCommand) -> dict[str, Any]:
     return _started(server, cmd, run)
 
 
-def _started(server: CommandHost, cmd: p.PromptCommand | p.SteerCommand, run: Any) -> dict[str, Any]:
+def _started(server: CommandHost, cmd: c.PromptCommand | c.SteerCommand, run: Any) -> dict[str, Any]:
     """Spawn a run a command started; its refusal (no model, no key) is the command's response."""
 
     async def guarded() -> None:
@@ -64,7 +65,7 @@ def _started(server: CommandHost, cmd: p.PromptCommand | p.SteerCommand, run: An
     return p.success(cmd.id, cmd.type, {"disposition": "started"})
 
 
-async def _steer(server: CommandHost, cmd: p.SteerCommand) -> dict[str, Any]:
+async def _steer(server: CommandHost, cmd: c.SteerCommand) -> dict[str, Any]:
     """Queue text; as pi, an extension command cannot be queued and ``input`` handlers (source
     ``rpc``) may consume the text (``handled``) or transform it first. Sent while nothing runs,
     the text starts a run (``started``): pi 1.6.0 would leave it queued in an idle agent until the
@@ -118,7 +119,7 @@ def _manager(server: CommandHost) -> SessionManager:
     return manager
 
 
-async def _get_entries(server: CommandHost, cmd: p.GetEntriesCommand) -> dict[str, Any]:
+async def _get_entries(server: CommandHost, cmd: c.GetEntriesCommand) -> dict[str, Any]:
     manager = _manager(server)
     entries = manager.get_entries()
     if cmd.since is not None:
@@ -149,7 +150,7 @@ async def _abort(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
     return p.success(cmd.id, "abort")
 
 
-async def _new_session(server: CommandHost, cmd: p.NewSessionCommand) -> dict[str, Any]:
+async def _new_session(server: CommandHost, cmd: c.NewSessionCommand) -> dict[str, Any]:
     return p.success(cmd.id, "new_session", await server.session.new_session(cmd.parentSession))
 
 
@@ -196,7 +197,7 @@ async def _get_messages(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
     return p.success(cmd.id, "get_messages", {"messages": messages})
 
 
-async def _set_model(server: CommandHost, cmd: p.SetModelCommand) -> dict[str, Any]:
+async def _set_model(server: CommandHost, cmd: c.SetModelCommand) -> dict[str, Any]:
     model = server.session.models.find_available(cmd.provider, cmd.modelId)
     if model is None:
         return p.failure(cmd.id, "set_model", f"Model not found: {cmd.provider}/{cmd.modelId}")
@@ -216,7 +217,7 @@ async def _available(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
     return p.success(cmd.id, "get_available_models", {"models": models})
 
 
-async def _set_thinking(server: CommandHost, cmd: p.SetThinkingLevelCommand) -> dict[str, Any]:
+async def _set_thinking(server: CommandHost, cmd: c.SetThinkingLevelCommand) -> dict[str, Any]:
     server.session.set_thinking_level(cmd.level, persist=False)
     return p.success(cmd.id, "set_thinking_level")
 
@@ -226,21 +227,23 @@ async def _cycle_thinking(server: CommandHost, cmd: p.Command) -> dict[str, Any]
     return p.success(cmd.id, "cycle_thinking_level", None if level is None else {"level": level})
 
 
-async def _set_option(server: CommandHost, cmd: p.SetQueueModeCommand | p.SetEnabledCommand) -> dict[str, Any]:
-    """The four one-value settings: queue modes and the auto-compaction / auto-retry switches."""
+async def _set_queue_mode(server: CommandHost, cmd: c.SetQueueModeCommand) -> dict[str, Any]:
     session = server.session
-    if isinstance(cmd, p.SetQueueModeCommand):
-        queue_setter = session.set_steering_mode if cmd.type == "set_steering_mode" else session.set_follow_up_mode
-        queue_setter(cmd.mode)
-    else:
-        switch = (
-            session.set_auto_compaction_enabled if cmd.type == "set_auto_compaction" else session.set_auto_retry_enabled
-        )
-        switch(cmd.enabled)
+    setter = session.set_steering_mode if cmd.type == "set_steering_mode" else session.set_follow_up_mode
+    setter(cmd.mode)
     return p.success(cmd.id, cmd.type)
 
 
-async def _compact(server: CommandHost, cmd: p.CompactCommand) -> dict[str, Any]:
+async def _set_switch(server: CommandHost, cmd: c.SetEnabledCommand) -> dict[str, Any]:
+    """The auto-compaction / auto-retry switches."""
+    session = server.session
+    compaction = cmd.type == "set_auto_compaction"
+    switch = session.set_auto_compaction_enabled if compaction else session.set_auto_retry_enabled
+    switch(cmd.enabled)
+    return p.success(cmd.id, cmd.type)
+
+
+async def _compact(server: CommandHost, cmd: c.CompactCommand) -> dict[str, Any]:
     return p.success(cmd.id, "compact", await server.session.compact(cmd.customInstructions))
 
 
@@ -249,7 +252,7 @@ async def _abort_retry(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
     return p.success(cmd.id, "abort_retry")
 
 
-async def _bash(server: CommandHost, cmd: p.BashCommand) -> dict[str, Any]:
+async def _bash(server: CommandHost, cmd: c.BashCommand) -> dict[str, Any]:
     """Run the user's command; each output chunk goes out at once as pi's
     ``{"type": "bash_execution_update", "id": <the command's id>, "delta": chunk}``, then the result."""
     tag = {} if cmd.id is None else {"id": cmd.id}
@@ -270,15 +273,15 @@ async def _stats(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
     return p.success(cmd.id, "get_session_stats", server.session.get_session_stats())
 
 
-async def _export(server: CommandHost, cmd: p.ExportHtmlCommand) -> dict[str, Any]:
+async def _export(server: CommandHost, cmd: c.ExportHtmlCommand) -> dict[str, Any]:
     return p.success(cmd.id, "export_html", {"path": await server.session.export_html(cmd.outputPath)})
 
 
-async def _switch(server: CommandHost, cmd: p.SwitchSessionCommand) -> dict[str, Any]:
+async def _switch(server: CommandHost, cmd: c.SwitchSessionCommand) -> dict[str, Any]:
     return p.success(cmd.id, "switch_session", await server.session.switch_session(cmd.sessionPath))
 
 
-async def _fork(server: CommandHost, cmd: p.ForkCommand) -> dict[str, Any]:
+async def _fork(server: CommandHost, cmd: c.ForkCommand) -> dict[str, Any]:
     return p.success(cmd.id, "fork", await server.session.fork(cmd.entryId))
 
 
@@ -296,7 +299,7 @@ async def _last_text(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
     return p.success(cmd.id, "get_last_assistant_text", {} if text is None else {"text": text})
 
 
-async def _set_name(server: CommandHost, cmd: p.SetSessionNameCommand) -> dict[str, Any]:
+async def _set_name(server: CommandHost, cmd: c.SetSessionNameCommand) -> dict[str, Any]:
     name = cmd.name.strip()
     if not name:
         return p.failure(cmd.id, "set_session_name", "Session name cannot be empty")
@@ -323,11 +326,11 @@ HANDLERS: dict[str, Handler] = {
     "get_available_models": _available,
     "set_thinking_level": _set_thinking,
     "cycle_thinking_level": _cycle_thinking,
-    "set_steering_mode": _set_option,
-    "set_follow_up_mode": _set_option,
+    "set_steering_mode": _set_queue_mode,
+    "set_follow_up_mode": _set_queue_mode,
     "compact": _compact,
-    "set_auto_compaction": _set_option,
-    "set_auto_retry": _set_option,
+    "set_auto_compaction": _set_switch,
+    "set_auto_retry": _set_switch,
     "abort_retry": _abort_retry,
     "bash": _bash,
     "abort_bash": _abort_bash,
@@ -347,5 +350,5 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
-async def handle_command(server: CommandHost, command: p.Command) -> dict[str, Any]:
+async def handle_command(server: CommandHost, command: p.Command | c.FieldCommand) -> dict[str, Any]:
     return await HANDLERS[command.type](server, command)

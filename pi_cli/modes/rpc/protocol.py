@@ -1,136 +1,69 @@
-"""RPC command models (pydantic) and response builders, pi 0.73.1's protocol (spec §2.4).
+"""The RPC commands (pi 1.6.0's protocol, spec §2.4): parsing and response builders.
 
 Each command is a JSON object with ``type`` and an optional ``id`` (echoed in the response;
 any JSON scalar is accepted). Unknown extra fields are ignored. :func:`parse_command` validates a
 decoded object and raises :class:`CommandError` with a one-line message naming the bad field.
+Commands with fields are pydantic models (:mod:`.commands`, imported on first use); the rest are
+:class:`Command` values, so answering ``get_state`` or ``get_messages`` never imports pydantic.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
-QueueModeName = Literal["all", "one-at-a-time"]
-ThinkingName = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
-RequestId = str | int | float | None
+    from pi_cli.modes.rpc.commands import FieldCommand, RequestId
 
 
-class Command(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    id: RequestId = None
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A command with no field but ``type`` and ``id`` (``get_state``, ``get_messages``, ``abort`` …)."""
+
     type: str
+    id: RequestId = None
 
 
-class ImageInput(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    type: Literal["image"] = "image"
-    data: str
-    mimeType: str
-
-
-class PromptCommand(Command):
-    message: str
-    images: list[ImageInput] | None = None
-    streamingBehavior: Literal["steer", "followUp"] | None = None
-
-
-class SteerCommand(Command):
-    message: str
-    images: list[ImageInput] | None = None
-
-
-class NewSessionCommand(Command):
-    parentSession: str | None = None
-
-
-class SetModelCommand(Command):
-    provider: str
-    modelId: str
-
-
-class SetThinkingLevelCommand(Command):
-    level: ThinkingName
-
-
-class SetQueueModeCommand(Command):
-    mode: QueueModeName
-
-
-class CompactCommand(Command):
-    customInstructions: str | None = None
-
-
-class SetEnabledCommand(Command):
-    enabled: bool
-
-
-class BashCommand(Command):
-    command: str
-
-
-class ExportHtmlCommand(Command):
-    outputPath: str | None = None
-
-
-class SwitchSessionCommand(Command):
-    sessionPath: str
-
-
-class ForkCommand(Command):
-    entryId: str
-
-
-class GetEntriesCommand(Command):
-    since: str | None = None
-
-
-class SetSessionNameCommand(Command):
-    name: str
-
-
-class RewindCommand(Command):
-    entryId: str
-    files: bool = True
-    conversation: bool = True
-
-
-COMMAND_MODELS: dict[str, type[Command]] = {
-    "prompt": PromptCommand,
-    "steer": SteerCommand,
-    "follow_up": SteerCommand,
-    "abort": Command,
-    "new_session": NewSessionCommand,
-    "get_state": Command,
-    "get_messages": Command,
-    "set_model": SetModelCommand,
-    "cycle_model": Command,
-    "get_available_models": Command,
-    "set_thinking_level": SetThinkingLevelCommand,
-    "cycle_thinking_level": Command,
-    "set_steering_mode": SetQueueModeCommand,
-    "set_follow_up_mode": SetQueueModeCommand,
-    "compact": CompactCommand,
-    "set_auto_compaction": SetEnabledCommand,
-    "set_auto_retry": SetEnabledCommand,
-    "abort_retry": Command,
-    "bash": BashCommand,
-    "abort_bash": Command,
-    "get_session_stats": Command,
-    "export_html": ExportHtmlCommand,
-    "switch_session": SwitchSessionCommand,
-    "fork": ForkCommand,
-    "clone": Command,
-    "get_fork_messages": Command,
-    "get_last_assistant_text": Command,
-    "set_session_name": SetSessionNameCommand,
-    "get_commands": Command,
-    "get_available_thinking_levels": Command,
-    "clear_queue": Command,
-    "get_entries": GetEntriesCommand,
-    "get_tree": Command,
-    "get_checkpoints": Command,
-    "rewind": RewindCommand,
+# Each command type → the name of its model in :mod:`.commands`, or None for a command with no
+# field but ``id`` and ``type`` (a :class:`Command`, checked without importing pydantic).
+COMMAND_MODELS: dict[str, str | None] = {
+    "prompt": "PromptCommand",
+    "steer": "SteerCommand",
+    "follow_up": "SteerCommand",
+    "abort": None,
+    "new_session": "NewSessionCommand",
+    "get_state": None,
+    "get_messages": None,
+    "set_model": "SetModelCommand",
+    "cycle_model": None,
+    "get_available_models": None,
+    "set_thinking_level": "SetThinkingLevelCommand",
+    "cycle_thinking_level": None,
+    "set_steering_mode": "SetQueueModeCommand",
+    "set_follow_up_mode": "SetQueueModeCommand",
+    "compact": "CompactCommand",
+    "set_auto_compaction": "SetEnabledCommand",
+    "set_auto_retry": "SetEnabledCommand",
+    "abort_retry": None,
+    "bash": "BashCommand",
+    "abort_bash": None,
+    "get_session_stats": None,
+    "export_html": "ExportHtmlCommand",
+    "switch_session": "SwitchSessionCommand",
+    "fork": "ForkCommand",
+    "clone": None,
+    "get_fork_messages": None,
+    "get_last_assistant_text": None,
+    "set_session_name": "SetSessionNameCommand",
+    "get_commands": None,
+    "get_available_thinking_levels": None,
+    "clear_queue": None,
+    "get_entries": "GetEntriesCommand",
+    "get_tree": None,
+    "get_checkpoints": None,
+    "rewind": "RewindCommand",
 }
 
 
@@ -156,7 +89,7 @@ def _describe(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def parse_command(obj: Any) -> Command:
+def parse_command(obj: Any) -> Command | FieldCommand:
     """Validate one decoded command. Raises :class:`UnknownCommand` / :class:`CommandError`."""
     if not isinstance(obj, dict):
         raise CommandError("parse", "Failed to parse command: expected a JSON object")
@@ -165,13 +98,21 @@ def parse_command(obj: Any) -> Command:
     request_id = raw_id if isinstance(raw_id, (str, int, float)) and not isinstance(raw_id, bool) else None
     if not isinstance(kind, str):
         raise CommandError("parse", "Failed to parse command: missing string field 'type'", request_id)
-    model = COMMAND_MODELS.get(kind)
-    if model is None:
+    if kind not in COMMAND_MODELS:
         raise UnknownCommand(kind, f"Unknown command: {kind}", request_id)
+    name = COMMAND_MODELS[kind]
+    if name is None and (raw_id is None or type(raw_id) in (str, int, float)):
+        return Command(kind, raw_id)  # what pydantic makes of these ids: each is kept as it is
+    from pydantic import ValidationError
+
+    from pi_cli.modes.rpc import commands
+
+    model: type[FieldCommand] = commands.FieldCommand if name is None else getattr(commands, name)
     try:
-        return model.model_validate(obj)
+        validated = model.model_validate(obj)
     except ValidationError as exc:
         raise CommandError(kind, f"Invalid {kind} command: {_describe(exc)}", request_id) from None
+    return Command(kind, validated.id) if name is None else validated
 
 
 def success(request_id: Any, command: str, data: Any = ..., *, with_data: bool = True) -> dict[str, Any]:

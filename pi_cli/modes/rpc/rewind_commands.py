@@ -11,13 +11,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_cli.modes.rpc import protocol as p
 from pi_cli.modes.rpc.host import CommandHost
 
+if TYPE_CHECKING:
+    from pi_cli.modes.rpc import commands as c
 
-async def rewind(server: CommandHost, cmd: p.RewindCommand) -> dict[str, Any]:
+
+async def rewind(server: CommandHost, cmd: c.RewindCommand) -> dict[str, Any]:
     result = await server.session.checkpoints.rewind(cmd.entryId, files=cmd.files, conversation=cmd.conversation)
     return p.success(cmd.id, "rewind", result)
 
