@@ -77,45 +77,64 @@ def visible_message(entry: Entry, edits: dict[str, Entry]) -> dict[str, Any] | N
     return None if replacement is None else _edited(message, replacement)
 
 
+def _last(kinds: list[Any], kind: str) -> int:
+    """The index of the last ``kind`` in ``kinds``, or -1."""
+    return len(kinds) - 1 - kinds[::-1].index(kind) if kind in kinds else -1
+
+
+def _model_of(path: list[Entry], kinds: list[Any]) -> dict[str, str] | None:
+    """``{"provider", "modelId"}`` of the last model change or assistant reply on ``path``."""
+    for index in range(len(path) - 1, -1, -1):
+        kind = kinds[index]
+        if kind == "model_change":
+            entry = path[index]
+            return {"provider": entry.get("provider", ""), "modelId": entry.get("modelId", "")}
+        if kind == "message" and path[index]["message"].get("role") == "assistant":
+            msg = path[index]["message"]
+            return {"provider": msg.get("provider", ""), "modelId": msg.get("model", "")}
+    return None
+
+
 def build_session_context(path: list[Entry]) -> SessionContext:
     """Resolve a root → leaf path into context messages, honouring the last compaction on it:
-    its summary first, then the kept entries from ``firstKeptEntryId``, then what follows it."""
-    ctx = SessionContext(messages=[])
-    compaction_index = -1
-    for index, entry in enumerate(path):
-        kind = entry.get("type")
-        if kind == "thinking_level_change":
-            ctx.thinking_level = entry.get("thinkingLevel", "off")
-        elif kind == "model_change":
-            ctx.model = {"provider": entry.get("provider", ""), "modelId": entry.get("modelId", "")}
-        elif kind == "message" and entry["message"].get("role") == "assistant":
-            msg = entry["message"]
-            ctx.model = {"provider": msg.get("provider", ""), "modelId": msg.get("model", "")}
-        elif kind == "compaction":
-            compaction_index = index
+    its summary first, then the kept entries from ``firstKeptEntryId``, then what follows it.
+    The thinking level is the last change's, the model the last change's or reply's."""
+    # One pass reads each entry's type; the rest are C-level searches over that list (a resumed
+    # session's path has tens of thousands of entries, nearly all messages).
+    kinds = [entry.get("type") for entry in path]
+    ctx = SessionContext(messages=[], model=_model_of(path, kinds))
+    thinking = _last(kinds, "thinking_level_change")
+    if thinking >= 0:
+        ctx.thinking_level = path[thinking].get("thinkingLevel", "off")
+    compaction_index = _last(kinds, "compaction")
+    edits = context_edits(path) if "context_edit" in kinds else {}
+    append = ctx.messages.append
 
-    edits = context_edits(path)
-
-    def emit(entries: list[Entry]) -> None:
-        for item in entries:
-            if item.get("type") == "compaction":
+    def emit(start: int, stop: int) -> None:
+        for index in range(start, stop):
+            kind = kinds[index]
+            item = path[index]
+            if kind == "message" and not edits:
+                append(item["message"])
                 continue
-            edit = edits.get(str(item.get("id")))
+            if kind == "compaction":
+                continue
+            edit = edits.get(str(item.get("id"))) if edits else None
             if edit is not None and edit.get("replacement") is None:
                 continue
             message = message_from_entry(item)
             if message is not None:
-                ctx.messages.append(message if edit is None else _edited(message, edit["replacement"]))
+                append(message if edit is None else _edited(message, edit["replacement"]))
 
     if compaction_index < 0:
-        emit(path)
+        emit(0, len(path))
         return ctx
     compaction = path[compaction_index]
     summary = message_from_entry(compaction)
     assert summary is not None
-    ctx.messages.append(summary)
+    append(summary)
     first_kept = compaction.get("firstKeptEntryId")
     kept_from = next((i for i in range(compaction_index) if path[i].get("id") == first_kept), compaction_index)
-    emit(path[kept_from:compaction_index])
-    emit(path[compaction_index + 1 :])
+    emit(kept_from, compaction_index)
+    emit(compaction_index + 1, len(path))
     return ctx

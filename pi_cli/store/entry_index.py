@@ -170,25 +170,45 @@ class EntryIndex:
         with gc_paused():
             return self._context(lazy=True)
 
+    def _slim_path(self) -> list[Entry]:
+        """The root → leaf path as held (slim entries stay slim)."""
+        by_id = self._by_id
+        path: list[Entry] = []
+        append = path.append
+        current = by_id.get(self.leaf_id or "")
+        while current is not None:
+            append(current)
+            parent = current.get("parentId")
+            current = by_id.get(parent) if isinstance(parent, str) else None
+            if len(path) > len(by_id):  # a parent cycle (a damaged file): walk again, stopping at it
+                path = list(self._iter_slim_branch())
+                break
+        path.reverse()
+        return path
+
     def _context(self, lazy: bool) -> tuple[SessionContext, LazyMessages | None]:
         if self.leaf_id is None:
             return SessionContext(messages=[]), None
-        path = list(self._iter_slim_branch())
-        path.reverse()
+        path = self._slim_path()
+        kinds = [entry.get("type") for entry in path]
         start = 0
-        compaction = next((i for i in range(len(path) - 1, -1, -1) if path[i].get("type") == "compaction"), None)
-        if compaction is not None:
+        if "compaction" in kinds:
+            compaction = len(kinds) - 1 - kinds[::-1].index("compaction")
             first_kept = path[compaction].get("firstKeptEntryId")
             start = next((i for i in range(compaction) if path[i].get("id") == first_kept), compaction)
         stubs = False
         # A stub cannot take a replacement's content: entries so edited are read whole.
-        replaced = {t for t, e in context_edits(path).items() if e.get("replacement") is not None}
+        edits = context_edits(path) if "context_edit" in kinds else {}
+        replaced = {t for t, e in edits.items() if e.get("replacement") is not None}
+        defer = lazy and self.source is not None
         for index in range(start, len(path)):
-            slim = is_slim(path[index]) and path[index].get("id") not in replaced
-            if lazy and self.source is not None and path[index].get("type") == "message" and slim:
+            entry = path[index]
+            if REF not in entry:  # whole already
+                continue
+            if defer and kinds[index] == "message" and entry.get("id") not in replaced:
                 stubs = True  # the stub (role, model) is all build_session_context reads of it
                 continue
-            path[index] = self._keep_full(path[index])
+            path[index] = self._keep_full(entry)
         context = build_session_context(path)
         if not stubs or self.source is None:
             return context, None
