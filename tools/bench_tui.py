@@ -30,12 +30,13 @@ typed with ``send-keys``, completion read off the screen with ``capture-pane`` â
 * ``rpc`` / ``rpc_c``: ``-c --mode rpc`` on those two sessions (no tmux: pipes) â†’ the answer to
   ``get_messages`` read whole, and the tree's peak RSS then.
 
-``--baseline DIR`` adds pi_cli as checked out in DIR (``PYTHONPATH=DIR``), for before/after pairs
-measured in the same rounds. ``--reference-pi`` runs pi 1.6.0 in the same rounds (programs
-alternate; medians are reported) and prints pi's figure divided by ours (above 1: pi_cli is
-cheaper/faster; the baseline's the same way). ``--inline`` adds ``pi --inline`` (CPU figures
-only). Run ``python tools/bench_tui.py [--rounds 3]`` or ``python tools/bench.py tui`` (one round,
-pi_cli only). CPU figures are noisy on a shared machine:
+"pi_cli" is the checkout this script is in (``PYTHONPATH``: a worktree measures itself, not the
+venv's editable install). ``--baseline DIR`` adds pi_cli as checked out in DIR
+(``PYTHONPATH=DIR``), for before/after pairs measured in the same rounds. ``--reference-pi``
+runs pi 1.6.0 in the same rounds (programs alternate; medians are reported) and prints pi's
+figure divided by ours (above 1: pi_cli is cheaper/faster; the baseline's the same way).
+``--inline`` adds ``pi --inline`` (CPU figures only). Run ``python tools/bench_tui.py [--rounds 3]``
+or ``python tools/bench.py tui`` (one round, pi_cli only). CPU figures are noisy on a shared machine:
 compare medians of alternating runs taken in the same run.
 """
 
@@ -401,7 +402,9 @@ def measure(
             bench.profile_dir = Path(profile).resolve()
             bench.profile_dir.mkdir(parents=True, exist_ok=True)
         main = tuple(f for f in FIGURES if f not in PAIRED.values())
-        programs = [bench.program("pi_cli", _ours(), main)]
+        # pi_cli as checked out beside this script (a worktree, not the venv's editable install)
+        ours = {"PYTHONPATH": str(HERE.parent)}
+        programs = [bench.program("pi_cli", _ours(), main, ours)]
         if baseline:
             checkout = Path(baseline).resolve()
             if not (checkout / "pi_cli" / "__init__.py").is_file():
@@ -411,7 +414,7 @@ def measure(
             theirs = tuple(f for f in main if f not in SUBAGENT_FIGURES)
             programs.append(bench.program("pi 1.6.0", _reference(), theirs))
         if inline:
-            programs.append(bench.program("pi_cli --inline", _ours("--inline"), CPU_ONLY))
+            programs.append(bench.program("pi_cli --inline", _ours("--inline"), CPU_ONLY, ours))
         if set(SESSION_FIGURES) & set(figures):
             bench.write_sessions(programs, entries, log)
         # Warm-up: bytecode, page cache, node's compile cache.
