@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 from rich.console import Console
-from textual.geometry import Region
 from test_app import SIZE, settle
 from test_tool_images import RED, WHITE, _png, _quadrants, _read_session
+from textual.geometry import Region
 
 from pi_cli.modes.interactive import make_app
 from pi_cli.modes.interactive.widgets.kitty_image import KittyImage
@@ -84,7 +84,9 @@ async def test_a_read_png_is_drawn_by_the_terminal(faux: Any, workdir: Path, mon
         assert [row.text.count(PLACEHOLDER) for row in rows] == [2]
         cells = [seg for seg in rows[0] if PLACEHOLDER in seg.text]
         assert cells[0].text.startswith(PLACEHOLDER + DIACRITICS[0] + DIACRITICS[0])
-        assert {strip.cell_length for strip in strips} == {card.size.width}, [s.cell_length for s in strips]  # zero-width upload
+        assert {strip.cell_length for strip in strips} == {card.size.width}, [
+            s.cell_length for s in strips
+        ]  # zero-width upload
         controls = "".join(seg.text for seg in rows[0] if seg.control)  # with the first visible row
         width, height, image_id, payload = _UPLOAD.search(controls).groups()  # type: ignore[union-attr]
         assert _PLACE.search(controls).groups() == (image_id, "2", "1")  # type: ignore[union-attr]
