@@ -6,6 +6,7 @@ responses with the command's id).
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -150,8 +151,17 @@ async def _abort(server: CommandHost, cmd: p.Command) -> dict[str, Any]:
     return p.success(cmd.id, "abort")
 
 
+def _release_startup() -> None:
+    """RPC mode froze what start-up built (``gc.freeze``, so the first answer is not held up by a
+    collection walking it); once another session replaces the first, its messages among those
+    objects are garbage: give them back to the collector."""
+    gc.unfreeze()
+
+
 async def _new_session(server: CommandHost, cmd: c.NewSessionCommand) -> dict[str, Any]:
-    return p.success(cmd.id, "new_session", await server.session.new_session(cmd.parentSession))
+    result = await server.session.new_session(cmd.parentSession)
+    _release_startup()
+    return p.success(cmd.id, "new_session", result)
 
 
 def state_of(session: AgentSession) -> dict[str, Any]:
@@ -278,7 +288,9 @@ async def _export(server: CommandHost, cmd: c.ExportHtmlCommand) -> dict[str, An
 
 
 async def _switch(server: CommandHost, cmd: c.SwitchSessionCommand) -> dict[str, Any]:
-    return p.success(cmd.id, "switch_session", await server.session.switch_session(cmd.sessionPath))
+    result = await server.session.switch_session(cmd.sessionPath)
+    _release_startup()
+    return p.success(cmd.id, "switch_session", result)
 
 
 async def _fork(server: CommandHost, cmd: c.ForkCommand) -> dict[str, Any]:
