@@ -27,6 +27,8 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
 
+from pi_cli.modes.interactive.restyle import CoalescedRepaint
+
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
@@ -106,7 +108,7 @@ class LaidOutOnce(Widget):
         return super()._size_updated(size, virtual_size, container_size, layout=False)
 
 
-class MainScreen(Screen[None]):
+class MainScreen(Screen[None], CoalescedRepaint):
     """The default screen of :class:`~pi_cli.modes.interactive.app.PiApp`."""
 
     def __init__(self) -> None:

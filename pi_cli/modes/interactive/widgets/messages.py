@@ -15,6 +15,7 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Static
 
+from pi_cli.modes.interactive.restyle import CoalescedRepaint
 from pi_cli.modes.interactive.widgets.main_screen import LaidOutOnce
 from pi_cli.modes.interactive.widgets.markdown_stream import StreamingMarkdown
 from pi_cli.modes.interactive.widgets.subagent_card import ChildMessages, make_tool_card
@@ -29,7 +30,7 @@ def message_text(message: dict[str, Any]) -> str:
     return "".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
 
 
-class UserView(Static):
+class UserView(Static, CoalescedRepaint):
     """A user message on a tinted background."""
 
     DEFAULT_CSS = """
@@ -46,7 +47,7 @@ class UserView(Static):
         self.text = text
 
 
-class Notice(Static):
+class Notice(Static, CoalescedRepaint):
     """A one-off line in the transcript: info, warning, error."""
 
     DEFAULT_CSS = """
@@ -61,7 +62,7 @@ class Notice(Static):
         super().__init__(text if isinstance(text, Text) else Text(clean(text)), classes=f"-{kind}")
 
 
-class ThinkingBlock(Static):
+class ThinkingBlock(Static, CoalescedRepaint):
     """Model reasoning: one dim line when collapsed, the whole text when expanded (Ctrl-T)."""
 
     DEFAULT_CSS = """
@@ -115,7 +116,7 @@ class ThinkingBlock(Static):
             self._redraw()
 
 
-class AssistantView(LaidOutOnce, Vertical):
+class AssistantView(LaidOutOnce, Vertical, CoalescedRepaint):
     """One assistant message; children follow its content blocks in order."""
 
     DEFAULT_CSS = """

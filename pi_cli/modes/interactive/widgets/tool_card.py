@@ -27,6 +27,7 @@ from textual.widgets import Static
 
 from pi_cli.extensions.rendering import RenderContext, RenderOptions, ToolRenderer
 from pi_cli.modes.display import image_label, result_text, tool_call_title
+from pi_cli.modes.interactive.restyle import CoalescedRepaint
 from pi_cli.modes.interactive.widgets.tool_image import HalfBlockImage, drawable, slow_to_draw
 from pi_cli.modes.interactive.widgets.transcript import Transcript
 from pi_cli.tools.sanitize import keep_sgr
@@ -71,7 +72,7 @@ def _diff_text(diff: str) -> Text:
     return out
 
 
-class ToolCard(Static):
+class ToolCard(Static, CoalescedRepaint):
     """A tool call's card; state changes re-render only this widget."""
 
     DEFAULT_CSS = """

@@ -17,16 +17,18 @@ from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Static
 
+from pi_cli.modes.interactive.restyle import CoalescedRepaint
+
 Builder = Callable[[], Widget]
 
 
-class _EarlierMarker(Static):
+class _EarlierMarker(Static, CoalescedRepaint):
     DEFAULT_CSS = """
     _EarlierMarker { color: $text-muted; text-style: italic; height: 1; padding: 0 1; }
     """
 
 
-class Transcript(VerticalScroll):
+class Transcript(VerticalScroll, CoalescedRepaint):
     """Transcript container; ``add`` appends an entry, ``load_earlier`` pages older ones in."""
 
     DEFAULT_CSS = """

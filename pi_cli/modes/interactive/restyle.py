@@ -1,0 +1,113 @@
+"""What a theme switch costs the TUI: parsed rules kept per theme, repaints asked for once.
+
+Textual restyles the app on a theme switch in ``App.refresh_css``: it parses every CSS source
+again with the new variables (about 6 ms here), then sets each node's changed style properties
+one at a time. Each changed colour asks its node *and every descendant* for a full repaint, so a
+widget deep in the transcript was asked some thirty times per switch (over a thousand asks for
+ten question/answer pairs, each working out the widget's region again).
+
+* :class:`ThemeStylesheet` keeps the rules parsed for each set of variables and sources, so a
+  switch back to a theme already seen parses nothing.
+* :func:`coalesced_repaints` and :class:`CoalescedRepaint`: while the new styles are applied, a
+  transcript widget's full-repaint requests are gathered and each widget is asked once at the end.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from textual.css.stylesheet import Stylesheet
+from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    from textual.css.model import RuleSet
+    from textual.geometry import Region
+
+PARSED_KEPT = 8  # rule lists kept: a handful of themes, each with the sources of a few moments
+
+
+class ThemeStylesheet(Stylesheet):
+    """A stylesheet whose ``reparse`` reuses the rules it parsed before from the same variables
+    and the same sources (rules depend on nothing else). Anything new (a theme not seen yet, a
+    widget class whose CSS arrived since) is parsed by Textual as before."""
+
+    def __init__(self, *, variables: dict[str, str] | None = None) -> None:
+        super().__init__(variables=variables)
+        self._variables_key: tuple[tuple[str, str], ...] = tuple((variables or {}).items())
+        self._parsed: OrderedDict[tuple[object, ...], list[RuleSet]] = OrderedDict()
+
+    def set_variables(self, variables: dict[str, str]) -> None:
+        self._variables_key = tuple(variables.items())
+        super().set_variables(variables)
+
+    def reparse(self) -> None:
+        key = (self._variables_key, tuple(self.source.items()))
+        rules = self._parsed.get(key)
+        if rules is None:
+            super().reparse()
+            self._parsed[key] = self.rules
+            while len(self._parsed) > PARSED_KEPT:
+                self._parsed.popitem(last=False)
+            return
+        self._parsed.move_to_end(key)
+        use_rules(self, rules)
+
+
+def use_rules(stylesheet: Stylesheet, rules: list[RuleSet]) -> None:
+    """Make ``rules`` (parsed earlier from ``stylesheet``'s sources) its rules, as the end of
+    Textual's ``Stylesheet.reparse`` does with the ones it has just parsed.
+
+    Textual has no public way to hand a stylesheet its rules, so this sets the three private
+    attributes ``reparse`` sets (Textual 8.2). tests/ui/test_restyle.py pins it: a stylesheet
+    given rules this way must answer ``rules`` and ``rules_map`` with them.
+    """
+    stylesheet._rules = rules
+    stylesheet._rules_map = None
+    stylesheet._require_parse = False
+
+
+class _Pending(threading.local):
+    """The widgets waiting for their repaint, while a block is open (per thread, not a context
+    variable: a task started inside the block would copy it and never repaint again)."""
+
+    widgets: set[Widget] | None = None
+
+
+_pending = _Pending()
+
+
+@contextmanager
+def coalesced_repaints() -> Iterator[None]:
+    """Within the block, :class:`CoalescedRepaint` widgets note full repaints instead of doing
+    them; on leaving, each noted widget is repainted once. Partial repaints, layouts and
+    recomposes go through at once. Not re-entrant: an inner block joins the outer one."""
+    if _pending.widgets is not None:
+        yield
+        return
+    pending: set[Widget] = set()
+    _pending.widgets = pending
+    try:
+        yield
+    finally:
+        _pending.widgets = None
+        for widget in pending:
+            widget.refresh()
+
+
+class CoalescedRepaint(Widget):
+    """A widget whose full repaints wait for the end of a :func:`coalesced_repaints` block (the
+    transcript's widgets: most of the tree, and the deepest). List it after the widget's own
+    base: Textual takes a widget's CSS type names and default CSS along its *first* base only."""
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
+        pending = _pending.widgets
+        if pending is not None and repaint and not (regions or layout or recompose):
+            pending.add(self)
+            return self
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
