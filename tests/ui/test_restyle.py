@@ -27,10 +27,10 @@ def _session(faux: Any, cwd: Path, theme: str) -> Any:
 
     session = build_session(cwd=cwd, system_prompt="test", model=faux.model(), tools=[])
     messages = session.agent.state.messages
-    for n in range(4):
+    for n in range(6):
         messages.append({"role": "user", "content": f"question {n}", "timestamp": 1})
         content: list[dict[str, Any]] = [{"type": "text", "text": ANSWER}]
-        if n == 3:
+        if n == 5:
             content.append({"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "notes.txt"}})
         messages.append({"role": "assistant", "content": content, "stopReason": "stop", "timestamp": 2,
                          "api": "x", "provider": "x", "model": "m", "usage": USAGE})  # fmt: skip
@@ -51,18 +51,25 @@ async def _switch(pilot: Any, app: Any, theme: str) -> None:
     await _settle(pilot)
 
 
-async def _fresh(faux: Any, cwd: Path, theme: str) -> str:
+async def _scrolled_home(pilot: Any, app: Any) -> str:
+    app.transcript.scroll_home(animate=False, immediate=True)
+    await _settle(pilot)
+    return str(app.export_screenshot())
+
+
+async def _fresh(faux: Any, cwd: Path, theme: str) -> tuple[str, str]:
+    """What a fresh start in ``theme`` draws at the end of the transcript and at its top."""
     app = make_app(_session(faux, cwd, theme), keymap={})
     async with app.run_test(size=SIZE) as pilot:
         app.editor.cursor_blink = False
         await pilot.pause(0.3)
         await _settle(pilot)
-        return app.export_screenshot()
+        return app.export_screenshot(), await _scrolled_home(pilot, app)
 
 
 async def test_dark_light_dark_draws_what_a_fresh_start_in_each_theme_draws(faux: Any, workdir: Path) -> None:
-    fresh_dark = await _fresh(faux, workdir, "dark")
-    fresh_light = await _fresh(faux, workdir, "light")
+    fresh_dark, dark_top = await _fresh(faux, workdir, "dark")
+    fresh_light, light_top = await _fresh(faux, workdir, "light")
     assert fresh_dark != fresh_light
     app = make_app(_session(faux, workdir, "dark"), keymap={})
     async with app.run_test(size=SIZE) as pilot:
@@ -77,6 +84,13 @@ async def test_dark_light_dark_draws_what_a_fresh_start_in_each_theme_draws(faux
         assert app.export_screenshot() == fresh_dark
         await _switch(pilot, app, "light")
         assert app.export_screenshot() == fresh_light
+        # The entries scrolled out of view were restyled only when drawn again.
+        assert await _scrolled_home(pilot, app) == light_top
+        await _switch(pilot, app, "dark")
+        assert app.export_screenshot() == dark_top
+        app.transcript.scroll_end(animate=False, immediate=True)
+        await _settle(pilot)
+        assert app.export_screenshot() == fresh_dark
 
 
 async def test_answers_take_the_new_palette_before_the_repaint(faux: Any, workdir: Path) -> None:

@@ -199,8 +199,8 @@ class PiApp(App[int]):
         first, so the one repaint that follows draws them in the new theme too (Textual's theme
         signal comes after that repaint: a frame of old answers on new surroundings, and a second
         repaint), and with the transcript's repaint requests gathered (see ``restyle``)."""
-        self._match_markdown_theme()
         with coalesced_repaints():
+            self._match_markdown_theme()
             super().refresh_css(animate)
 
     def _match_markdown_theme(self) -> None:

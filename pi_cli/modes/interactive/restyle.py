@@ -9,7 +9,8 @@ ten question/answer pairs, each working out the widget's region again).
 * :class:`ThemeStylesheet` keeps the rules parsed for each set of variables and sources, so a
   switch back to a theme already seen parses nothing.
 * :func:`coalesced_repaints` and :class:`CoalescedRepaint`: while the new styles are applied, a
-  transcript widget's full-repaint requests are gathered and each widget is asked once at the end.
+  transcript widget's full-repaint requests are gathered and each widget is asked once at the end
+  (or, when out of view, just before it is drawn again).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from textual.css.stylesheet import Stylesheet
+from textual.dom import NoScreen
+from textual.screen import Screen
 from textual.widget import Widget
 
 if TYPE_CHECKING:
@@ -28,6 +31,7 @@ if TYPE_CHECKING:
 
     from textual.css.model import RuleSet
     from textual.geometry import Region
+    from textual.strip import Strip
 
 PARSED_KEPT = 8  # rule lists kept: a handful of themes, each with the sources of a few moments
 
@@ -97,13 +101,39 @@ def coalesced_repaints() -> Iterator[None]:
     finally:
         _pending.widgets = None
         for widget in pending:
-            widget.refresh()
+            if isinstance(widget, CoalescedRepaint) and not _in_view(widget):
+                widget.restyle_missed = True
+            else:
+                widget.refresh()
+
+
+def _in_view(widget: Widget) -> bool:
+    """Whether ``widget`` may be on its screen now (its region, from the last layout, overlaps
+    the screen's; a screen is always in view)."""
+    if isinstance(widget, Screen):
+        return True
+    try:
+        return widget.region.overlaps(widget.screen.region)
+    except NoScreen:
+        return False
 
 
 class CoalescedRepaint(Widget):
     """A widget whose full repaints wait for the end of a :func:`coalesced_repaints` block (the
     transcript's widgets: most of the tree, and the deepest). List it after the widget's own
-    base: Textual takes a widget's CSS type names and default CSS along its *first* base only."""
+    base: Textual takes a widget's CSS type names and default CSS along its *first* base only.
+
+    One out of view when the block ends (scrolled off) is repainted when next drawn instead: a
+    long transcript's earlier entries cost a switch nothing until they are scrolled back to."""
+
+    restyle_missed = False
+    """Its cached lines predate the last restyle: they are dropped before it is drawn again."""
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        if self.restyle_missed:
+            self.restyle_missed = False
+            self.refresh()
+        return super().render_lines(crop)
 
     def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
         pending = _pending.widgets
