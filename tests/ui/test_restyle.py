@@ -183,3 +183,32 @@ async def test_full_repaints_are_gathered_and_done_once_per_widget() -> None:
             entry.refresh(layout=True)  # layouts are not held back
             assert entry.repaints == 1
         assert entry.repaints == 2
+
+
+async def _with_settings_open(pilot: Any, app: Any) -> None:
+    from pi_cli.modes.interactive.screens.picker import PickerScreen
+
+    app.editor.set_text("/settings")
+    await pilot.press("enter")
+    while not isinstance(app.screen, PickerScreen):
+        await pilot.pause()
+    await _settle(pilot)
+
+
+async def test_a_switch_under_a_dialog_restyles_the_screen_behind_it(faux: Any, workdir: Path) -> None:
+    """/settings switches the theme with a dialog open (the main screen is not the current one
+    then): once the dialog closes, the main screen is drawn as a fresh start in the new theme."""
+    fresh = make_app(_session(faux, workdir, "light"), keymap={})
+    async with fresh.run_test(size=SIZE) as pilot:
+        fresh.editor.cursor_blink = False
+        await _settle(pilot)
+        light = fresh.export_screenshot()
+    app = make_app(_session(faux, workdir, "dark"), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        app.editor.cursor_blink = False
+        await _settle(pilot)
+        await _with_settings_open(pilot, app)
+        await _switch(pilot, app, "light")
+        await pilot.press("escape")
+        await _settle(pilot)
+        assert app.export_screenshot() == light

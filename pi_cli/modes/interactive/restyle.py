@@ -19,7 +19,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.css.stylesheet import Stylesheet
 from textual.dom import NoScreen
@@ -108,14 +108,29 @@ def coalesced_repaints() -> Iterator[None]:
 
 
 def _in_view(widget: Widget) -> bool:
-    """Whether ``widget`` may be on its screen now (its region, from the last layout, overlaps
-    the screen's; a screen is always in view)."""
+    """Whether ``widget`` may show now: its region (from the last layout) overlaps its screen's;
+    for a screen, whether its children leave any of its rows uncovered.
+
+    A screen whose own pixels are all hidden is not repainted at once: its repaint is a full one,
+    which Textual paints as soon as the screen is idle, before the widgets' own requests arrive,
+    so those came after it as a second paint of everything."""
     if isinstance(widget, Screen):
-        return True
+        return not _covered_by_children(widget)
     try:
         return widget.region.overlaps(widget.screen.region)
     except NoScreen:
         return False
+
+
+def _covered_by_children(screen: Screen[Any]) -> bool:
+    """Whether every row of ``screen`` lies under a child spanning its whole width."""
+    area = screen.region
+    rows: set[int] = set()
+    for child in screen.children:
+        region = child.region if isinstance(child, Widget) and child.display else None
+        if region is not None and region.x <= area.x and region.right >= area.right:
+            rows.update(range(region.y, region.bottom))
+    return rows.issuperset(range(area.y, area.bottom))
 
 
 class CoalescedRepaint(Widget):
