@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.app import App, ComposeResult
+from textual.containers import Vertical, VerticalScroll
 from textual.css.stylesheet import Stylesheet
 from textual.widget import Widget
 from textual.widgets import Static
@@ -212,3 +213,55 @@ async def test_a_switch_under_a_dialog_restyles_the_screen_behind_it(faux: Any, 
         await pilot.press("escape")
         await _settle(pilot)
         assert app.export_screenshot() == light
+
+
+class _Held(Static, CoalescedRepaint):
+    pass
+
+
+class _Holder(Vertical, CoalescedRepaint):
+    pass
+
+
+class _Restyling(App[None]):
+    CSS = "_Held { color: $primary; height: 1; } _Holder { height: auto; } _Holder Static { color: $primary; }"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stylesheet = ThemeStylesheet(variables=self.get_css_variables())
+
+    def refresh_css(self, animate: bool = True) -> None:
+        sheet = self.stylesheet
+        assert isinstance(sheet, ThemeStylesheet)
+        with coalesced_repaints(), sheet.visible_first():
+            super().refresh_css(animate)
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield _Holder(Static("a plain widget inside"))
+            yield from (_Held(f"entry {n}") for n in range(60))
+
+
+async def test_entries_out_of_view_are_restyled_when_drawn() -> None:
+    app = _Restyling()
+    async with app.run_test(size=(40, 10)) as pilot:
+        app.theme = "textual-dark"
+        await pilot.pause()
+        scroll = app.query_one(VerticalScroll)
+        scroll.scroll_end(animate=False, immediate=True)
+        await pilot.pause()
+        entries = list(app.query(_Held))
+        top, bottom = entries[0], entries[-1]
+        dark = bottom.styles.color
+        app.theme = "textual-light"
+        await pilot.pause()
+        light = bottom.styles.color
+        assert light != dark
+        assert top.styles_missed and top.styles.color == dark  # left for later
+        holder = app.query_one(_Holder)
+        assert not holder.styles_missed  # holds a widget that could not restyle it: done at once
+        assert holder.query_one(Static).styles.color == light
+        scroll.scroll_home(animate=False, immediate=True)
+        await pilot.pause()
+        await pilot.pause()
+        assert not top.styles_missed and top.styles.color == light

@@ -198,8 +198,11 @@ class PiApp(App[int]):
         """Textual's restyle (a theme switch, a CSS change) with the answers' palette switched
         first, so the one repaint that follows draws them in the new theme too (Textual's theme
         signal comes after that repaint: a frame of old answers on new surroundings, and a second
-        repaint), and with the transcript's repaint requests gathered (see ``restyle``)."""
-        with coalesced_repaints():
+        repaint), with the transcript's repaint requests gathered and its entries out of view
+        restyled when next drawn (see ``restyle``)."""
+        sheet = self.stylesheet
+        in_view_first = sheet.visible_first() if isinstance(sheet, ThemeStylesheet) else contextlib.nullcontext()
+        with coalesced_repaints(), in_view_first:
             self._match_markdown_theme()
             super().refresh_css(animate)
 

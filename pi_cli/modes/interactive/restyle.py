@@ -11,18 +11,20 @@ ten question/answer pairs, each working out the widget's region again).
 * :func:`coalesced_repaints` and :class:`CoalescedRepaint`: while the new styles are applied, a
   transcript widget's full-repaint requests are gathered and each widget is asked once at the end
   (or, when out of view, just before it is drawn again).
+* :meth:`ThemeStylesheet.visible_first`: the transcript's entries out of view are restyled when
+  they are next drawn, not with the switch (Textual's per-node restyle is most of what is left).
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from textual.css.stylesheet import Stylesheet
-from textual.dom import NoScreen
+from textual.dom import DOMNode, NoScreen
 from textual.screen import Screen
 from textual.widget import Widget
 
@@ -61,6 +63,57 @@ class ThemeStylesheet(Stylesheet):
             return
         self._parsed.move_to_end(key)
         use_rules(self, rules)
+
+    _visible_first = False
+
+    @contextmanager
+    def visible_first(self) -> Iterator[None]:
+        """Within the block (a theme switch), ``update_nodes`` leaves out the transcript's entries
+        that are out of view; each is restyled when it is next drawn (:class:`CoalescedRepaint`).
+
+        For restyles that change colours only, which is all a theme does to the transcript (its
+        CSS takes sizes from no theme variable): an entry is laid out before it is restyled."""
+        self._visible_first = True
+        try:
+            yield
+        finally:
+            self._visible_first = False
+
+    def update_nodes(self, nodes: Iterable[DOMNode], animate: bool = False) -> None:
+        super().update_nodes(_in_view_first(nodes) if self._visible_first else nodes, animate)
+
+
+def _in_view_first(nodes: Iterable[DOMNode]) -> Iterator[DOMNode]:
+    """``nodes`` (each after its parent) less the subtrees left until they are drawn: those of a
+    :class:`CoalescedRepaint` widget out of view that holds only such widgets (each of which can
+    restyle the subtree when it is drawn first; the compositor draws children first)."""
+    skipped: set[DOMNode] = set()
+    for node in nodes:
+        if node.parent in skipped:
+            skipped.add(node)
+            continue
+        if isinstance(node, CoalescedRepaint) and not isinstance(node, Screen) and not _in_view(node):
+            held = list(node.walk_children(with_self=True))
+            if all(isinstance(child, CoalescedRepaint) for child in held):
+                for child in held:
+                    if isinstance(child, CoalescedRepaint):
+                        child.styles_missed = True
+                skipped.add(node)
+                continue
+        yield node
+
+
+def _restyle_held(widget: CoalescedRepaint) -> None:
+    """Restyle the subtree ``widget`` was left out in (see ``visible_first``), from its top."""
+    top = widget
+    for node in widget.ancestors:
+        if isinstance(node, CoalescedRepaint) and node.styles_missed:
+            top = node
+    for node in top.walk_children(with_self=True):
+        if isinstance(node, CoalescedRepaint):
+            node.styles_missed = False
+    with coalesced_repaints():
+        widget.app.stylesheet.update(top)
 
 
 def use_rules(stylesheet: Stylesheet, rules: list[RuleSet]) -> None:
@@ -144,7 +197,13 @@ class CoalescedRepaint(Widget):
     restyle_missed = False
     """Its cached lines predate the last restyle: they are dropped before it is drawn again."""
 
+    styles_missed = False
+    """Its styles predate the last theme switch (it was out of view): it is restyled, with the
+    subtree it was left out in, before it is drawn again."""
+
     def render_lines(self, crop: Region) -> list[Strip]:
+        if self.styles_missed:
+            _restyle_held(self)
         if self.restyle_missed:
             self.restyle_missed = False
             self.refresh()
