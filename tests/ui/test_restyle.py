@@ -216,15 +216,19 @@ async def test_a_switch_under_a_dialog_restyles_the_screen_behind_it(faux: Any, 
 
 
 class _Held(Static, CoalescedRepaint):
-    pass
+    STYLED_WHEN_DRAWN = True
 
 
 class _Holder(Vertical, CoalescedRepaint):
-    pass
+    STYLED_WHEN_DRAWN = True
+
+
+class _Menu(Static, CoalescedRepaint):
+    """Not styled when drawn: restyled with the switch even out of view."""
 
 
 class _Restyling(App[None]):
-    CSS = "_Held { color: $primary; height: 1; } _Holder { height: auto; } _Holder Static { color: $primary; }"
+    CSS = "_Held, _Menu, _Holder Static { color: $primary; height: 1; } _Holder { height: auto; }"
 
     def __init__(self) -> None:
         super().__init__()
@@ -239,6 +243,7 @@ class _Restyling(App[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield _Holder(Static("a plain widget inside"))
+            yield _Menu("not left for later")
             yield from (_Held(f"entry {n}") for n in range(60))
 
 
@@ -261,6 +266,8 @@ async def test_entries_out_of_view_are_restyled_when_drawn() -> None:
         holder = app.query_one(_Holder)
         assert not holder.styles_missed  # holds a widget that could not restyle it: done at once
         assert holder.query_one(Static).styles.color == light
+        menu = app.query_one(_Menu)
+        assert not menu.styles_missed and menu.styles.color == light
         scroll.scroll_home(animate=False, immediate=True)
         await pilot.pause()
         await pilot.pause()

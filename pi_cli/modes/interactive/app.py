@@ -90,7 +90,8 @@ class PiApp(App[int]):
         themes that follow it."""
         super().__init__()
         # Before any CSS source is read (App.__init__ reads none): keeps parsed rules per theme.
-        self.stylesheet = ThemeStylesheet(variables=self.get_css_variables())
+        # theme_variables: what App.__init__ just built its stylesheet from (no second build).
+        self.stylesheet = ThemeStylesheet(variables=self.theme_variables)
         self.session = session
         self.cwd = Path(session.cwd)
         self.initial_messages = list(initial_messages or [])

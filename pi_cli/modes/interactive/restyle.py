@@ -21,7 +21,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode, NoScreen
@@ -85,16 +85,16 @@ class ThemeStylesheet(Stylesheet):
 
 def _in_view_first(nodes: Iterable[DOMNode]) -> Iterator[DOMNode]:
     """``nodes`` (each after its parent) less the subtrees left until they are drawn: those of a
-    :class:`CoalescedRepaint` widget out of view that holds only such widgets (each of which can
-    restyle the subtree when it is drawn first; the compositor draws children first)."""
+    :class:`CoalescedRepaint` widget styled when drawn, out of view, that holds only such widgets
+    (each of which can restyle the subtree when it is drawn first: children are drawn first)."""
     skipped: set[DOMNode] = set()
     for node in nodes:
         if node.parent in skipped:
             skipped.add(node)
             continue
-        if isinstance(node, CoalescedRepaint) and not isinstance(node, Screen) and not _in_view(node):
+        if isinstance(node, CoalescedRepaint) and node.STYLED_WHEN_DRAWN and not _in_view(node):
             held = list(node.walk_children(with_self=True))
-            if all(isinstance(child, CoalescedRepaint) for child in held):
+            if all(isinstance(child, CoalescedRepaint) and child.STYLED_WHEN_DRAWN for child in held):
                 for child in held:
                     if isinstance(child, CoalescedRepaint):
                         child.styles_missed = True
@@ -193,6 +193,11 @@ class CoalescedRepaint(Widget):
 
     One out of view when the block ends (scrolled off) is repainted when next drawn instead: a
     long transcript's earlier entries cost a switch nothing until they are scrolled back to."""
+
+    STYLED_WHEN_DRAWN: ClassVar[bool] = False
+    """A theme switch may leave its styles until it is drawn (``ThemeStylesheet.visible_first``):
+    for a transcript entry, whose layout takes nothing from the theme and whose look is all in
+    its lines (not for a widget that caches what it draws from its styles, like an option list)."""
 
     restyle_missed = False
     """Its cached lines predate the last restyle: they are dropped before it is drawn again."""

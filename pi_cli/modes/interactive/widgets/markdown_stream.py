@@ -74,6 +74,8 @@ class StreamingMarkdown(LaidOutOnce, CoalescedRepaint):
     """Assistant text: frozen pieces (rendered once, or only estimated until seen) followed by one
     live tail."""
 
+    STYLED_WHEN_DRAWN = True
+
     DEFAULT_CSS = """
     StreamingMarkdown { height: auto; padding: 0 1; }
     """

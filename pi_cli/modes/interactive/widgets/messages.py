@@ -33,6 +33,8 @@ def message_text(message: dict[str, Any]) -> str:
 class UserView(Static, CoalescedRepaint):
     """A user message on a tinted background."""
 
+    STYLED_WHEN_DRAWN = True
+
     DEFAULT_CSS = """
     UserView {
         background: $primary 15%;
@@ -50,6 +52,8 @@ class UserView(Static, CoalescedRepaint):
 class Notice(Static, CoalescedRepaint):
     """A one-off line in the transcript: info, warning, error."""
 
+    STYLED_WHEN_DRAWN = True
+
     DEFAULT_CSS = """
     Notice { margin: 1 0 0 0; height: auto; padding: 0 1; }
     Notice.-info { color: $text-muted; }
@@ -64,6 +68,8 @@ class Notice(Static, CoalescedRepaint):
 
 class ThinkingBlock(Static, CoalescedRepaint):
     """Model reasoning: one dim line when collapsed, the whole text when expanded (Ctrl-T)."""
+
+    STYLED_WHEN_DRAWN = True
 
     DEFAULT_CSS = """
     ThinkingBlock { color: $text-muted; text-style: italic; height: auto; padding: 0 1; }
@@ -118,6 +124,8 @@ class ThinkingBlock(Static, CoalescedRepaint):
 
 class AssistantView(LaidOutOnce, Vertical, CoalescedRepaint):
     """One assistant message; children follow its content blocks in order."""
+
+    STYLED_WHEN_DRAWN = True
 
     DEFAULT_CSS = """
     AssistantView { height: auto; margin: 1 0 0 0; }

@@ -27,6 +27,8 @@ def _one_line(text: str, width: int) -> str:
 class StartHeader(Static, CoalescedRepaint):
     """Version, key hints and loaded resources, shown once at the top of the transcript."""
 
+    STYLED_WHEN_DRAWN = True
+
     DEFAULT_CSS = """
     StartHeader { height: auto; padding: 0 1; margin: 0 0 0 0; }
     """

@@ -75,6 +75,8 @@ def _diff_text(diff: str) -> Text:
 class ToolCard(Static, CoalescedRepaint):
     """A tool call's card; state changes re-render only this widget."""
 
+    STYLED_WHEN_DRAWN = True
+
     DEFAULT_CSS = """
     ToolCard {
         background: $boost;

@@ -23,6 +23,7 @@ Builder = Callable[[], Widget]
 
 
 class _EarlierMarker(Static, CoalescedRepaint):
+    STYLED_WHEN_DRAWN = True
     DEFAULT_CSS = """
     _EarlierMarker { color: $text-muted; text-style: italic; height: 1; padding: 0 1; }
     """
