@@ -31,6 +31,7 @@ from pi_cli.modes.interactive.attach import AttachmentError, ImageAttachments
 from pi_cli.modes.interactive.keys import APP_KEYS, describe
 from pi_cli.modes.interactive.pump import EventPump, KeysFirst
 from pi_cli.modes.interactive.render import EventRenderer
+from pi_cli.modes.interactive.restyle import ThemeStylesheet, coalesced_repaints
 from pi_cli.modes.interactive.slash.runner import CommandRunner
 from pi_cli.modes.interactive.startup import NO_MODEL_TEXT, is_demo_model, startup_header
 from pi_cli.modes.interactive.widgets.custom_view import CustomView
@@ -89,6 +90,9 @@ class PiApp(App[int]):
         """``terminal_dark``: the terminal's background as it reported it (None: unknown), for
         themes that follow it."""
         super().__init__()
+        # Before any CSS source is read (App.__init__ reads none): keeps parsed rules per theme.
+        # theme_variables: what App.__init__ just built its stylesheet from (no second build).
+        self.stylesheet = ThemeStylesheet(variables=self.theme_variables)
         self.session = session
         self.cwd = Path(session.cwd)
         self.initial_messages = list(initial_messages or [])
@@ -188,7 +192,6 @@ class PiApp(App[int]):
         if self.initial_messages:
             self._run_task = asyncio.get_running_loop().create_task(self._run_initial(self.initial_messages))
         self._match_markdown_theme()
-        self.theme_changed_signal.subscribe(self, lambda _theme: self._match_markdown_theme())
         self.call_after_refresh(self._warm_up)
 
     def show_theme(self) -> None:
@@ -196,6 +199,18 @@ class PiApp(App[int]):
         from pi_cli.modes.interactive.theming import apply_theme
 
         apply_theme(self, self.session.themes.active(self.terminal_dark))
+
+    def refresh_css(self, animate: bool = True) -> None:
+        """Textual's restyle (a theme switch, a CSS change) with the answers' palette switched
+        first, so the one repaint that follows draws them in the new theme too (Textual's theme
+        signal comes after that repaint: a frame of old answers on new surroundings, and a second
+        repaint), with the transcript's repaint requests gathered and its entries out of view
+        restyled when next drawn (see ``restyle``)."""
+        sheet = self.stylesheet
+        in_view_first = sheet.visible_first() if isinstance(sheet, ThemeStylesheet) else contextlib.nullcontext()
+        with coalesced_repaints(), in_view_first:
+            self._match_markdown_theme()
+            super().refresh_css(animate)
 
     def _match_markdown_theme(self) -> None:
         """Answers take their styles from the palette for the current theme: when the theme

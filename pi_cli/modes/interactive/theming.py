@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from rich.style import Style
 
 from pi_cli.modes.interactive.markdown.styles import DARK, LIGHT, Palette, register_palette
+from pi_cli.modes.interactive.restyle import coalesced_repaints
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -39,7 +40,8 @@ def apply_theme(app: App[Any], theme: Theme) -> str:
         app.register_theme(_textual_theme(theme, name))
         register_code_style(name, _code_style(theme))
         register_palette(name, _palette(theme, name))
-    app.theme = name
+    with coalesced_repaints():  # the theme reactive repaints the whole screen, ahead of the restyle
+        app.theme = name
     return name
 
 

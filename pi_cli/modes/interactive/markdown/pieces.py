@@ -20,22 +20,33 @@ from pi_cli.modes.interactive.markdown.layout import Fences, layout, text_rows
 from pi_cli.modes.interactive.markdown.parse import parse
 
 if TYPE_CHECKING:
+    from pi_cli.modes.interactive.markdown.blocks import Block
     from pi_cli.modes.interactive.markdown.styles import Palette
     from pi_cli.modes.interactive.markdown_pieces import Piece
 
 
 def render_rows(
-    piece: Piece, width: int, palette: Palette, start: LexState | None = None, memo: LexMemo | None = None
+    piece: Piece,
+    width: int,
+    palette: Palette,
+    start: LexState | None = None,
+    memo: LexMemo | None = None,
+    blocks: list[Block] | None = None,
 ) -> tuple[list[Row], LexState]:
     """Rows of one piece: a blank row first if it has a gap; a continued fence lexed from
     ``start``; its last code block lexed through ``memo`` (an open tail). Also the lexer state at
-    its end (ROOT unless it ends inside a fence)."""
-    source = piece.fence + piece.text if piece.fence else piece.text
+    its end (ROOT unless it ends inside a fence). ``blocks``: the piece already parsed
+    (``parse(piece_source(piece))``; layout only reads them)."""
     fences = Fences(start if piece.fence else None, piece.open_end, memo)
-    rows = layout(parse(source), width, palette, fences)
+    rows = layout(blocks if blocks is not None else parse(piece_source(piece)), width, palette, fences)
     if piece.gap and rows:
         rows.insert(0, blank(width))
     return rows, fences.end
+
+
+def piece_source(piece: Piece) -> str:
+    """The Markdown a piece is parsed from (a continued fence reopened first)."""
+    return piece.fence + piece.text if piece.fence else piece.text
 
 
 def plain_rows(text: str, width: int, palette: Palette) -> list[Row]:
@@ -52,10 +63,17 @@ class PieceRenderer:
         self.palette = palette
         self._ends: dict[int, LexState] = {}  # piece index → lexer state where it was cut
         self._tail_memo = LexMemo()
+        # piece index → its blocks: a frozen piece is parsed once, and laid out again only when
+        # the width or the palette (a theme switch) changes; parsing was most of a re-render.
+        self._blocks: dict[int, list[Block]] = {}
 
     def render(self, index: int, width: int) -> list[Strip]:
         piece = self.pieces[index]
-        rows, end = render_rows(piece, width, self.palette, self._state_before(index) if piece.fence else None)
+        blocks = self._blocks.get(index)
+        if blocks is None:
+            blocks = self._blocks[index] = parse(piece_source(piece))
+        start = self._state_before(index) if piece.fence else None
+        rows, end = render_rows(piece, width, self.palette, start, blocks=blocks)
         if piece.open_end:
             self._ends[index] = end
         return [Strip(line, width) for line in rows]
@@ -91,8 +109,7 @@ class PieceRenderer:
 
 def _end_state(piece: Piece, start: LexState) -> LexState:
     """The lexer state at the end of ``piece`` (cut inside a fence), without laying it out."""
-    source = piece.fence + piece.text if piece.fence else piece.text
-    blocks = parse(source)
+    blocks = parse(piece_source(piece))
     if not blocks or blocks[-1].kind != "code":
         return ROOT
     last = blocks[-1]

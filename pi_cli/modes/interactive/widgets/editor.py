@@ -31,6 +31,7 @@ from pi_cli.modes.completion import (
     path_completions,
 )
 from pi_cli.modes.interactive.keys import EDITOR_KEYS
+from pi_cli.modes.interactive.restyle import CoalescedRepaint
 
 HISTORY_LIMIT = 500
 
@@ -41,7 +42,7 @@ HISTORY_LIMIT = 500
 _IN_ORDER = ("submit", "follow_up", "newline")
 
 
-class CompletionMenu(OptionList):
+class CompletionMenu(OptionList, CoalescedRepaint):
     """Candidates shown above the editor; the editor drives it, it never takes focus."""
 
     DEFAULT_CSS = """
@@ -82,7 +83,7 @@ class CompletionMenu(OptionList):
         return self.items[self.highlighted]
 
 
-class PromptEditor(TextArea):
+class PromptEditor(TextArea, CoalescedRepaint):
     """The input box."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

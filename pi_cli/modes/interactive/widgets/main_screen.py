@@ -27,6 +27,8 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
 
+from pi_cli.modes.interactive.restyle import CoalescedRepaint
+
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
@@ -58,9 +60,13 @@ class RowCroppedCompositor(Compositor):
             yield from super()._get_renders(crop)
             return
         wanted = self._wanted
+        spans: list[tuple[int, int, int, int]] = []  # (left, right, top, bottom) drawn in front
         for widget, (region, clip) in self.visible_widgets.items():
             first, end = max(crop.y, region.y, clip.y), min(crop.bottom, region.bottom, clip.bottom)
-            for top, bottom in _runs(first, end, wanted):
+            left, right = max(region.x, clip.x), min(region.right, clip.right)
+            hidden = _covered_rows(spans, left, right, first, end)
+            spans.append((left, right, max(region.y, clip.y), min(region.bottom, clip.bottom)))
+            for top, bottom in _runs(first, end, wanted, hidden):
                 # ``_render_chops`` places strips from the top of region ∩ clip; narrowing the
                 # clip to a run of rows keeps that contract while the widget renders only those.
                 rows = clip.intersection(Region(clip.x, top, clip.width, bottom - top))
@@ -73,16 +79,32 @@ class RowCroppedCompositor(Compositor):
                 yield region, rows, lines
 
 
-def _runs(top: int, bottom: int, wanted: Callable[[int], bool] | None) -> Iterator[tuple[int, int]]:
+def _covered_rows(spans: Sequence[tuple[int, int, int, int]], left: int, right: int, top: int, bottom: int) -> set[int]:
+    """The rows in ``[top, bottom)`` where a span drawn in front covers all of ``[left, right)``.
+
+    The compositor paints front to back and the first strip for a cut wins (no blending: a
+    transparent background is resolved when the widget renders), so such rows of a widget behind
+    are never seen. The screen behind everything, and a message's container behind its blocks,
+    were rendered in full on every full repaint (a theme switch, a resize) and then discarded."""
+    hidden: set[int] = set()
+    for span_left, span_right, span_top, span_bottom in spans:
+        if span_left <= left and span_right >= right:
+            hidden.update(range(max(top, span_top), min(bottom, span_bottom)))
+    return hidden
+
+
+def _runs(
+    top: int, bottom: int, wanted: Callable[[int], bool] | None, hidden: set[int] | None = None
+) -> Iterator[tuple[int, int]]:
     """The runs ``[start, end)`` of consecutive rows in ``[top, bottom)`` that ``wanted`` accepts
-    (all of them when it is None)."""
-    if wanted is None:
+    (all of them when it is None) and that are not ``hidden``."""
+    if wanted is None and not hidden:
         if top < bottom:
             yield top, bottom
         return
     start: int | None = None
     for y in range(top, bottom):
-        if wanted(y):
+        if (wanted is None or wanted(y)) and not (hidden and y in hidden):
             if start is None:
                 start = y
         elif start is not None:
@@ -106,7 +128,7 @@ class LaidOutOnce(Widget):
         return super()._size_updated(size, virtual_size, container_size, layout=False)
 
 
-class MainScreen(Screen[None]):
+class MainScreen(Screen[None], CoalescedRepaint):
     """The default screen of :class:`~pi_cli.modes.interactive.app.PiApp`."""
 
     def __init__(self) -> None:

@@ -22,6 +22,7 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
+from pi_cli.modes.interactive.restyle import CoalescedRepaint
 from pi_cli.modes.interactive.widgets.main_screen import LaidOutOnce
 from pi_cli.modes.interactive.widgets.piece_lines import PieceLines
 
@@ -69,9 +70,11 @@ def warm_up() -> None:
     PieceRenderer([Piece(WARM_UP_TEXT)], DARK).render(0, 80)
 
 
-class StreamingMarkdown(LaidOutOnce):
+class StreamingMarkdown(LaidOutOnce, CoalescedRepaint):
     """Assistant text: frozen pieces (rendered once, or only estimated until seen) followed by one
     live tail."""
+
+    STYLED_WHEN_DRAWN = True
 
     DEFAULT_CSS = """
     StreamingMarkdown { height: auto; padding: 0 1; }

@@ -15,6 +15,7 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Static
 
+from pi_cli.modes.interactive.restyle import CoalescedRepaint
 from pi_cli.modes.interactive.widgets.main_screen import LaidOutOnce
 from pi_cli.modes.interactive.widgets.markdown_stream import StreamingMarkdown
 from pi_cli.modes.interactive.widgets.subagent_card import ChildMessages, make_tool_card
@@ -29,8 +30,10 @@ def message_text(message: dict[str, Any]) -> str:
     return "".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
 
 
-class UserView(Static):
+class UserView(Static, CoalescedRepaint):
     """A user message on a tinted background."""
+
+    STYLED_WHEN_DRAWN = True
 
     DEFAULT_CSS = """
     UserView {
@@ -46,8 +49,10 @@ class UserView(Static):
         self.text = text
 
 
-class Notice(Static):
+class Notice(Static, CoalescedRepaint):
     """A one-off line in the transcript: info, warning, error."""
+
+    STYLED_WHEN_DRAWN = True
 
     DEFAULT_CSS = """
     Notice { margin: 1 0 0 0; height: auto; padding: 0 1; }
@@ -61,8 +66,10 @@ class Notice(Static):
         super().__init__(text if isinstance(text, Text) else Text(clean(text)), classes=f"-{kind}")
 
 
-class ThinkingBlock(Static):
+class ThinkingBlock(Static, CoalescedRepaint):
     """Model reasoning: one dim line when collapsed, the whole text when expanded (Ctrl-T)."""
+
+    STYLED_WHEN_DRAWN = True
 
     DEFAULT_CSS = """
     ThinkingBlock { color: $text-muted; text-style: italic; height: auto; padding: 0 1; }
@@ -115,8 +122,10 @@ class ThinkingBlock(Static):
             self._redraw()
 
 
-class AssistantView(LaidOutOnce, Vertical):
+class AssistantView(LaidOutOnce, Vertical, CoalescedRepaint):
     """One assistant message; children follow its content blocks in order."""
+
+    STYLED_WHEN_DRAWN = True
 
     DEFAULT_CSS = """
     AssistantView { height: auto; margin: 1 0 0 0; }

@@ -9,10 +9,10 @@ from rich.segment import Segment
 from rich.text import Text
 from textual.strip import Strip
 from textual.timer import Timer
-from textual.widget import Widget
 from textual.widgets import Static
 
 from pi_cli.modes.display import FooterFacts
+from pi_cli.modes.interactive.restyle import CoalescedRepaint
 from pi_cli.tools.sanitize import strip_control_sequences as clean
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -24,8 +24,10 @@ def _one_line(text: str, width: int) -> str:
     return flat if len(flat) <= width else flat[: max(width - 1, 1)] + "…"
 
 
-class StartHeader(Static):
+class StartHeader(Static, CoalescedRepaint):
     """Version, key hints and loaded resources, shown once at the top of the transcript."""
+
+    STYLED_WHEN_DRAWN = True
 
     DEFAULT_CSS = """
     StartHeader { height: auto; padding: 0 1; margin: 0 0 0 0; }
@@ -65,7 +67,7 @@ def _wrap_items(items: list[str], width: int) -> list[str]:
     return [*lines, current] if current else lines
 
 
-class QueueArea(Static):
+class QueueArea(Static, CoalescedRepaint):
     """Pending steering and follow-up messages, listed above the editor."""
 
     text = ""
@@ -93,7 +95,7 @@ class QueueArea(Static):
         self.set_class(bool(lines), "-shown")
 
 
-class WorkingLine(Widget):
+class WorkingLine(CoalescedRepaint):
     """``⠋ Working... (esc to interrupt)`` while the agent runs; retry/compaction status too.
 
     Drawn as one cached strip with the line API: a spinner frame swaps one strip and repaints
@@ -216,7 +218,7 @@ class WorkingLine(Widget):
         return self._strip
 
 
-class FooterBar(Static):
+class FooterBar(Static, CoalescedRepaint):
     """Two lines: location; usage on the left, model and thinking level on the right."""
 
     DEFAULT_CSS = """

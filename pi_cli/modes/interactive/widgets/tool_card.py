@@ -29,6 +29,7 @@ from textual.widgets import Static
 
 from pi_cli.extensions.rendering import RenderContext, RenderOptions, ToolRenderer
 from pi_cli.modes.display import image_label, result_text, tool_call_title
+from pi_cli.modes.interactive.restyle import CoalescedRepaint
 from pi_cli.modes.interactive.widgets.transcript import Transcript
 from pi_cli.tools.sanitize import keep_sgr
 from pi_cli.tools.sanitize import strip_control_sequences as clean
@@ -72,8 +73,10 @@ def _diff_text(diff: str) -> Text:
     return out
 
 
-class ToolCard(Static):
+class ToolCard(Static, CoalescedRepaint):
     """A tool call's card; state changes re-render only this widget."""
+
+    STYLED_WHEN_DRAWN = True
 
     DEFAULT_CSS = """
     ToolCard {

@@ -17,16 +17,19 @@ from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Static
 
+from pi_cli.modes.interactive.restyle import CoalescedRepaint
+
 Builder = Callable[[], Widget]
 
 
-class _EarlierMarker(Static):
+class _EarlierMarker(Static, CoalescedRepaint):
+    STYLED_WHEN_DRAWN = True
     DEFAULT_CSS = """
     _EarlierMarker { color: $text-muted; text-style: italic; height: 1; padding: 0 1; }
     """
 
 
-class Transcript(VerticalScroll):
+class Transcript(VerticalScroll, CoalescedRepaint):
     """Transcript container; ``add`` appends an entry, ``load_earlier`` pages older ones in."""
 
     DEFAULT_CSS = """
