@@ -197,6 +197,11 @@ class Watch:
                     raise TimeoutError(f"{self.pane.name}: {needle!r} not echoed within {timeout:.0f} s")
                 self._changed.wait(remaining)
 
+    def written_since(self, since: float) -> list[tuple[float, bytes]]:
+        """The output written after ``since`` so far, as (``perf_counter`` stamp, bytes)."""
+        with self._changed:
+            return [(stamp, data) for stamp, data in self._output if stamp >= since]
+
     def forget(self) -> None:
         """Drop the output seen so far (a long stream would make every wait slower)."""
         with self._changed:

@@ -108,6 +108,25 @@ async def test_answers_take_the_new_palette_before_the_repaint(faux: Any, workdi
         assert {block._renderer.palette.name for block in blocks} == {"light"}
 
 
+async def test_a_switch_is_painted_as_soon_as_the_screen_is_idle(faux: Any, workdir: Path) -> None:
+    """The restyled widgets' repaint requests reach the screen one by one after the restyle; the
+    screen paints them when idle instead of at its update timer's next tick (~20 ms later)."""
+    from pi_cli.modes.interactive.widgets.main_screen import MainScreen
+
+    app = make_app(_session(faux, workdir, "dark"), keymap={})
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen) and not screen.paints_when_idle
+        app.session.themes.selected = "light"
+        app.show_theme()
+        app.refresh_css(animate=False)  # what the theme's watcher scheduled, run now
+        assert screen.paints_when_idle
+        painted = screen.paints
+        await pilot.pause(0)  # one turn of the loop: no timer tick needed
+        assert screen.paints > painted
+
+
 async def test_a_theme_seen_before_reuses_its_parsed_rules(faux: Any, workdir: Path) -> None:
     app = make_app(_session(faux, workdir, "dark"), keymap={})
     async with app.run_test(size=SIZE) as pilot:

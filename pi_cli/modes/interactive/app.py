@@ -211,6 +211,9 @@ class PiApp(App[int]):
         with coalesced_repaints(), in_view_first:
             self._match_markdown_theme()
             super().refresh_css(animate)
+        screens = self.screen_stack  # empty while the app is being built
+        if screens and isinstance(screens[-1], MainScreen):
+            screens[-1].paint_soon()
 
     def _match_markdown_theme(self) -> None:
         """Answers take their styles from the palette for the current theme: when the theme
