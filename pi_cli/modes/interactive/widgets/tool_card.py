@@ -9,10 +9,12 @@ An extension tool with renderers (``render_call`` / ``render_result``) draws its
 output: the card asks the app's ``tool_renderer(name)`` seam (None: the default drawing) when
 mounted, and draws the lines it gets (ANSI styles kept, other control sequences dropped).
 
-Images in a result (``read`` of a PNG, an MCP tool's picture) are drawn with half blocks under
-the text (see tool_image.py), at most the transcript's ``image_cells`` columns wide; an image
-that cannot be drawn, or every image when ``terminal.showImages`` is off, is its placeholder
-line (type, pixel size, bytes).
+Images in a result (``read`` of a PNG, an MCP tool's picture) are drawn under the text, at most
+the transcript's ``image_cells`` columns wide: by the terminal through kitty's Unicode
+placeholders where the transcript says kitty's protocol is in use (kitty_image.py; the card's
+``render_lines`` puts the pixels in front of the image's first visible row), with half blocks
+elsewhere (tool_image.py). An image that cannot be drawn, or every image when
+``terminal.showImages`` is off, is its placeholder line (type, pixel size, bytes).
 """
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
-"""Images of tool results drawn in the TUI with Unicode half blocks.
+"""Images of tool results decoded for the TUI, and drawn with Unicode half blocks.
 
-Textual owns the screen, so the kitty and iTerm2 escapes of inline mode cannot be used here;
-instead each cell shows two stacked pixels as ``▀`` with the top pixel as foreground and the
-bottom one as background. Only PNG is decoded (pure Python: pi_cli/tools/files/png.py); other
-formats, and any PNG that fails to decode, keep the text placeholder the card shows for them.
+Textual owns the screen, so the escapes of inline mode, which draw at the cursor, cannot be used
+here; where kitty's protocol is in use its Unicode placeholders are (kitty_image.py, fed by
+:func:`drawable` at more pixels per cell). Elsewhere each cell shows two stacked pixels as ``▀``
+with the top pixel as foreground and the bottom one as background. Only PNG is decoded (pure
+Python: pi_cli/tools/files/png.py); other formats, and any PNG that fails to decode, keep the
+text placeholder the card shows for them.
 
 Cost is paid once per image, off the UI's loop for large ones (a 1920x1080 screenshot takes
 ~0.2 s: on a worker thread keys still echo): :func:`decoded` caches the image shrunk to its grid,
