@@ -31,7 +31,7 @@ def image_protocol(env: Mapping[str, str] | None = None, show_images: bool = Tru
     forced = env.get("PI_IMAGE_PROTOCOL", "").strip().lower()
     if forced in ("kitty", "iterm2"):
         return forced  # type: ignore[return-value]  # checked just above
-    if forced == "none" or not show_images or env.get("TMUX"):
+    if forced == "none" or not show_images or in_tmux(env):
         return None
     program = env.get("TERM_PROGRAM", "").lower()
     if env.get("KITTY_WINDOW_ID") or env.get("TERM") == "xterm-kitty" or program == "ghostty":
@@ -39,6 +39,12 @@ def image_protocol(env: Mapping[str, str] | None = None, show_images: bool = Tru
     if program in ("iterm.app", "wezterm"):
         return "iterm2"
     return None
+
+
+def in_tmux(env: Mapping[str, str] | None = None) -> bool:
+    """Whether pi_cli runs inside tmux, whose passthrough the sequences then need (a forced
+    protocol only: :func:`image_protocol` picks none there otherwise)."""
+    return bool((os.environ if env is None else env).get("TMUX"))
 
 
 def _tmux_wrap(sequence: str) -> str:

@@ -43,3 +43,12 @@ def test_inline_draws_a_tool_results_image_only_with_a_protocol() -> None:
     assert len(drawn) == 1 and isinstance(drawn[0], render.TerminalImage)
     assert drawn[0].sequence.startswith("\x1b_Ga=T,f=100,c=30")
     assert render.result_images(result, None, 30) == []
+
+
+def test_a_protocol_forced_inside_tmux_goes_through_its_passthrough() -> None:
+    from pi_cli.modes.terminal_images import in_tmux
+
+    assert in_tmux({"TMUX": "/tmp/tmux-0/default,1,0"}) and not in_tmux({})
+    result = {"content": [IMAGE]}
+    [drawn] = render.result_images(result, "kitty", 30, tmux=True)
+    assert isinstance(drawn, render.TerminalImage) and drawn.sequence.startswith("\x1bPtmux;\x1b\x1b_Ga=T")

@@ -23,7 +23,7 @@ from pi_cli.modes.inline.component import InlineComponents
 from pi_cli.modes.inline.extensions import ExtensionView
 from pi_cli.modes.inline.login import InlineLogin
 from pi_cli.modes.input_routing import QUIT_HINT, QuitGuard, restored_editor_text, route_input
-from pi_cli.modes.terminal_images import DEFAULT_WIDTH_CELLS, image_protocol
+from pi_cli.modes.terminal_images import DEFAULT_WIDTH_CELLS, image_protocol, in_tmux
 from pi_cli.tools.sanitize import strip_control_sequences as safe
 
 if TYPE_CHECKING:
@@ -75,6 +75,7 @@ class InlineController:
         terminal = session.settings.terminal  # images in tool results: drawn where the terminal can
         self._image_protocol = image_protocol(show_images=terminal.show_images)
         self._image_width = terminal.image_width_cells or DEFAULT_WIDTH_CELLS
+        self._image_tmux = in_tmux()
         self._side_task: asyncio.Future[None] | None = None
         self._run: asyncio.Future[None] | None = None  # the prompt run started from the editor
         self._bash_run: asyncio.Future[None] | None = None  # the user's ``!cmd``
@@ -184,7 +185,9 @@ class InlineController:
             call_id = str(event.get("toolCallId", ""))
             result, is_error = event.get("result"), bool(event.get("isError"))
             self._print(render.tool_block(name, args, result, is_error, renderer, call_id))
-            for image in render.result_images(event.get("result"), self._image_protocol, self._image_width):
+            for image in render.result_images(
+                event.get("result"), self._image_protocol, self._image_width, self._image_tmux
+            ):
                 self._print(image)
         elif kind == "auto_retry_start":
             delay = int(event.get("delayMs", 0)) / 1000

@@ -93,15 +93,17 @@ class TerminalImage(Text):
         self.sequence = sequence
 
 
-def result_images(result: dict[str, Any] | None, protocol: Protocol | None, width: int) -> list[RenderableType]:
+def result_images(
+    result: dict[str, Any] | None, protocol: Protocol | None, width: int, tmux: bool = False
+) -> list[RenderableType]:
     """The images of a tool result drawn inline, when the terminal has a protocol (else none: the
-    text already names them)."""
+    text already names them); ``tmux``: wrapped for tmux's passthrough."""
     if protocol is None or not result:
         return []
     drawn: list[RenderableType] = []
     for block in result.get("content") or []:
         if block.get("type") == "image":
-            sequence = encode(block, protocol, width)
+            sequence = encode(block, protocol, width, tmux)
             if sequence:
                 drawn.append(TerminalImage(sequence))
     return drawn

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import os
 import threading
 import time
 from collections.abc import Callable, Coroutine
@@ -41,7 +40,7 @@ from pi_cli.modes.interactive.widgets.messages import Notice, ThinkingBlock
 from pi_cli.modes.interactive.widgets.status import FooterBar, QueueArea, WorkingLine
 from pi_cli.modes.interactive.widgets.tool_card import ToolCard
 from pi_cli.modes.interactive.widgets.transcript import Transcript
-from pi_cli.modes.terminal_images import DEFAULT_WIDTH_CELLS, tui_image_protocol
+from pi_cli.modes.terminal_images import DEFAULT_WIDTH_CELLS, in_tmux, tui_image_protocol
 
 if TYPE_CHECKING:
     from pi_cli.extensions.rendering import CustomRenderer, ToolRenderer
@@ -108,7 +107,7 @@ class PiApp(App[int]):
         protocol = tui_image_protocol(show_images=terminal.show_images)
         self.transcript = Transcript(
             id="transcript", max_mounted=max_mounted, image_cells=image_cells, image_protocol=protocol,
-            image_tmux=protocol is not None and bool(os.environ.get("TMUX")),
+            image_tmux=in_tmux(),
         )  # fmt: skip
         self.editor = PromptEditor(cwd=self.cwd, id="editor")
         self.menu = CompletionMenu(id="completion")
