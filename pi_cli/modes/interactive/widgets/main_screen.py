@@ -21,30 +21,48 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from textual import events
-from textual._compositor import Compositor
+from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
 from textual.geometry import Region, Size
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
 
 from pi_cli.modes.interactive.restyle import CoalescedRepaint
+from pi_cli.modes.interactive.widgets.shown_rows import ShownChopsUpdate, ShownLayoutUpdate, ShownRows
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
 
 class RowCroppedCompositor(Compositor):
-    """A compositor whose partial renders touch only the rows being repainted. ``paints`` counts
-    the updates it has rendered for the terminal (``KeysFirst`` waits on it)."""
+    """A compositor whose partial renders touch only the rows being repainted, and whose updates
+    write only what the terminal does not show yet (scrolling a moved band instead of rewriting
+    it: :mod:`.shown_rows`). ``paints`` counts the updates it has rendered for the terminal
+    (``KeysFirst`` waits on it)."""
 
     _wanted: Callable[[int], bool] | None = None
     paints = 0
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.shown = ShownRows()
+        """What this compositor's updates put on the terminal (see :mod:`.shown_rows`)."""
 
     def render_update(
         self, full: bool = False, screen_stack: list[Screen[Any]] | None = None, simplify: bool = False
     ) -> RenderableType | None:
         self.paints += 1
         return super().render_update(full, screen_stack, simplify)
+
+    def render_full_update(self, simplify: bool = False) -> LayoutUpdate:
+        update = super().render_full_update(simplify)
+        return ShownLayoutUpdate(update.strips, update.region, self.shown)
+
+    def render_partial_update(self) -> ChopsUpdate | None:
+        update = super().render_partial_update()
+        if update is None:
+            return None
+        return ShownChopsUpdate(update.chops, update.spans, update.chop_ends, self.shown, self.size)
 
     def _render_chops(self, crop: Region, is_rendered_line: Callable[[int], bool]) -> Sequence[Mapping[int, Strip]]:
         # The crop is the bounding box of the dirty regions (a streamed line and the spinner
@@ -135,6 +153,15 @@ class MainScreen(Screen[None], CoalescedRepaint):
         super().__init__(id="_default")  # the id Textual gives its own default screen
         self._rows = RowCroppedCompositor()
         self._compositor = self._rows
+
+    def on_mount(self) -> None:
+        # Whatever runs while the app is suspended (an external editor, a shell) draws on the
+        # terminal too: the compositor's record of its rows is void from then on.
+        self.app.app_suspend_signal.subscribe(self, lambda _app: self._rows.shown.forget())
+
+    def on_screen_suspend(self) -> None:
+        # (Textual calls each class's handler along the MRO: no super() here.)
+        self._rows.shown.forget()  # the screen above paints over this one's rows
 
     @property
     def paints(self) -> int:
