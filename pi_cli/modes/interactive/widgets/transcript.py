@@ -14,10 +14,12 @@ from collections.abc import Callable
 from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.geometry import Size
+from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 from textual.widgets import Static
 
 from pi_cli.modes.interactive.restyle import CoalescedRepaint
+from pi_cli.modes.interactive.widgets.scrollbar import LightScrollBar
 
 Builder = Callable[[], Widget]
 
@@ -68,6 +70,15 @@ class Transcript(VerticalScroll, CoalescedRepaint):
         # size would lay the whole screen out a second time. Scrolled back, the echo stays.
         following = self.is_anchored and not self._anchor_released and size == self._size
         return super()._size_updated(size, virtual_size, container_size, layout=layout and not following)
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        # Textual's property, building a LightScrollBar (see .scrollbar) where it builds its own.
+        if self._vertical_scrollbar is None:
+            self._vertical_scrollbar = LightScrollBar(thickness=self.scrollbar_size_vertical)
+            self._vertical_scrollbar.display = False
+            self.app._start_widget(self, self._vertical_scrollbar)
+        return self._vertical_scrollbar
 
     @property
     def record_count(self) -> int:
