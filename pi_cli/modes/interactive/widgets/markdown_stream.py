@@ -27,6 +27,7 @@ from pi_cli.modes.interactive.widgets.main_screen import LaidOutOnce
 from pi_cli.modes.interactive.widgets.piece_lines import PieceLines
 
 if TYPE_CHECKING:
+    from rich.style import Style
     from textual.timer import Timer
 
     from pi_cli.modes.interactive.markdown import Palette
@@ -318,8 +319,20 @@ class StreamingMarkdown(LaidOutOnce, CoalescedRepaint):
         self._settle_later()
         return self._height
 
+    _paint: tuple[int, Style] | None = None
+    """The content width and style of the rows being rendered now (see :meth:`render_lines`)."""
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # ``rich_style`` walks every ancestor and ``content_region`` asks the screen: once per
+        # paint instead of once per row (a tenth of a stream frame when the view moved).
+        self._paint = (self.content_region.width, self.rich_style)
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._paint = None
+
     def render_line(self, y: int) -> Strip:
-        width = self.content_region.width
+        width, style = self._paint or (self.content_region.width, self.rich_style)
         lines, tail, _ = self._lines_at(width)
         if 0 <= y < lines.total:
             pending = lines.pending
@@ -327,7 +340,7 @@ class StreamingMarkdown(LaidOutOnce, CoalescedRepaint):
             if lines.pending != pending:
                 # Scrolled onto a piece that was only estimated: its real height comes next frame.
                 self.call_later(self._relayout)
-            return strip.apply_style(self.rich_style)
+            return strip.apply_style(style)
         if 0 <= y - lines.total < len(tail):
-            return tail[y - lines.total].apply_style(self.rich_style)
-        return Strip.blank(width, self.rich_style)
+            return tail[y - lines.total].apply_style(style)
+        return Strip.blank(width, style)
