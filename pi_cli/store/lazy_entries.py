@@ -24,8 +24,9 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
+from pi_cli.store import index_cache
 from pi_cli.store.jsonl import Entry, LoadedFile, SessionFileError, parse_session_text
 from pi_cli.store.message_index import MESSAGE_HEAD, is_json_object, message_facts
 
@@ -99,51 +100,59 @@ def _slim_other(body: bytes, offset: int) -> Entry | None:
 
 def load_slim(path: Path) -> LoadedFile:
     """Like :func:`~pi_cli.store.jsonl.load_session_file`, with long message lines kept slim.
-    Falls back to a whole parse for small files and for files of an older format (they migrate)."""
+    Falls back to a whole parse for small files and for files of an older format (they migrate).
+    A huge file opened again unchanged gives what was found the last time, from
+    :mod:`~pi_cli.store.index_cache` (the same entries, warnings and torn tail)."""
     try:
-        size = path.stat().st_size
+        handle = path.open("rb", buffering=1 << 20)  # line iteration is ~3x faster than with 8 KB
     except FileNotFoundError:
         return LoadedFile()
     except OSError as exc:
         raise SessionFileError(f"Cannot read session file {path}: {exc.strerror or exc}") from exc
-    try:
-        handle = path.open("rb", buffering=1 << 20)  # line iteration is ~3x faster than with 8 KB
-    except OSError as exc:
-        raise SessionFileError(f"Cannot read session file {path}: {exc.strerror or exc}") from exc
     with handle, gc_paused():
+        before = os.fstat(handle.fileno())
+        if before.st_size >= SLIM_FILE_BYTES:
+            cached = index_cache.lookup(path, before)
+            if cached is not None:
+                return cached
         first = handle.readline()
-        if size < SLIM_FILE_BYTES or _VERSION_3.search(first) is None:
+        if before.st_size < SLIM_FILE_BYTES or _VERSION_3.search(first) is None:
             handle.seek(0)
             return _checked(parse_session_text(handle.read(), str(path)), path)
         result = _checked(parse_session_text(first, str(path)), path)
-        offset = len(first)
-        previous: str | None = None
-        for number, raw in enumerate(handle, start=2):
-            start, offset = offset, offset + len(raw)
-            entry = _slim_message(raw, start, previous) if raw.endswith(b"}\n") else None
-            if entry is None and raw.endswith(b"\n"):
-                body = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
-                if len(body) >= SLIM_LINE_BYTES:
-                    entry = _slim_other(body, start)
-                if entry is None:
-                    entry = _parse_plain(body)
-            if entry is not None:
-                result.entries.append(entry)
-                previous = entry.get("id")
-                continue
-            parsed = parse_session_text(raw, f"{path}:{number}")
-            for value in parsed.entries:
-                if value.get("type") == "message" and not isinstance((value.get("message") or {}).get("role"), str):
-                    result.warnings.append(
-                        f"{path}:{number}: skipped corrupt session line (message entry without a message object)"
-                    )
-                else:
-                    result.entries.append(value)
-            for warning in parsed.warnings:  # "<path>:<n>:1: ..." → "<path>:<n>: ..."
-                result.warnings.append(warning.replace(f"{path}:{number}:1:", f"{path}:{number}:"))
-            if parsed.torn_tail_offset is not None:
-                result.torn_tail_offset = start
+        _load_lines(handle, path, len(first), result)
+        index_cache.store(path, before, os.fstat(handle.fileno()), result)
     return result
+
+
+def _load_lines(handle: BinaryIO, path: Path, offset: int, result: LoadedFile) -> None:
+    """The lines after the header (which ends at ``offset``) into ``result``."""
+    previous: str | None = None
+    for number, raw in enumerate(handle, start=2):
+        start, offset = offset, offset + len(raw)
+        entry = _slim_message(raw, start, previous) if raw.endswith(b"}\n") else None
+        if entry is None and raw.endswith(b"\n"):
+            body = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
+            if len(body) >= SLIM_LINE_BYTES:
+                entry = _slim_other(body, start)
+            if entry is None:
+                entry = _parse_plain(body)
+        if entry is not None:
+            result.entries.append(entry)
+            previous = entry.get("id")
+            continue
+        parsed = parse_session_text(raw, f"{path}:{number}")
+        for value in parsed.entries:
+            if value.get("type") == "message" and not isinstance((value.get("message") or {}).get("role"), str):
+                result.warnings.append(
+                    f"{path}:{number}: skipped corrupt session line (message entry without a message object)"
+                )
+            else:
+                result.entries.append(value)
+        for warning in parsed.warnings:  # "<path>:<n>:1: ..." → "<path>:<n>: ..."
+            result.warnings.append(warning.replace(f"{path}:{number}:1:", f"{path}:{number}:"))
+        if parsed.torn_tail_offset is not None:
+            result.torn_tail_offset = start
 
 
 def _parse_plain(body: bytes) -> Entry | None:
