@@ -10,7 +10,7 @@ Where: ``<agent dir>/cache/session-index/<digest of the path>.bin``, never besid
 The contract — an index is never used for a file that changed since it was read:
 
 * it is used only when the file's ``(st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns)``, its
-  path as given, and :func:`code_digest` (the source of the modules that build slim entries) are
+  path as given, and :func:`code_digest` (the loader's source, the pydantic-core install) are
   those recorded with it. A write to a file always moves its ctime, which no program can set
   back; appending also changes the size. An appended file is therefore a miss, read whole as
   before (and its index written anew).
@@ -47,16 +47,26 @@ Key = tuple[str, str, int, int, int, int, int, str]
 
 @cache
 def code_digest() -> str | None:
-    """A digest of the source of the modules whose code decides what a load gives (None when a
-    source cannot be read: then nothing is cached). A changed loader never reads an old index."""
+    """A digest of what decides what a load gives: the source of the modules that build slim
+    entries, and which pydantic-core checks message lines (its install: path, size and time of
+    its ``__init__``, found without importing it). None when any of it cannot be read: then
+    nothing is cached. A changed loader never reads an old index."""
+    from importlib.util import find_spec
+
     from pi_cli.store import jsonl, lazy_entries, message_index, stats
 
     digest = hashlib.blake2b(digest_size=16)
     try:
         for module in (jsonl, lazy_entries, message_index, stats):
             digest.update(Path(str(module.__file__)).read_bytes())
-    except (OSError, TypeError):
+        spec = find_spec("pydantic_core")
+        origin = spec.origin if spec is not None else None
+        if origin is None:
+            return None
+        validator = os.stat(origin)
+    except (OSError, TypeError, ValueError, ImportError):
         return None
+    digest.update(f"{origin}:{validator.st_size}:{validator.st_mtime_ns}".encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
 
 
@@ -106,9 +116,9 @@ def store(path: Path, before: os.stat_result, after: os.stat_result, loaded: Loa
     target = _index_file(path)
     temporary = target.with_name(f"{target.name}.{os.getpid()}.tmp")
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)  # first: an unwritable cache costs no encoding
         payload = marshal.dumps((loaded.entries, loaded.warnings, loaded.torn_tail_offset))
         head = marshal.dumps(key)
-        target.parent.mkdir(parents=True, exist_ok=True)
         with temporary.open("wb") as handle:
             handle.write(_LENGTH.pack(len(head)))
             handle.write(head)
