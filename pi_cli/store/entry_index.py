@@ -2,7 +2,7 @@
 the id → entry index, labels, the leaf pointer, and every read over them — branch walks, the
 context the agent sees, the tree, the session name and the fork candidates.
 
-Entries may be slim (see :mod:`pi_cli.store.lazy_entries`): their message bodies stay in the
+Entries may be slim (see :mod:`pi_cli.store.slim.lazy_entries`): their message bodies stay in the
 session file ``source`` until a read needs them. :class:`EntryIndex` never writes to the file: the
 :class:`~pi_cli.store.manager.SessionManager` that holds one appends, branches and persists, and
 hands each new entry to :meth:`EntryIndex.add` (or a whole new list to :meth:`EntryIndex.reset`).
@@ -17,8 +17,8 @@ from typing import Any
 from pi_cli.store.context import SessionContext, build_session_context, context_edits
 from pi_cli.store.entry_messages import user_text
 from pi_cli.store.jsonl import Entry, new_entry_id
-from pi_cli.store.lazy_context import LazyMessages
-from pi_cli.store.lazy_entries import REF, gc_paused, is_slim, materialize
+from pi_cli.store.slim.lazy_context import LazyMessages
+from pi_cli.store.slim.lazy_entries import REF, gc_paused, is_slim, materialize
 from pi_cli.store.tree import SessionTreeNode, build_tree
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from pi_cli.store import index_cache, lazy_entries
 from pi_cli.store.jsonl import LoadedFile
-from pi_cli.store.lazy_entries import load_slim
 from pi_cli.store.manager import SessionManager
+from pi_cli.store.slim import index_cache, lazy_entries
+from pi_cli.store.slim.lazy_entries import load_slim
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 from tui_workloads import write_session

@@ -3,7 +3,7 @@
 A session of tens of megabytes is mostly message bodies (tool output above all). :func:`load_slim`
 reads such a file once and keeps, for each message line, a *slim* entry: its type, id, parentId
 and timestamp, a stub ``message`` with a few facts of the message (see
-:mod:`~pi_cli.store.message_index`: role, model, usage, where its JSON text is), and the line's
+:mod:`~pi_cli.store.slim.message_index`: role, model, usage, where its JSON text is), and the line's
 place in the file under :data:`REF`. Every line is still checked to be well-formed JSON, so damage
 is reported when the file is opened, exactly as a whole parse reports it. Long lines of the other
 body-carrying types (custom messages, summaries, extension entries) are kept slim the same way;
@@ -26,9 +26,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from pi_cli.store import index_cache
 from pi_cli.store.jsonl import Entry, LoadedFile, SessionFileError, parse_session_text
-from pi_cli.store.message_index import MESSAGE_HEAD, is_json_object, message_facts
+from pi_cli.store.slim import index_cache
+from pi_cli.store.slim.message_index import MESSAGE_HEAD, is_json_object, message_facts
 
 REF = "\x00ref"  # (offset, length) of a slim entry's line; never written to disk
 SLIM_FILE_BYTES = 8 * 1024 * 1024  # smaller files are parsed whole
@@ -102,7 +102,7 @@ def load_slim(path: Path) -> LoadedFile:
     """Like :func:`~pi_cli.store.jsonl.load_session_file`, with long message lines kept slim.
     Falls back to a whole parse for small files and for files of an older format (they migrate).
     A huge file opened again unchanged gives what was found the last time, from
-    :mod:`~pi_cli.store.index_cache` (the same entries, warnings and torn tail)."""
+    :mod:`~pi_cli.store.slim.index_cache` (the same entries, warnings and torn tail)."""
     try:
         handle = path.open("rb", buffering=1 << 20)  # line iteration is ~3x faster than with 8 KB
     except FileNotFoundError:

@@ -1,7 +1,7 @@
 """The resumed context of a huge session, its message bodies left in the file until needed.
 
 :class:`LazyMessages` is a read-only sequence of the context's messages. Messages of slim entries
-(see :mod:`~pi_cli.store.lazy_entries`) are held as their stubs and decoded from the file when
+(see :mod:`~pi_cli.store.slim.lazy_entries`) are held as their stubs and decoded from the file when
 indexed; :meth:`LazyMessages.materialize` decodes them all (the agent does that before its first
 request: the model must get every message). Until then a resumed 57 MB session costs the memory of
 its index, and ``get_messages`` copies each message's JSON text from the file
@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, overload
 
-from pi_cli.store.lazy_entries import gc_paused, unreadable_message
-from pi_cli.store.message_index import CHILD_USAGE, SPAN, TOOL_CALLS
+from pi_cli.store.slim.lazy_entries import gc_paused, unreadable_message
+from pi_cli.store.slim.message_index import CHILD_USAGE, SPAN, TOOL_CALLS
 from pi_cli.store.stats import Tally, stats_payload, tally_messages
 
 

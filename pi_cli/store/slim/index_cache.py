@@ -1,4 +1,4 @@
-"""What :func:`~pi_cli.store.lazy_entries.load_slim` found in a huge session file, kept on disk so
+"""What :func:`~pi_cli.store.slim.lazy_entries.load_slim` found in a huge session file, kept on disk so
 that opening the file again, unchanged, reads that small index (~3.6 MB for a 57 MB session:
 ~25 ms) instead of checking every line again (~130 ms). ``pi -c`` of a session nobody wrote to
 since, or an RPC client that restarts ``pi --mode rpc -c``, opens it this way.
@@ -41,6 +41,10 @@ KEEP = 16  # index files kept; each is ~6% of its session's size
 QUIET_NS = 1_000_000_000  # a file changed more recently than this is not indexed (see above)
 _FORMAT = f"pi-session-index/1/{sys.implementation.cache_tag}/marshal{marshal.version}"
 _LENGTH = struct.Struct("<I")  # the key's length, before the key and then the payload
+# The modules whose code builds what a load gives (their source is read, not imported).
+_HERE = Path(__file__).parent
+_LOADER_SOURCES = (_HERE / "lazy_entries.py", _HERE / "message_index.py", _HERE.parent / "jsonl.py",
+                   _HERE.parent / "stats.py")  # fmt: skip
 
 Key = tuple[str, str, int, int, int, int, int, str]
 
@@ -53,18 +57,16 @@ def code_digest() -> str | None:
     nothing is cached. A changed loader never reads an old index."""
     from importlib.util import find_spec
 
-    from pi_cli.store import jsonl, lazy_entries, message_index, stats
-
     digest = hashlib.blake2b(digest_size=16)
     try:
-        for module in (jsonl, lazy_entries, message_index, stats):
-            digest.update(Path(str(module.__file__)).read_bytes())
+        for source in _LOADER_SOURCES:
+            digest.update(source.read_bytes())
         spec = find_spec("pydantic_core")
         origin = spec.origin if spec is not None else None
         if origin is None:
             return None
         validator = os.stat(origin)
-    except (OSError, TypeError, ValueError, ImportError):
+    except (OSError, ValueError, ImportError):
         return None
     digest.update(f"{origin}:{validator.st_size}:{validator.st_mtime_ns}".encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
