@@ -57,7 +57,7 @@ def test_an_unchanged_file_is_opened_from_its_index(
     assert passes == [session]  # the second open read no line
     assert _same(again, first) and again.entries is not first.entries
     (index,) = (agent_dir / "cache" / "session-index").iterdir()
-    assert index.suffix == ".bin"
+    assert index.suffix == ".bin" and index.stat().st_mode & 0o777 == 0o600  # as private as the session
     assert [p.name for p in session.parent.iterdir()] == [session.name]  # nothing beside the session
     manager = SessionManager.open(session)
     assert passes == [session]

@@ -121,7 +121,8 @@ def store(path: Path, before: os.stat_result, after: os.stat_result, loaded: Loa
         target.parent.mkdir(parents=True, exist_ok=True)  # first: an unwritable cache costs no encoding
         payload = marshal.dumps((loaded.entries, loaded.warnings, loaded.torn_tail_offset))
         head = marshal.dumps(key)
-        with temporary.open("wb") as handle:
+        # 0600 like the session files: the index holds some of their text (summaries, names).
+        with os.fdopen(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as handle:
             handle.write(_LENGTH.pack(len(head)))
             handle.write(head)
             handle.write(payload)
