@@ -1,13 +1,17 @@
-"""A huge session opened again unchanged comes from its index in the agent dir's cache; any change
-to the file (an append, a rewrite of the same size), a fresh file, another loader or a damaged
-index means the file is read again. The size threshold is lowered so that small files count as
-huge, and the quiet time shortened (the tests wait it out instead of a second)."""
+"""A huge session opened again unchanged comes from its index in the agent dir's cache, and after
+an append from its index plus the new lines, always equal to reading it whole; any other change to
+the file (a rewrite of the same size, a change before an append, an unfinished last line), a
+fresh file, another loader or a damaged index means the file is read again. The size threshold is
+lowered so that small files count as huge, and the quiet time shortened (the tests wait it out
+instead of a second)."""
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 
@@ -31,17 +35,31 @@ def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
-def _read_lines_counted(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
-    """Every pass over a file's lines, recorded (a load from the index makes none)."""
-    passes: list[Path] = []
+def _read_lines_counted(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Path, int]]:
+    """Every pass over a file's lines as (file, number of its first line): 2 for a whole read, more
+    for the lines appended after an index; a load from the index alone makes none."""
+    passes: list[tuple[Path, int]] = []
     real = lazy_entries._load_lines
 
-    def counted(handle: object, path: Path, offset: int, result: LoadedFile) -> None:
-        passes.append(path)
-        real(handle, path, offset, result)  # type: ignore[arg-type]
+    def counted(handle: BinaryIO, path: Path, offset: int, number: int, result: LoadedFile) -> int:
+        passes.append((path, number))
+        return real(handle, path, offset, number, result)
 
     monkeypatch.setattr(lazy_entries, "_load_lines", counted)
     return passes
+
+
+def _whole(path: Path, monkeypatch: pytest.MonkeyPatch) -> LoadedFile:
+    """``path`` read line by line, no index used or written."""
+    with monkeypatch.context() as patch:
+        patch.setattr(index_cache, "lookup", lambda *_args: None)
+        patch.setattr(index_cache, "store", lambda *_args: None)
+        return load_slim(path)
+
+
+def _append(path: Path, text: str) -> None:
+    manager = SessionManager.open(path)
+    manager.append_message({"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 5})
 
 
 def _same(a: LoadedFile, b: LoadedFile) -> bool:
@@ -54,28 +72,53 @@ def test_an_unchanged_file_is_opened_from_its_index(
     passes = _read_lines_counted(monkeypatch)
     first = load_slim(session)
     again = load_slim(session)
-    assert passes == [session]  # the second open read no line
+    assert passes == [(session, 2)]  # the second open read no line
     assert _same(again, first) and again.entries is not first.entries
     (index,) = (agent_dir / "cache" / "session-index").iterdir()
     assert index.suffix == ".bin" and index.stat().st_mode & 0o777 == 0o600  # as private as the session
     assert [p.name for p in session.parent.iterdir()] == [session.name]  # nothing beside the session
     manager = SessionManager.open(session)
-    assert passes == [session]
+    assert passes == [(session, 2)]
     monkeypatch.setattr(index_cache, "lookup", lambda *_args: None)
     assert manager.build_context().messages == SessionManager.open(session).build_context().messages
 
 
-def test_an_appended_file_is_read_again_and_indexed_anew(session: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_after_an_append_only_the_new_lines_are_read(session: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    passes = _read_lines_counted(monkeypatch)
+    first = load_slim(session)
+    lines = session.read_bytes().count(b"\n")
+    _append(session, "one more")  # its open came from the index
+    _append(session, "and another")  # its open read the line the first one appended
+    reopened = load_slim(session)
+    assert passes == [(session, 2), (session, lines + 1), (session, lines + 1)]
+    time.sleep(QUIET_S * 1.5)
+    load_slim(session)  # the appends were too recent to index; now it is quiet
+    assert _same(load_slim(session), reopened) and len(passes) == 4
+    assert _same(reopened, _whole(session, monkeypatch)) and len(reopened.entries) == len(first.entries) + 2
+
+
+@pytest.mark.parametrize("change", ["indexed bytes", "no newline at the end", "torn last line"])
+def test_an_append_after_another_change_reads_the_file_whole(
+    session: Path, monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
+    data = session.read_bytes()
+    if change == "no newline at the end":
+        session.write_bytes(data[:-1])
+    elif change == "torn last line":
+        session.write_bytes(data + b'{"type": "message", "id": "torn')
+    time.sleep(QUIET_S * 1.5)
     passes = _read_lines_counted(monkeypatch)
     load_slim(session)
-    manager = SessionManager.open(session)
-    manager.append_message({"role": "user", "content": [{"type": "text", "text": "one more"}], "timestamp": 5})
+    with session.open("r+b") as handle:  # the same inode; pi would append whole lines
+        if change == "indexed bytes":
+            at = data.index(b"Please check module 7")
+            handle.seek(at)
+            handle.write(b"Please check mudule 7")
+        handle.seek(0, os.SEEK_END)
+        handle.write(b'{"type": "custom", "id": "late", "parentId": null, "timestamp": "t", "customType": "x"}\n')
     reopened = load_slim(session)
-    assert len(passes) == 2
-    assert reopened.entries[-1]["message"]["role"] == "user"
-    time.sleep(QUIET_S * 1.5)
-    load_slim(session)  # the append was too recent to index; now it is quiet
-    assert _same(load_slim(session), reopened) and len(passes) == 3
+    assert passes == [(session, 2), (session, 2)]
+    assert _same(reopened, _whole(session, monkeypatch))
 
 
 def test_a_rewrite_of_the_same_size_is_never_served_from_the_index(

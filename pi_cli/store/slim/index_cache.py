@@ -1,19 +1,22 @@
-"""What :func:`~pi_cli.store.slim.lazy_entries.load_slim` found in a huge session file, kept on disk so
-that opening the file again, unchanged, reads that small index (~3.6 MB for a 57 MB session:
-~25 ms) instead of checking every line again (~130 ms). ``pi -c`` of a session nobody wrote to
-since, or an RPC client that restarts ``pi --mode rpc -c``, opens it this way.
+"""What :func:`~pi_cli.store.slim.lazy_entries.load_slim` found in a huge session file, kept on disk
+so that opening the file again reads that small index (~3.6 MB for a 57 MB session: ~25 ms)
+instead of checking every line again (~130 ms), and opening it after entries were appended reads
+the index and only the new lines. ``pi -c`` after a conversation, or an RPC client that restarts
+``pi --mode rpc -c``, opens a session this way.
 
-Where: ``<agent dir>/cache/session-index/<digest of the path>.bin``, never beside the session
-(pi's session folders hold what pi writes, nothing else). At most :data:`KEEP` files are kept
-(the least recently written go).
+Where: ``<agent dir>/cache/session-index/<digest of the path>.bin`` (0600, like the sessions),
+never beside the session (pi's session folders hold what pi writes, nothing else). At most
+:data:`KEEP` files are kept (the least recently written go).
 
-The contract — an index is never used for a file that changed since it was read:
+The contract — an index never stands for bytes that changed since they were read:
 
-* it is used only when the file's ``(st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns)``, its
-  path as given, and :func:`code_digest` (the loader's source, the pydantic-core install) are
-  those recorded with it. A write to a file always moves its ctime, which no program can set
-  back; appending also changes the size. An appended file is therefore a miss, read whole as
-  before (and its index written anew).
+* it is used whole only when the file's ``(st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns)``,
+  its path as given, and :func:`code_digest` (the loader's source, the pydantic-core install) are
+  those recorded with it. Any write to a file moves its ctime, which programs cannot set.
+* a file that grew (same path, device, inode and loader) keeps its index for the bytes indexed
+  only when they still have the crc32 recorded for them and end a line (pi appends whole lines),
+  and the index had no torn last line (pi cuts one before appending). An accidental change that
+  keeps the size, the crc32 and the inode is a one-in-four-billion event.
 * it is written only for a read during which the file did not change (the same stat before and
   after) and of a file that had not changed for :data:`QUIET_NS` before: file times come from a
   coarse clock (a few ms), so a write in the same tick as the one before could leave them as they
@@ -30,7 +33,10 @@ import marshal
 import os
 import struct
 import sys
+import threading
 import time
+import zlib
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -39,8 +45,8 @@ from pi_cli.store.jsonl import LoadedFile
 
 KEEP = 16  # index files kept; each is ~6% of its session's size
 QUIET_NS = 1_000_000_000  # a file changed more recently than this is not indexed (see above)
-_FORMAT = f"pi-session-index/1/{sys.implementation.cache_tag}/marshal{marshal.version}"
-_LENGTH = struct.Struct("<I")  # the key's length, before the key and then the payload
+_FORMAT = f"pi-session-index/2/{sys.implementation.cache_tag}/marshal{marshal.version}"
+_LENGTH = struct.Struct("<I")  # the head's length; the head (key, lines, crc32, torn tail), then the entries
 # The modules whose code builds what a load gives (their source is read, not imported).
 _HERE = Path(__file__).parent
 _LOADER_SOURCES = (_HERE / "lazy_entries.py", _HERE / "message_index.py", _HERE.parent / "jsonl.py",
@@ -88,39 +94,120 @@ def _index_file(path: Path) -> Path:
     return cache_dir() / f"{name}.bin"
 
 
-def lookup(path: Path, stat: os.stat_result) -> LoadedFile | None:
-    """The load of ``path`` recorded for exactly this ``stat`` of it, or None."""
+def file_crc(path: Path, start: int, stop: int, initial: int = 0) -> tuple[int, bytes] | None:
+    """crc32 of bytes ``[start, stop)`` of ``path`` continuing ``initial``, and the last of those
+    bytes; None when they cannot all be read (the file shrank or went away)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        crc, offset, last = initial, start, b""
+        while offset < stop:
+            chunk = os.pread(fd, min(1 << 20, stop - offset), offset)
+            if not chunk:
+                return None
+            crc = zlib.crc32(chunk, crc)
+            offset += len(chunk)
+            last = chunk[-1:]
+        return crc, last
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+class Checksum:
+    """:func:`file_crc` on a thread, for a file being parsed: zlib and reads let go of the GIL,
+    so on a second core it costs the parse next to nothing."""
+
+    def __init__(self, path: Path, start: int, stop: int, initial: int = 0) -> None:
+        self._result: tuple[int, bytes] | None = None
+        self._thread = threading.Thread(
+            target=self._run, args=(path, start, stop, initial), name="session-index-crc", daemon=True
+        )
+        self._thread.start()
+
+    def _run(self, path: Path, start: int, stop: int, initial: int) -> None:
+        self._result = file_crc(path, start, stop, initial)
+
+    def value(self) -> int | None:
+        """The crc32, or None when the bytes could not all be read."""
+        self._thread.join()
+        return None if self._result is None else self._result[0]
+
+
+def quiet(stat: os.stat_result) -> bool:
+    """Whether a file of this ``stat`` had not changed for :data:`QUIET_NS` (only then may its
+    index be written; see the contract above)."""
+    return time.time_ns() - stat.st_ctime_ns >= QUIET_NS
+
+
+@dataclass
+class Found:
+    """What the index holds for a file: ``loaded`` is what its first ``size`` bytes (``lines``
+    lines, crc32 ``crc``) gave. ``size`` is the file's size when nothing was appended since."""
+
+    loaded: LoadedFile
+    size: int
+    lines: int
+    crc: int
+
+
+def lookup(path: Path, stat: os.stat_result) -> Found | None:
+    """The load recorded for ``path`` as it is (``stat``), or for the part of it that was there
+    before entries were appended (see the contract above); None if there is none. The part is
+    checked before the index is decoded (~25 ms for 57 MB, but a changed file costs no decoding)."""
     key = _key(path, stat)
     if key is None:
         return None
     try:
         with _index_file(path).open("rb") as handle:
-            head = handle.read(_LENGTH.size)
-            (length,) = _LENGTH.unpack(head)
-            if marshal.loads(handle.read(length)) != key:
+            (length,) = _LENGTH.unpack(handle.read(_LENGTH.size))
+            recorded, lines, crc, torn_tail_offset = marshal.loads(handle.read(length))
+            if not isinstance(lines, int) or not isinstance(crc, int):
                 return None
-            entries, warnings, torn_tail_offset = marshal.loads(handle.read())
+            if torn_tail_offset is not None and not isinstance(torn_tail_offset, int):
+                return None
+            size = stat.st_size if recorded == key else _grown(recorded, key)
+            if size is None:
+                return None
+            if size != stat.st_size and (torn_tail_offset is not None or file_crc(path, 0, size) != (crc, b"\n")):
+                return None
+            entries, warnings = marshal.loads(handle.read())
     except (OSError, EOFError, ValueError, TypeError, struct.error):
         return None
     if not isinstance(entries, list) or not isinstance(warnings, list):
         return None
-    if torn_tail_offset is not None and not isinstance(torn_tail_offset, int):
+    return Found(LoadedFile(entries=entries, warnings=warnings, torn_tail_offset=torn_tail_offset), size, lines, crc)
+
+
+def _grown(recorded: object, key: Key) -> int | None:
+    """The size indexed when ``recorded`` is the key of the same file (path, device, inode) and
+    loader at a smaller size, else None."""
+    if not isinstance(recorded, tuple) or len(recorded) != len(key):
         return None
-    return LoadedFile(entries=entries, warnings=warnings, torn_tail_offset=torn_tail_offset)
+    if recorded[:4] != key[:4] or recorded[7] != key[7]:
+        return None
+    size = recorded[4]
+    return size if isinstance(size, int) and 0 < size < key[4] else None
 
 
-def store(path: Path, before: os.stat_result, after: os.stat_result, loaded: LoadedFile) -> None:
-    """Record ``loaded``, read from ``path`` while its stat went from ``before`` to ``after``, if
-    the contract above allows it. Call before anything changes ``loaded``'s entries."""
+def store(
+    path: Path, before: os.stat_result, after: os.stat_result, loaded: LoadedFile, lines: int, crc: int | None
+) -> None:
+    """Record ``loaded``, read from ``path`` (``lines`` lines of crc32 ``crc``) while its stat went
+    from ``before`` to ``after``, if the contract above allows it. Call before anything changes
+    ``loaded``'s entries."""
     key = _key(path, before)
-    if key is None or _key(path, after) != key or time.time_ns() - before.st_ctime_ns < QUIET_NS:
+    if key is None or crc is None or _key(path, after) != key or not quiet(before):
         return
     target = _index_file(path)
     temporary = target.with_name(f"{target.name}.{os.getpid()}.tmp")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)  # first: an unwritable cache costs no encoding
-        payload = marshal.dumps((loaded.entries, loaded.warnings, loaded.torn_tail_offset))
-        head = marshal.dumps(key)
+        payload = marshal.dumps((loaded.entries, loaded.warnings))
+        head = marshal.dumps((key, lines, crc, loaded.torn_tail_offset))
         # 0600 like the session files: the index holds some of their text (summaries, names).
         with os.fdopen(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as handle:
             handle.write(_LENGTH.pack(len(head)))

@@ -101,8 +101,9 @@ def _slim_other(body: bytes, offset: int) -> Entry | None:
 def load_slim(path: Path) -> LoadedFile:
     """Like :func:`~pi_cli.store.jsonl.load_session_file`, with long message lines kept slim.
     Falls back to a whole parse for small files and for files of an older format (they migrate).
-    A huge file opened again unchanged gives what was found the last time, from
-    :mod:`~pi_cli.store.slim.index_cache` (the same entries, warnings and torn tail)."""
+    A huge file opened again gives what was found the last time, from
+    :mod:`~pi_cli.store.slim.index_cache` (the same entries, warnings and torn tail), plus what
+    the lines appended since give."""
     try:
         handle = path.open("rb", buffering=1 << 20)  # line iteration is ~3x faster than with 8 KB
     except FileNotFoundError:
@@ -111,24 +112,35 @@ def load_slim(path: Path) -> LoadedFile:
         raise SessionFileError(f"Cannot read session file {path}: {exc.strerror or exc}") from exc
     with handle, gc_paused():
         before = os.fstat(handle.fileno())
-        if before.st_size >= SLIM_FILE_BYTES:
-            cached = index_cache.lookup(path, before)
-            if cached is not None:
-                return cached
-        first = handle.readline()
-        if before.st_size < SLIM_FILE_BYTES or _VERSION_3.search(first) is None:
-            handle.seek(0)
-            return _checked(parse_session_text(handle.read(), str(path)), path)
-        result = _checked(parse_session_text(first, str(path)), path)
-        _load_lines(handle, path, len(first), result)
-        index_cache.store(path, before, os.fstat(handle.fileno()), result)
+        found = index_cache.lookup(path, before) if before.st_size >= SLIM_FILE_BYTES else None
+        if found is not None and found.size == before.st_size:
+            return found.loaded
+        if found is not None:  # lines were appended after the indexed part: only they are read
+            result, offset, lines = found.loaded, found.size, found.lines
+            handle.seek(offset)
+            crc_from, crc = found.size, found.crc
+        else:
+            first = handle.readline()
+            if before.st_size < SLIM_FILE_BYTES or _VERSION_3.search(first) is None:
+                handle.seek(0)
+                return _checked(parse_session_text(handle.read(), str(path)), path)
+            result, offset, lines = _checked(parse_session_text(first, str(path)), path), len(first), 1
+            crc_from, crc = 0, 0
+        # The crc32 an index records, worked out beside the parsing (none when none may be written).
+        checksum = index_cache.Checksum(path, crc_from, before.st_size, crc) if index_cache.quiet(before) else None
+        lines = _load_lines(handle, path, offset, lines + 1, result)
+        crc_now = checksum.value() if checksum is not None else None
+        index_cache.store(path, before, os.fstat(handle.fileno()), result, lines, crc_now)
     return result
 
 
-def _load_lines(handle: BinaryIO, path: Path, offset: int, result: LoadedFile) -> None:
-    """The lines after the header (which ends at ``offset``) into ``result``."""
-    previous: str | None = None
-    for number, raw in enumerate(handle, start=2):
+def _load_lines(handle: BinaryIO, path: Path, offset: int, number: int, result: LoadedFile) -> int:
+    """The lines from ``offset`` on into ``result``, the first of them line ``number``; the number
+    of the last line read (``number - 1`` when there was none)."""
+    previous: str | None = result.entries[-1].get("id") if len(result.entries) > 1 else None
+    number -= 1
+    for raw in handle:
+        number += 1
         start, offset = offset, offset + len(raw)
         entry = _slim_message(raw, start, previous) if raw.endswith(b"}\n") else None
         if entry is None and raw.endswith(b"\n"):
@@ -153,6 +165,7 @@ def _load_lines(handle: BinaryIO, path: Path, offset: int, result: LoadedFile) -
             result.warnings.append(warning.replace(f"{path}:{number}:1:", f"{path}:{number}:"))
         if parsed.torn_tail_offset is not None:
             result.torn_tail_offset = start
+    return number
 
 
 def _parse_plain(body: bytes) -> Entry | None:
