@@ -150,16 +150,21 @@ def test_a_file_changed_just_now_is_not_indexed(
 def test_another_loader_or_a_damaged_index_reads_the_file(
     session: Path, agent_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(index_cache, "_SLICE", 50)  # the entries in several slices
     passes = _read_lines_counted(monkeypatch)
     first = load_slim(session)
     monkeypatch.setattr(index_cache, "code_digest", lambda: "another loader")
     assert _same(load_slim(session), first) and len(passes) == 2
     (index,) = (agent_dir / "cache" / "session-index").iterdir()
     data = index.read_bytes()
-    for damaged in (data[: len(data) // 2], data[:3], b"", data[:-40] + b"\xff" * 40):
+    head = 4 + int.from_bytes(data[:4], "little")
+    second = head + 4 + int.from_bytes(data[head : head + 4], "little")
+    cut_between_slices = data[:second]  # the head and the first slice, whole
+    assert len(data) > second
+    for damaged in (data[: len(data) // 2], data[:3], b"", data[:-40] + b"\xff" * 40, cut_between_slices):
         index.write_bytes(damaged)
         assert _same(load_slim(session), first)
-    assert len(passes) == 6
+    assert len(passes) == 7
 
 
 def test_warnings_and_a_torn_tail_come_back_from_the_index(session: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -39,14 +39,19 @@ import zlib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any, BinaryIO
 
 from pi_cli.config.paths import agent_dir
 from pi_cli.store.jsonl import LoadedFile
 
 KEEP = 16  # index files kept; each is ~6% of its session's size
 QUIET_NS = 1_000_000_000  # a file changed more recently than this is not indexed (see above)
-_FORMAT = f"pi-session-index/2/{sys.implementation.cache_tag}/marshal{marshal.version}"
-_LENGTH = struct.Struct("<I")  # the head's length; the head (key, lines, crc32, torn tail), then the entries
+_FORMAT = f"pi-session-index/3/{sys.implementation.cache_tag}/marshal{marshal.version}"
+# The file: length-prefixed marshal blobs, the head (key, lines, crc32, torn tail, warnings, number
+# of entries) first,
+# then the entries a slice at a time (so neither writing nor reading holds all their bytes at once).
+_LENGTH = struct.Struct("<I")
+_SLICE = 2048
 # The modules whose code builds what a load gives (their source is read, not imported).
 _HERE = Path(__file__).parent
 _LOADER_SOURCES = (_HERE / "lazy_entries.py", _HERE / "message_index.py", _HERE.parent / "jsonl.py",
@@ -101,15 +106,17 @@ def file_crc(path: Path, start: int, stop: int, initial: int = 0) -> tuple[int, 
         fd = os.open(path, os.O_RDONLY)
     except OSError:
         return None
+    buffer = bytearray(256 * 1024)  # one buffer for every read: the check adds ~0.3 MB, not a chunk per read
+    view = memoryview(buffer)
     try:
         crc, offset, last = initial, start, b""
         while offset < stop:
-            chunk = os.pread(fd, min(1 << 20, stop - offset), offset)
-            if not chunk:
+            got = os.preadv(fd, [view[: min(len(buffer), stop - offset)]], offset)
+            if not got:
                 return None
-            crc = zlib.crc32(chunk, crc)
-            offset += len(chunk)
-            last = chunk[-1:]
+            crc = zlib.crc32(view[:got], crc)
+            offset += got
+            last = bytes(view[got - 1 : got])
         return crc, last
     except OSError:
         return None
@@ -163,9 +170,8 @@ def lookup(path: Path, stat: os.stat_result) -> Found | None:
         return None
     try:
         with _index_file(path).open("rb") as handle:
-            (length,) = _LENGTH.unpack(handle.read(_LENGTH.size))
-            recorded, lines, crc, torn_tail_offset = marshal.loads(handle.read(length))
-            if not isinstance(lines, int) or not isinstance(crc, int):
+            recorded, lines, crc, torn_tail_offset, warnings, count = marshal.loads(_read_blob(handle))
+            if not isinstance(lines, int) or not isinstance(crc, int) or not isinstance(warnings, list):
                 return None
             if torn_tail_offset is not None and not isinstance(torn_tail_offset, int):
                 return None
@@ -174,12 +180,32 @@ def lookup(path: Path, stat: os.stat_result) -> Found | None:
                 return None
             if size != stat.st_size and (torn_tail_offset is not None or file_crc(path, 0, size) != (crc, b"\n")):
                 return None
-            entries, warnings = marshal.loads(handle.read())
+            entries: list[Any] = []
+            while blob := _read_blob(handle):
+                entries.extend(marshal.loads(blob))
     except (OSError, EOFError, ValueError, TypeError, struct.error):
         return None
-    if not isinstance(entries, list) or not isinstance(warnings, list):
+    if len(entries) != count:  # a file cut between two slices
         return None
     return Found(LoadedFile(entries=entries, warnings=warnings, torn_tail_offset=torn_tail_offset), size, lines, crc)
+
+
+def _read_blob(handle: BinaryIO) -> bytes:
+    """The next blob (empty at the end of the file); a cut one raises EOFError."""
+    head = handle.read(_LENGTH.size)
+    if not head:
+        return b""
+    (length,) = _LENGTH.unpack(head)
+    blob = handle.read(length)
+    if len(blob) != length:
+        raise EOFError("index file cut short")
+    return blob
+
+
+def _write_blob(handle: BinaryIO, value: Any) -> None:
+    blob = marshal.dumps(value)
+    handle.write(_LENGTH.pack(len(blob)))
+    handle.write(blob)
 
 
 def _grown(recorded: object, key: Key) -> int | None:
@@ -206,13 +232,12 @@ def store(
     temporary = target.with_name(f"{target.name}.{os.getpid()}.tmp")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)  # first: an unwritable cache costs no encoding
-        payload = marshal.dumps((loaded.entries, loaded.warnings))
-        head = marshal.dumps((key, lines, crc, loaded.torn_tail_offset))
         # 0600 like the session files: the index holds some of their text (summaries, names).
         with os.fdopen(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as handle:
-            handle.write(_LENGTH.pack(len(head)))
-            handle.write(head)
-            handle.write(payload)
+            entries = loaded.entries
+            _write_blob(handle, (key, lines, crc, loaded.torn_tail_offset, loaded.warnings, len(entries)))
+            for start in range(0, len(entries), _SLICE):
+                _write_blob(handle, entries[start : start + _SLICE])
         os.replace(temporary, target)  # readers see the old index or the new one, never half
     except (OSError, ValueError):
         with contextlib.suppress(OSError):

@@ -71,7 +71,7 @@ def whole_session_stats(
     return stats_payload((counts, tool_calls, tok, cost), len(messages), session_file, session_id, context_usage)
 
 
-_BATCH = 256  # spans per read (about 2.5 MB of tool output in the benchmark session)
+_BATCH = 128  # spans per read (about 1.3 MB of tool output in the benchmark session)
 
 
 class LazyMessages(Sequence[dict[str, Any]]):
