@@ -48,8 +48,8 @@ KEEP = 16  # index files kept; each is ~6% of its session's size
 QUIET_NS = 1_000_000_000  # a file changed more recently than this is not indexed (see above)
 _FORMAT = f"pi-session-index/3/{sys.implementation.cache_tag}/marshal{marshal.version}"
 # The file: length-prefixed marshal blobs, the head (key, lines, crc32, torn tail, warnings, number
-# of entries) first,
-# then the entries a slice at a time (so neither writing nor reading holds all their bytes at once).
+# of entries) first, then the entries a slice at a time (so neither writing nor reading holds all
+# their bytes at once).
 _LENGTH = struct.Struct("<I")
 _SLICE = 2048
 # The modules whose code builds what a load gives (their source is read, not imported).
