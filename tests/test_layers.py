@@ -77,7 +77,8 @@ def test_mcp_sits_below_session_and_modes() -> None:
 
 
 def test_no_mcp_config_imports_nothing_of_mcp(tmp_path: object) -> None:
-    """Without an mcp.json, start-up only stats the files: no client, no manager, no runtime."""
+    """Without an mcp.json, start-up only stats the files: no client, no manager, no runtime, not
+    even the config parser (its dataclasses are ~1 ms of an RPC start)."""
     code = (
         "import os, pathlib, types\n"
         f"os.environ['PI_CODING_AGENT_DIR'] = {str(tmp_path)!r}\n"
@@ -87,7 +88,7 @@ def test_no_mcp_config_imports_nothing_of_mcp(tmp_path: object) -> None:
         "assert session.mcp is None\n"
     )
     loaded = {m for m in _loaded_modules_after(code) if m.startswith("pi_cli.mcp")}
-    assert loaded <= {"pi_cli.mcp", "pi_cli.mcp.config"}, loaded
+    assert loaded <= {"pi_cli.mcp", "pi_cli.mcp.probe"}, loaded
 
 
 def test_the_tui_leaves_dialogs_and_compaction_until_a_command_needs_them() -> None:

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from pi_cli.mcp import config_edit
-from pi_cli.mcp.config import load_mcp_config, project_config_path, user_config_path, validate_entry
+from pi_cli.mcp.config import load_mcp_config, validate_entry
+from pi_cli.mcp.probe import project_config_path, user_config_path
 
 USAGE = (
     "Usage: pi mcp add <server> [options] (--url <url> | -- <command> [args...])\n"

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from pi_cli.mcp.probe import project_config_path, user_config_path
+
 Exposure = Literal["direct", "deferred", "hidden"]
 # pi's ``codemode`` runs a JavaScript sandbox we do not have; its tools are reachable through
 # ``tool_search`` there too, so here it behaves as ``deferred`` (the written value is kept).
@@ -80,21 +82,6 @@ class McpConfig:
 
     servers: dict[str, ServerConfig] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
-
-
-def user_config_path(agent_dir: Path) -> Path:
-    return agent_dir / "mcp.json"
-
-
-def project_config_path(cwd: Path) -> Path:
-    return cwd / ".pi" / "mcp.json"
-
-
-def has_mcp_config(agent_dir: Path, cwd: Path, trusted: bool) -> bool:
-    """Cheap check (no parsing) whether any ``mcp.json`` would be read at all."""
-    if user_config_path(agent_dir).is_file():
-        return True
-    return trusted and project_config_path(cwd).is_file()
 
 
 def mcp_namespace(name: str) -> str:

@@ -24,9 +24,10 @@ from pi_cli.agent.types import AgentToolResult
 from pi_cli.ai.abort import AbortSignal
 from pi_cli.mcp import config_edit
 from pi_cli.mcp.client import McpClient
-from pi_cli.mcp.config import Exposure, McpConfig, ServerConfig, project_config_path
+from pi_cli.mcp.config import Exposure, McpConfig, ServerConfig
 from pi_cli.mcp.errors import McpError
 from pi_cli.mcp.log import McpLog
+from pi_cli.mcp.probe import project_config_path
 from pi_cli.mcp.resources import resource_tools
 from pi_cli.mcp.results import map_call_result, progress_text
 from pi_cli.mcp.search import SearchDoc, rank

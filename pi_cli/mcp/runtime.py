@@ -1,6 +1,6 @@
 """What a session holds when MCP is on: servers on their own event loop, and the tools they add.
 
-The session (a higher layer) creates it only when :func:`pi_cli.mcp.config.has_mcp_config` says a
+The session (a higher layer) creates it only when :func:`pi_cli.mcp.probe.has_mcp_config` says a
 file exists, so a session without MCP imports nothing of this package but ``config``.
 
 The servers live on a private event loop in a daemon thread, started at once by :meth:`start`.

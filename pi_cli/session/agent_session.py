@@ -155,7 +155,7 @@ class AgentSession:
 
     def message_view(self) -> Sequence[dict[str, Any]]:
         """The messages without decoding a resumed huge session's bodies (see
-        :class:`~pi_cli.store.lazy_context.LazyMessages`): for counting, the last few, statistics."""
+        :class:`~pi_cli.store.slim.lazy_context.LazyMessages`): for counting, the last few, statistics."""
         return cast(Sequence[dict[str, Any]], self.agent.state.message_view())
 
     @property
@@ -601,7 +601,7 @@ class AgentSession:
         manager = self.store.manager
         if manager is not None:
             entries = manager.get_entries()
-            from pi_cli.store.lazy_context import whole_session_stats
+            from pi_cli.store.slim.lazy_context import whole_session_stats
 
             return whole_session_stats(entries, self.session_file, self.session_id, self.context_usage())
         view = self.message_view()

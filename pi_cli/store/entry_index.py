@@ -2,7 +2,7 @@
 the id → entry index, labels, the leaf pointer, and every read over them — branch walks, the
 context the agent sees, the tree, the session name and the fork candidates.
 
-Entries may be slim (see :mod:`pi_cli.store.lazy_entries`): their message bodies stay in the
+Entries may be slim (see :mod:`pi_cli.store.slim.lazy_entries`): their message bodies stay in the
 session file ``source`` until a read needs them. :class:`EntryIndex` never writes to the file: the
 :class:`~pi_cli.store.manager.SessionManager` that holds one appends, branches and persists, and
 hands each new entry to :meth:`EntryIndex.add` (or a whole new list to :meth:`EntryIndex.reset`).
@@ -17,8 +17,8 @@ from typing import Any
 from pi_cli.store.context import SessionContext, build_session_context, context_edits
 from pi_cli.store.entry_messages import user_text
 from pi_cli.store.jsonl import Entry, new_entry_id
-from pi_cli.store.lazy_context import LazyMessages
-from pi_cli.store.lazy_entries import REF, gc_paused, is_slim, materialize
+from pi_cli.store.slim.lazy_context import LazyMessages
+from pi_cli.store.slim.lazy_entries import REF, gc_paused, is_slim, materialize
 from pi_cli.store.tree import SessionTreeNode, build_tree
 
 
@@ -172,6 +172,8 @@ class EntryIndex:
 
     def _slim_path(self) -> list[Entry]:
         """The root → leaf path as held (slim entries stay slim)."""
+        if self._is_one_chain():
+            return list(self.entries)
         by_id = self._by_id
         path: list[Entry] = []
         append = path.append
@@ -185,6 +187,19 @@ class EntryIndex:
                 break
         path.reverse()
         return path
+
+    def _is_one_chain(self) -> bool:
+        """Whether the entries in file order are the whole path to the leaf: each has an id of
+        its own and the one before it as parent, and the last is the leaf. (Whatever the first
+        one's parent, the walk then gives them all: a parent among them closes a cycle, and a
+        walk stops at the first entry it meets again.) A session that never branched is one chain
+        (pi appends every entry to the leaf); checking that takes a few C-level passes where
+        walking 20,000 parents took ~7 ms."""
+        entries, by_id = self.entries, self._by_id
+        if not entries or len(by_id) != len(entries) or entries[-1].get("id") != self.leaf_id:
+            return False
+        ids = list(by_id)  # one entry per id: the ids in file order
+        return [entry.get("parentId") for entry in entries[1:]] == ids[:-1]
 
     def _context(self, lazy: bool) -> tuple[SessionContext, LazyMessages | None]:
         if self.leaf_id is None:

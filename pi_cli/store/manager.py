@@ -36,9 +36,9 @@ from pi_cli.store.jsonl import (
     read_header,
     rewrite_session_file,
 )
-from pi_cli.store.lazy_context import LazyMessages
-from pi_cli.store.lazy_entries import gc_paused, load_slim
 from pi_cli.store.migrate import migrate_entries
+from pi_cli.store.slim.lazy_context import LazyMessages
+from pi_cli.store.slim.lazy_entries import gc_paused, load_slim
 from pi_cli.store.stats import session_stats
 from pi_cli.store.tree import SessionTreeNode
 

@@ -23,7 +23,7 @@ def session_stats(
     context_usage: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """pi's ``get_session_stats`` payload; ``context_usage`` becomes its ``contextUsage`` when given.
-    A :class:`~pi_cli.store.lazy_context.LazyMessages` tallies itself from its stubs (nothing decoded)."""
+    A :class:`~pi_cli.store.slim.lazy_context.LazyMessages` tallies itself from its stubs (nothing decoded)."""
     tally = getattr(messages, "tally", None)
     counted = tally() if callable(tally) else tally_messages(messages)
     return stats_payload(counted, len(messages), session_file, session_id, context_usage)

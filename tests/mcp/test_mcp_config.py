@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from pi_cli.mcp import config_edit
-from pi_cli.mcp.config import has_mcp_config, load_mcp_config, mcp_namespace, project_config_path
+from pi_cli.mcp.config import load_mcp_config, mcp_namespace
+from pi_cli.mcp.probe import has_mcp_config, project_config_path
 from pi_cli.mcp.values import McpValueError, resolve_map, resolve_value
 
 from .conftest import write_config

@@ -18,9 +18,9 @@ from pi_cli.compaction.budget import context_usage
 from pi_cli.modes.rpc.handlers import HANDLERS
 from pi_cli.modes.rpc.jsonl import JsonlWriter, serialize_json_parts
 from pi_cli.modes.rpc.protocol import Command
-from pi_cli.store import lazy_entries
-from pi_cli.store.lazy_context import LazyMessages
 from pi_cli.store.manager import SessionManager
+from pi_cli.store.slim import lazy_entries
+from pi_cli.store.slim.lazy_context import LazyMessages
 from pi_cli.store.stats import session_stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))

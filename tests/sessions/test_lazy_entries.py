@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from pi_cli.store import lazy_entries
-from pi_cli.store.lazy_entries import REF
 from pi_cli.store.manager import SessionManager
+from pi_cli.store.slim import lazy_entries
+from pi_cli.store.slim.lazy_entries import REF
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 from tui_workloads import write_session

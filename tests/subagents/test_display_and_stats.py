@@ -10,8 +10,8 @@ from typing import Any
 from pi_cli.modes.acp.tool_calls import tool_kind, tool_title
 from pi_cli.modes.acp.updates import UpdateTranslator
 from pi_cli.session.subagents.display import card_lines, child_line, progress_text, result_text, tool_summary
-from pi_cli.store.lazy_context import tally_stubs
-from pi_cli.store.message_index import CHILD_USAGE, message_facts
+from pi_cli.store.slim.lazy_context import tally_stubs
+from pi_cli.store.slim.message_index import CHILD_USAGE, message_facts
 from pi_cli.store.stats import tally_messages
 
 CHILD: dict[str, Any] = {

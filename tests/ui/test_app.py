@@ -432,8 +432,8 @@ def _lazy_history(cwd: Path, agent_dir: Path, monkeypatch: Any) -> Any:
     """The resumed context of a generated session with every message left in its file."""
     import sys
 
-    from pi_cli.store import lazy_entries
     from pi_cli.store.manager import SessionManager
+    from pi_cli.store.slim import lazy_entries
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
     from tui_workloads import write_session

@@ -49,7 +49,9 @@ def serialize_json_line(obj: Any) -> bytes:
 
 
 class JsonChunks(Protocol):
-    """A sequence that can give each item's JSON text itself (e.g. copied from a session file)."""
+    """A sequence that can give its JSON array's body itself (e.g. copied from a session file):
+    ``json_chunks`` yields pieces whose concatenation is the items' JSON texts separated by commas
+    (no brackets); ``encode`` gives the text of an item it cannot copy."""
 
     def __iter__(self) -> Iterator[Any]: ...
     def json_chunks(self, encode: Callable[[Any], bytes]) -> Iterator[bytes | memoryview]: ...
@@ -65,8 +67,8 @@ def _encode_item(value: Any) -> bytes:
 
 def serialize_json_parts(obj: Any) -> Iterator[bytes | memoryview]:
     """Like :func:`serialize_json_line`, in pieces: a :class:`JsonChunks` value inside ``obj`` is
-    written as a JSON array of its items' texts, never built as one string (a 57 MB
-    ``get_messages`` answer is copied out of the session file piece by piece)."""
+    written as a JSON array of the pieces it gives, never built as one string (a 57 MB
+    ``get_messages`` answer is copied out of the session file a few megabytes at a time)."""
     spliced: list[JsonChunks] = []
 
     def default(value: Any) -> Any:
@@ -85,10 +87,7 @@ def serialize_json_parts(obj: Any) -> Iterator[bytes | memoryview]:
         yield piece.encode("utf-8", errors="surrogatepass")
         if value is not None:
             yield b"["
-            for index, chunk in enumerate(value.json_chunks(_encode_item)):
-                if index:
-                    yield b","
-                yield chunk
+            yield from value.json_chunks(_encode_item)
             yield b"]"
 
 
@@ -169,10 +168,18 @@ class JsonlWriter:
         self.closed = False
 
     def write(self, obj: Any) -> None:
-        """One record, whole; a record with :class:`JsonChunks` in it goes out in ~1 MB writes."""
+        """One record, whole; a record with :class:`JsonChunks` in it goes out in writes of ~1 MB
+        or more (a piece that big is written as it is, not copied into a bigger one)."""
         pending: list[bytes | memoryview] = []
         size = 0
         for part in serialize_json_parts(obj):
+            if len(part) >= _CHUNK:
+                self._widen_pipe()
+                if pending:
+                    self.write_bytes(b"".join(pending))
+                    pending, size = [], 0
+                self.write_bytes(part)
+                continue
             pending.append(part)
             size += len(part)
             if size >= _CHUNK:

@@ -365,7 +365,7 @@ def _mcp_runtime(options: SessionOptions, cwd: Path, trusted: bool, sandbox: Any
     if options.no_mcp or options.no_tools:
         return None
     from pi_cli.config.paths import agent_dir
-    from pi_cli.mcp.config import has_mcp_config
+    from pi_cli.mcp.probe import has_mcp_config
 
     if not options.mcp_servers and not has_mcp_config(agent_dir(), cwd, trusted):
         return None
