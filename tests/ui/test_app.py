@@ -65,6 +65,19 @@ LONG_MARKDOWN = (
 )
 
 
+def long_answer_app(faux: Any, workdir: Path) -> Any:
+    """An app whose model answers :data:`LONG_MARKDOWN` at 4,000 tokens/s (see :func:`ask`)."""
+    faux.tokens_per_second = 4000
+    faux.set_responses([faux_assistant([faux_text(LONG_MARKDOWN)])])
+    return make_app(make_session(faux, workdir), keymap={})
+
+
+async def ask(pilot: Pilot[Any], app: Any, text: str = "hi") -> None:
+    """Type ``text``, press Enter and wait until the whole answer is rendered."""
+    await pilot.press(*text, "enter")
+    await settle(pilot, app)
+
+
 async def test_after_first_paint_callbacks_run_once_the_screen_is_up(faux: Any, workdir: Path) -> None:
     app = make_app(make_session(faux, workdir), keymap={})
     calls: list[bool] = []
@@ -77,12 +90,9 @@ async def test_after_first_paint_callbacks_run_once_the_screen_is_up(faux: Any, 
 
 
 async def test_streaming_renders_the_full_text(faux: Any, workdir: Path) -> None:
-    faux.tokens_per_second = 4000
-    faux.set_responses([faux_assistant([faux_text(LONG_MARKDOWN)])])
-    app = make_app(make_session(faux, workdir), keymap={})
+    app = long_answer_app(faux, workdir)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press(*"hi", "enter")
-        await settle(pilot, app)
+        await ask(pilot, app)
         views = list(app.query(StreamingMarkdown))
         assert len(views) == 1 and views[0].source == LONG_MARKDOWN
         assert views[0].piece_count > 1  # finished parts were frozen as pieces

@@ -6,11 +6,10 @@ from pathlib import Path
 from typing import Any
 
 from conftest import make_session
-from test_app import LONG_MARKDOWN, SIZE, settle
+from test_app import SIZE, ask, long_answer_app
 from textual._compositor import Compositor
 from textual.geometry import Region
 
-from pi_cli.ai.providers.faux import faux_assistant, faux_text
 from pi_cli.modes.interactive import make_app
 from pi_cli.modes.interactive.widgets.main_screen import RowCroppedCompositor
 from pi_cli.modes.interactive.widgets.status import SPINNER
@@ -33,12 +32,9 @@ def _chops(
 
 
 async def test_partial_renders_match_textuals_row_for_row(faux: Any, workdir: Path) -> None:
-    faux.tokens_per_second = 4000
-    faux.set_responses([faux_assistant([faux_text(LONG_MARKDOWN)])])
-    app = make_app(make_session(faux, workdir), keymap={})
+    app = long_answer_app(faux, workdir)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press(*"hi", "enter")
-        await settle(pilot, app)
+        await ask(pilot, app)
         compositor = app.screen._compositor
         assert isinstance(compositor, RowCroppedCompositor)
         width, height = SIZE
@@ -76,12 +72,9 @@ async def test_spinner_advances_with_stream_frames_and_its_timer_stays_quiet(fau
 async def test_only_the_dirty_rows_of_a_partial_update_are_rendered_and_match_textuals(
     faux: Any, workdir: Path
 ) -> None:
-    faux.tokens_per_second = 4000
-    faux.set_responses([faux_assistant([faux_text(LONG_MARKDOWN)])])
-    app = make_app(make_session(faux, workdir), keymap={})
+    app = long_answer_app(faux, workdir)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press(*"hi", "enter")
-        await settle(pilot, app)
+        await ask(pilot, app)
         compositor = app.screen._compositor
         width, height = SIZE
         crop = Region(0, 3, width, height - 5)

@@ -5,14 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from conftest import make_session
-from test_app import LONG_MARKDOWN, SIZE, settle
+from test_app import SIZE, ask, long_answer_app
 from textual.geometry import Region
 from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 
-from pi_cli.ai.providers.faux import faux_assistant, faux_text
-from pi_cli.modes.interactive import make_app
 from pi_cli.modes.interactive.widgets.scrollbar import LightScrollBar
 
 
@@ -22,11 +19,9 @@ def _cells(lines: list[Strip]) -> list[list[tuple[str, Any]]]:
 
 
 async def test_the_light_scrollbar_draws_textuals_cells_at_every_position(faux: Any, workdir: Path) -> None:
-    faux.set_responses([faux_assistant([faux_text(LONG_MARKDOWN)])])
-    app = make_app(make_session(faux, workdir), keymap={})
+    app = long_answer_app(faux, workdir)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press(*"hi", "enter")
-        await settle(pilot, app)
+        await ask(pilot, app)
         transcript = app.transcript
         bar = transcript.vertical_scrollbar
         assert isinstance(bar, LightScrollBar) and bar.display

@@ -10,11 +10,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from conftest import make_session
-from test_app import LONG_MARKDOWN, SIZE, settle
+from test_app import SIZE, ask, long_answer_app
 
-from pi_cli.ai.providers.faux import faux_assistant, faux_text
-from pi_cli.modes.interactive import make_app
 from pi_cli.modes.interactive.widgets.main_screen import RowCroppedCompositor
 from pi_cli.modes.interactive.widgets.shown_rows import Piece, ShownRows, compose
 
@@ -145,12 +142,9 @@ def test_unknown_rows_are_written_and_equal_pieces_are_skipped() -> None:
 async def test_a_scrolled_transcript_reaches_the_terminal_as_a_scroll(faux: Any, workdir: Path) -> None:
     """Through the app's own compositor: a full paint, the transcript scrolled by a few lines,
     the partial update that follows; replayed on the emulator it equals a fresh full paint."""
-    faux.tokens_per_second = 4000
-    faux.set_responses([faux_assistant([faux_text(LONG_MARKDOWN)])])
-    app = make_app(make_session(faux, workdir), keymap={})
+    app = long_answer_app(faux, workdir)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press(*"hi", "enter")
-        await settle(pilot, app)
+        await ask(pilot, app)
         compositor = app.screen._compositor
         assert isinstance(compositor, RowCroppedCompositor)
         width, height = SIZE
