@@ -13,11 +13,13 @@ written at its column. :class:`ShownRows` remembers, for each row, the pieces la
 there (column → end column and text). A piece is known only right after it was written;
 writing over part of it makes it unknown, and anything that may have drawn on the terminal
 behind the compositor's back (another screen, a suspended app's child) forgets everything, as
-a full repaint starts the record again. :func:`compose` turns a frame into bytes with that
-record: a piece equal to the one already at the same columns is skipped, and a band of whole
-rows that moved by the same offset is scrolled before its pieces are compared. Equality is on
-the exact bytes a piece renders to, so a piece is skipped only when writing it would put the
-very same cells on screen.
+a full repaint starts the record again. Code that writes cells to the terminal itself, outside
+the compositor, must call :meth:`ShownRows.forget` too.
+
+:func:`compose` turns a frame into bytes with that record: a piece equal to the one already at
+the same columns is skipped, and a band of whole rows that moved by the same offset is scrolled
+before its pieces are compared. Equality is on the exact bytes a piece renders to, so a piece is
+skipped only when writing it would put the very same cells on screen.
 """
 
 from __future__ import annotations
