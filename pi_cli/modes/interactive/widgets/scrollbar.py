@@ -33,7 +33,7 @@ class LightScrollBar(ScrollBar):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         bar = self.render()
-        if not isinstance(bar, ScrollBarRender):  # a subclass of Textual's renderer: its way
+        if type(bar) is not ScrollBarRender:  # ``ScrollBar.renderer`` was replaced: draw its way
             return super().render_lines(crop)
         style = bar.style if isinstance(bar.style, Style) else Style.parse(str(bar.style))
         height = self.size.height
