@@ -130,17 +130,30 @@ class LazyMessages(Sequence[dict[str, Any]]):
 
     def _materialize(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
-        batch: list[dict[str, Any]] = []
-        for item in [*self._items, {}]:  # the empty sentinel flushes the last batch
-            if SPAN in item and len(batch) < _BATCH:
-                batch.append(item)
-                continue
-            if batch:
-                out.extend(self._decode_batch(batch))
-                batch = [item] if SPAN in item else []
-            if item and SPAN not in item:
-                out.append(item)
+        for group in self._grouped():
+            if isinstance(group, list):
+                out.extend(self._decode_batch(group))
+            else:
+                out.append(group)
         return out
+
+    def _grouped(self) -> Iterator[list[dict[str, Any]] | dict[str, Any]]:
+        """The items in order: runs of up to :data:`_BATCH` stubs as lists (one read each),
+        whole messages one by one."""
+        batch: list[dict[str, Any]] = []
+        for item in self._items:
+            if SPAN not in item:
+                if batch:
+                    yield batch
+                    batch = []
+                yield item
+                continue
+            batch.append(item)
+            if len(batch) == _BATCH:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
 
     def _decode_batch(self, batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
         try:
@@ -168,20 +181,8 @@ class LazyMessages(Sequence[dict[str, Any]]):
             yield piece
 
     def _runs(self, encode: Callable[[Any], bytes]) -> Iterator[bytes]:
-        batch: list[dict[str, Any]] = []
-        for item in self._items:
-            if SPAN in item:
-                batch.append(item)
-                if len(batch) == _BATCH:
-                    yield self._joined(batch, encode)
-                    batch = []
-                continue
-            if batch:
-                yield self._joined(batch, encode)
-                batch = []
-            yield encode(item)
-        if batch:
-            yield self._joined(batch, encode)
+        for group in self._grouped():
+            yield self._joined(group, encode) if isinstance(group, list) else encode(group)
 
     def _joined(self, batch: list[dict[str, Any]], encode: Callable[[Any], bytes]) -> bytes:
         """The texts of ``batch``'s messages, comma-separated; a text no longer whole in the file
