@@ -16,11 +16,10 @@ from typing import Any
 
 import pytest
 from rich.console import Console
-from test_app import SIZE, settle
-from test_tool_images import RED, WHITE, _png, _quadrants, _read_session
+from test_app import SIZE, ask
+from test_tool_images import RED, WHITE, quad_app
 from textual.geometry import Region
 
-from pi_cli.modes.interactive import make_app
 from pi_cli.modes.interactive.widgets.kitty_image import KittyImage
 from pi_cli.modes.interactive.widgets.tool_card import ToolCard
 from pi_cli.modes.interactive.widgets.tool_image import HALF_BLOCK
@@ -71,11 +70,9 @@ def test_the_picture_fits_the_width_with_cells_twice_as_tall_as_wide() -> None:
 async def test_a_read_png_is_drawn_by_the_terminal(faux: Any, workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PI_IMAGE_PROTOCOL", "kitty")
     monkeypatch.delenv("TMUX", raising=False)
-    (workdir / "quad.png").write_bytes(_png(8, 8, _quadrants))
-    app = make_app(_read_session(faux, workdir, "quad.png"), keymap={})
+    app = quad_app(faux, workdir)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press(*"look", "enter")
-        await settle(pilot, app)
+        await ask(pilot, app, "look")
         card = app.query_one(ToolCard)
         strips = card.render_lines(Region(0, 0, card.size.width, card.size.height))  # what the screen gets
         rows = [strip for strip in strips if PLACEHOLDER in strip.text]

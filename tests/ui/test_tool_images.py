@@ -15,7 +15,7 @@ from typing import Any
 
 from conftest import make_session
 from rich.console import Console
-from test_app import SIZE, settle
+from test_app import SIZE, ask, settle
 
 from pi_cli.ai.providers.faux import faux_assistant, faux_text, faux_tool_call
 from pi_cli.config.settings import Settings, TerminalSettings
@@ -57,12 +57,16 @@ def _read_session(faux: Any, workdir: Path, name: str, settings: Settings | None
     return build_session(cwd=workdir, system_prompt="test", model=faux.model(None), tools=tools, settings=settings)
 
 
-async def test_a_read_png_is_drawn_with_half_blocks(faux: Any, workdir: Path) -> None:
+def quad_app(faux: Any, workdir: Path, settings: Settings | None = None) -> Any:
+    """An app whose model reads ``quad.png``: 8x8 pixels in four coloured quadrants."""
     (workdir / "quad.png").write_bytes(_png(8, 8, _quadrants))
-    app = make_app(_read_session(faux, workdir, "quad.png"), keymap={})
+    return make_app(_read_session(faux, workdir, "quad.png", settings), keymap={})
+
+
+async def test_a_read_png_is_drawn_with_half_blocks(faux: Any, workdir: Path) -> None:
+    app = quad_app(faux, workdir)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press(*"look", "enter")
-        await settle(pilot, app)
+        await ask(pilot, app, "look")
         card = app.query_one(ToolCard)
         strips = [card.render_line(y) for y in range(card.size.height)]
         rows = [strip for strip in strips if HALF_BLOCK in strip.text]
@@ -103,12 +107,9 @@ async def test_a_large_png_is_decoded_on_a_worker_thread_then_drawn(faux: Any, w
 
 
 async def test_images_off_and_undecodable_images_keep_their_placeholder(faux: Any, workdir: Path) -> None:
-    (workdir / "quad.png").write_bytes(_png(8, 8, _quadrants))
-    settings = Settings(terminal=TerminalSettings(show_images=False))
-    app = make_app(_read_session(faux, workdir, "quad.png", settings), keymap={})
+    app = quad_app(faux, workdir, Settings(terminal=TerminalSettings(show_images=False)))
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press(*"look", "enter")
-        await settle(pilot, app)
+        await ask(pilot, app, "look")
         card = app.query_one(ToolCard)
         text = "\n".join(card.render_line(y).text for y in range(card.size.height))
         assert HALF_BLOCK not in text
